@@ -1,0 +1,1 @@
+"""Core values: positions, plays, match state, identifiers and errors. No I/O."""

@@ -1,0 +1,82 @@
+"""Exceptions raised by bgreview.
+
+Every error that comes from bad input subclasses :class:`ValueError` and carries, where it is
+known, the file, line, column and the offending token, so that a message can point the user at
+the exact place.
+
+>>> err = ParseError("not a move", file="m.mat", line=12, column=7, token="13/x")
+>>> str(err)
+"m.mat:12:7: not a move: '13/x'"
+"""
+
+from __future__ import annotations
+
+
+class AnalyzerError(Exception):
+    """Base class of every bgreview error."""
+
+
+class InputError(AnalyzerError, ValueError):
+    """Bad input: carries an optional location and the offending token."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        token: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.line = line
+        self.column = column
+        self.token = token
+
+    def located(
+        self, *, file: str | None = None, line: int | None = None, column: int | None = None
+    ) -> InputError:
+        """Fill in location fields that are still unknown and return ``self``."""
+        if self.file is None:
+            self.file = file
+        if self.line is None:
+            self.line = line
+        if self.column is None:
+            self.column = column
+        return self
+
+    def __str__(self) -> str:
+        where = ""
+        if self.file is not None:
+            where = self.file
+            if self.line is not None:
+                where += f":{self.line}"
+                if self.column is not None:
+                    where += f":{self.column}"
+            where += ": "
+        elif self.line is not None:
+            where = f"line {self.line}: "
+        tail = f": {self.token!r}" if self.token is not None else ""
+        return f"{where}{self.message}{tail}"
+
+
+class ParseError(InputError):
+    """Text that cannot be read (an ID, a move, a line of a match file)."""
+
+
+class PositionError(InputError):
+    """A position that breaks the rules of its variant (too many checkers, ...)."""
+
+
+class IllegalPlayError(InputError):
+    """A recorded play that no legal play of the roll matches."""
+
+
+class AmbiguousPlayError(InputError):
+    """A recorded play that more than one legal play matches."""
+
+
+class RulesError(InputError):
+    """An action that the rules forbid (a double in the Crawford game, ...)."""

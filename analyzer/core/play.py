@@ -1,0 +1,173 @@
+"""Checker plays: hops, the notation players expect, and parsing of every spelling in match files.
+
+Points are numbered from the mover's side: 25 is the bar, 26 the Dutch reserve (written ``in``),
+0 is off. A :class:`Hop` moves one checker by one die.
+
+>>> hops = (Hop(24, 18), Hop(18, 13))
+>>> format_play(hops)
+'24/13'
+>>> format_play((Hop(13, 10, 1), Hop(10, 8)))
+'13/10*/8'
+>>> format_play((Hop(8, 5), Hop(8, 5), Hop(6, 3), Hop(6, 3)))
+'8/5(2) 6/3(2)'
+>>> [(m.source, m.dest, m.count) for m in parse_play("bar/22 13/7*/5 6/off(2)")]
+[(25, 22, 1), (13, 5, 1), (6, 0, 2)]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from analyzer.core.errors import ParseError
+
+BAR = 25
+RESERVE = 26
+OFF = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Hop:
+    """One checker moved by one die: ``source`` to ``dest``; ``hit`` is 1 for a hit, 2 for a pin."""
+
+    source: int
+    dest: int
+    hit: int = 0
+
+
+def _pt(p: int) -> str:
+    if p == BAR:
+        return "bar"
+    if p == RESERVE:
+        return "in"
+    if p == OFF:
+        return "off"
+    return str(p)
+
+
+def format_play(hops: tuple[Hop, ...] | list[Hop]) -> str:
+    """Format hops (in play order) the way gnubg does.
+
+    Sources descend, hops of one checker are merged unless it hit (or pinned) on the way,
+    ``*`` marks a hit, ``^`` a pin, equal moves are counted ``(n)``. The empty play is ``""``.
+
+    >>> format_play([Hop(25, 22, 1), Hop(6, 5)])
+    'bar/22* 6/5'
+    """
+    chains: list[list[tuple[int, int]]] = []  # each: [(point, mark)...], mark for the landing
+    for h in hops:
+        for ch in chains:
+            if ch[-1][0] == h.source and h.source != OFF:
+                ch.append((h.dest, h.hit))
+                break
+        else:
+            chains.append([(h.source, 0), (h.dest, h.hit)])
+    texts: list[tuple[int, int, str]] = []
+    for ch in chains:
+        parts = [_pt(ch[0][0])]
+        for i, (p, mark) in enumerate(ch[1:], start=1):
+            last = i == len(ch) - 1
+            if mark or last:
+                parts.append(_pt(p) + ("*" if mark == 1 else "^" if mark == 2 else ""))
+        texts.append((ch[0][0], ch[-1][0], "/".join(parts)))
+    texts.sort(key=lambda t: (-t[0], -t[1], t[2]))
+    out: list[str] = []
+    i = 0
+    while i < len(texts):
+        j = i
+        while j + 1 < len(texts) and texts[j + 1][2] == texts[i][2]:
+            j += 1
+        n = j - i + 1
+        out.append(texts[i][2] + (f"({n})" if n > 1 else ""))
+        i = j + 1
+    return " ".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One parsed move token: a checker (or ``count`` checkers) from ``source`` to ``dest``.
+
+    ``via`` lists intermediate points named in a chain; ``marked`` the points marked with ``*``
+    or ``^`` (hits or pins), intermediate or final.
+    """
+
+    source: int
+    dest: int
+    count: int = 1
+    via: tuple[int, ...] = ()
+    marked: tuple[int, ...] = ()
+    text: str = ""
+
+
+_POINT_RE = re.compile(r"^(bar|ba|b|in|off|of|o|\d{1,2})([*^]*)$", re.IGNORECASE)
+
+
+def _parse_point(tok: str, whole: str) -> tuple[int, bool]:
+    m = _POINT_RE.match(tok)
+    if not m:
+        raise ParseError("unreadable point in move", token=whole)
+    word, marks = m.group(1).lower(), m.group(2)
+    if word in ("bar", "ba", "b"):
+        p = BAR
+    elif word == "in":
+        p = RESERVE
+    elif word in ("off", "of", "o"):
+        p = OFF
+    else:
+        p = int(word)
+        if p > 25:
+            raise ParseError("point out of range in move", token=whole)
+    return p, bool(marks)
+
+
+def parse_move(token: str) -> Move:
+    """Parse one move token such as ``13/7*/5``, ``bar/22``, ``25/22``, ``6/off(2)`` or ``8/5(2)``.
+
+    >>> parse_move("13/7*/5")
+    Move(source=13, dest=5, count=1, via=(7,), marked=(7,), text='13/7*/5')
+    """
+    tok = token.strip()
+    count = 1
+    m = re.match(r"^(.*?)\((\d+)\)([*^]*)$", tok)
+    body = tok
+    if m:
+        body = m.group(1) + m.group(3)
+        count = int(m.group(2))
+        if not 1 <= count <= 4:
+            raise ParseError("bad repeat count in move", token=token)
+    parts = body.split("/")
+    if len(parts) < 2 or any(not p for p in parts):
+        raise ParseError("unreadable move", token=token)
+    pts = [_parse_point(p, token) for p in parts]
+    source = pts[0][0]
+    if pts[0][1]:
+        raise ParseError("a hit mark cannot stand on the starting point", token=token)
+    if source == OFF:
+        raise ParseError("a move cannot start from off", token=token)
+    for p, _ in pts[1:]:
+        if p in (BAR, RESERVE):
+            raise ParseError("a move cannot end on the bar", token=token)
+    for a, b in zip(pts, pts[1:], strict=False):
+        if b[0] >= a[0]:
+            raise ParseError("a move must go from a higher point to a lower one", token=token)
+    for p, _ in pts[1:-1]:
+        if p == OFF:
+            raise ParseError("off can only end a move", token=token)
+    return Move(
+        source=source,
+        dest=pts[-1][0],
+        count=count,
+        via=tuple(p for p, _ in pts[1:-1]),
+        marked=tuple(p for p, mk in pts[1:] if mk),
+        text=token,
+    )
+
+
+def parse_play(text: str) -> list[Move]:
+    """Parse a whole play: move tokens separated by spaces or commas, in any order.
+
+    >>> len(parse_play("24/22(2) 13/11*(2)"))
+    2
+    """
+    toks = [t for t in re.split(r"[\s,]+", text.strip()) if t]
+    return [parse_move(t) for t in toks]

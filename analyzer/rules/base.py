@@ -1,0 +1,199 @@
+"""The :class:`Variant` interface that every game implements, and the values it returns."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from analyzer.core import layout as L
+from analyzer.core.errors import AmbiguousPlayError, IllegalPlayError, ParseError
+from analyzer.core.play import BAR, OFF, RESERVE, Hop, Move, format_play, parse_play
+from analyzer.core.position import Position
+from analyzer.rules import kernel
+
+
+@dataclass(frozen=True, slots=True)
+class LegalPlay:
+    """One legal play: the hops of one way to play it and the position it produces.
+
+    ``result`` is still seen from the side that moved (call ``result.flip()`` to hand the turn
+    over). Two plays are the same play exactly when their results are equal.
+    """
+
+    hops: tuple[Hop, ...]
+    result: Position
+
+    @property
+    def text(self) -> str:
+        """Canonical notation (gnubg style); ``""`` for the empty play (a pass)."""
+        return format_play(self.hops)
+
+    @property
+    def dice_used(self) -> int:
+        return len(self.hops)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The end of a game: ``winner`` is 0 for the position's mover, 1 for its opponent.
+
+    ``points`` is the game value before the cube (1 single, 2 gammon/mars/mother, 3 backgammon,
+    0 for a draw); ``kind`` names it.
+    """
+
+    winner: int
+    points: int
+    kind: str
+
+
+_local = threading.local()
+
+
+def _workspace() -> kernel.Workspace:
+    ws = getattr(_local, "ws", None)
+    if ws is None:
+        ws = kernel.Workspace()
+        _local.ws = ws
+    return ws
+
+
+def check_dice(dice: tuple[int, int] | list[int]) -> tuple[int, int]:
+    """Validate a roll.
+
+    >>> check_dice((3, 1))
+    (3, 1)
+    """
+    if len(dice) != 2:
+        raise ParseError("a roll has two dice", token=str(dice))
+    a, b = int(dice[0]), int(dice[1])
+    if not (1 <= a <= 6 and 1 <= b <= 6):
+        raise ParseError("dice must be 1 to 6", token=f"{dice[0]}{dice[1]}")
+    return a, b
+
+
+class Variant:
+    """Rules of one game. Subclasses set the class attributes; options are engine flags."""
+
+    name: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    code: ClassVar[int] = L.VAR_STANDARD
+    has_cube: ClassVar[bool] = False
+    opener_rerolls: ClassVar[bool] = True
+    max_points: ClassVar[int] = 2
+
+    def __init__(self, options: int = 0) -> None:
+        self.options = options
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(options={self.options})"
+
+    # ------------------------------------------------------------------ positions
+    def start(self) -> Position:
+        """The initial position."""
+        return Position.start(self.name)
+
+    def _check(self, pos: Position) -> None:
+        if pos.variant != self.name:
+            raise ParseError(f"a {pos.variant} position given to the {self.name} rules")
+
+    # ------------------------------------------------------------------ move generation
+    def legal_results(self, pos: Position, dice: tuple[int, int]) -> np.ndarray:
+        """The distinct resulting boards of every legal play, as an ``(n, 64)`` int8 array.
+
+        A roll that cannot be played gives one row: the unchanged position.
+        """
+        self._check(pos)
+        d1, d2 = check_dice(dice)
+        ws = _workspace()
+        board = np.frombuffer(pos.board, dtype=np.int8)
+        n = ws.generate(board, d1, d2, self.code, self.options)
+        return ws.pool[ws.results[:n]].copy()
+
+    def legal_plays(self, pos: Position, dice: tuple[int, int]) -> list[LegalPlay]:
+        """Every legal play, one per distinct resulting position, sorted by their text.
+
+        An unplayable roll gives a single empty play whose result is ``pos`` itself.
+        """
+        self._check(pos)
+        d1, d2 = check_dice(dice)
+        ws = _workspace()
+        board = np.frombuffer(pos.board, dtype=np.int8)
+        n = ws.generate(board, d1, d2, self.code, self.options)
+        plays = []
+        for k in range(n):
+            idx = int(ws.results[k])
+            m = int(kernel.extract_hops(idx, ws.parent, ws.hfrom, ws.hto, ws.hhit, ws.hops))
+            hops = tuple(Hop(int(ws.hops[i, 0]), int(ws.hops[i, 1]), int(ws.hops[i, 2])) for i in range(m))
+            plays.append(LegalPlay(hops, Position(ws.pool[idx].tobytes(), self.name)))
+        plays.sort(key=lambda p: (-len(p.hops), p.text, p.result.board))
+        return plays
+
+    # ------------------------------------------------------------------ results of games
+    def outcome(self, pos: Position) -> Outcome | None:
+        """The result of the game if it is over in ``pos``, else ``None``."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ reading recorded plays
+    def resolve(self, pos: Position, dice: tuple[int, int], text: str) -> LegalPlay:
+        """Find the one legal play that the recorded ``text`` describes.
+
+        Tokens may come in any order, with merged hops, ``(n)`` counts, ``bar``/``25``,
+        ``off``/``0``, with or without ``*``. The play is matched by the checkers it moves;
+        when several legal plays move the same checkers (hits on the way), the one whose hits
+        are at points the text names or marks is chosen.
+        """
+        moves = parse_play(text)
+        plays = self.legal_plays(pos, dice)
+        if not moves:
+            if len(plays) == 1 and not plays[0].hops:
+                return plays[0]
+            raise IllegalPlayError("no move recorded, but the roll can be played", token=text)
+        want = _text_delta(moves)
+        named: set[int] = set()
+        marked: set[int] = set()
+        for mv in moves:
+            named.update(mv.via)
+            if mv.dest != OFF:
+                named.add(mv.dest)
+            marked.update(mv.marked)
+        cands = [p for p in plays if _play_delta(pos, p) == want]
+        if not cands:
+            raise IllegalPlayError("not a legal play for this roll", token=text)
+        if len(cands) == 1:
+            return cands[0]
+        scored = []
+        for p in cands:
+            hits = {h.dest for h in p.hops if h.hit}
+            if not hits <= (named | marked):
+                continue
+            scored.append(((len(marked & hits), len(named & hits)), p))
+        if not scored:
+            raise IllegalPlayError("not a legal play for this roll", token=text)
+        best = max(s for s, _ in scored)
+        top = [p for s, p in scored if s == best]
+        if len(top) > 1:
+            raise AmbiguousPlayError(
+                "the play matches several legal plays: " + ", ".join(p.text for p in top), token=text)
+        return top[0]
+
+
+def _text_delta(moves: list[Move]) -> Counter[int]:
+    c: Counter[int] = Counter()
+    for mv in moves:
+        src = BAR if mv.source in (BAR, RESERVE) else mv.source
+        c[src] -= mv.count
+        c[mv.dest] += mv.count
+    return Counter({k: v for k, v in c.items() if v})
+
+
+def _play_delta(before: Position, play: LegalPlay) -> Counter[int]:
+    c: Counter[int] = Counter()
+    for h in play.hops:
+        src = BAR if h.source in (BAR, RESERVE) else h.source
+        c[src] -= 1
+        c[h.dest] += 1
+    return Counter({k: v for k, v in c.items() if v})

@@ -1,0 +1,47 @@
+"""Dutch backgammon (``docs/rules.md`` §2): all checkers start in a reserve, no hitting before
+the hitter has had a checker in his own home board, no cube, mars = 2."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from analyzer.core import layout as L
+from analyzer.core.position import Position
+from analyzer.rules.base import Outcome, Variant
+
+
+class Dutch(Variant):
+    """Dutch backgammon with the default interpretations of ``docs/rules.md`` §2.4.
+
+    Options (alternatives of §2.4): ``enter_all_first`` (D-a), ``entry_choice="turn_start"``
+    (D-b), ``unlock="current"`` (D-d).
+
+    >>> rules = Dutch()
+    >>> sorted(p.text for p in rules.legal_plays(rules.start(), (4, 2)))
+    ['in/19', 'in/23 in/21']
+    """
+
+    name: ClassVar[str] = "dutch"
+    code: ClassVar[int] = L.VAR_DUTCH
+
+    def __init__(self, options: int = 0, *, enter_all_first: bool = False,
+                 entry_choice: str = "per_step", unlock: str = "permanent") -> None:
+        if entry_choice not in ("per_step", "turn_start"):
+            raise ValueError(f"entry_choice must be per_step or turn_start, not {entry_choice!r}")
+        if unlock not in ("permanent", "current"):
+            raise ValueError(f"unlock must be permanent or current, not {unlock!r}")
+        if enter_all_first:
+            options |= L.OPT_DUTCH_ENTER_ALL_FIRST
+        if entry_choice == "turn_start":
+            options |= L.OPT_DUTCH_TURN_START
+        if unlock == "current":
+            options |= L.OPT_DUTCH_UNLOCK_CURRENT
+        super().__init__(options)
+
+    def outcome(self, pos: Position) -> Outcome | None:
+        """1 point, or 2 (mars) when the loser has borne off none. No backgammon."""
+        if pos.mover_off == L.CHECKERS:
+            return Outcome(0, 2 if pos.opponent_off == 0 else 1, "mars" if pos.opponent_off == 0 else "single")
+        if pos.opponent_off == L.CHECKERS:
+            return Outcome(1, 2 if pos.mover_off == 0 else 1, "mars" if pos.mover_off == 0 else "single")
+        return None

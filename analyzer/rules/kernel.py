@@ -1,0 +1,426 @@
+"""Compiled move generation shared by every variant (numba, ``cache=True``).
+
+The generator follows ``docs/rules.md`` §0.3: it enumerates single-die steps level by level, keeps
+the distinct states reached after each number of dice (Zobrist hashing), applies the
+"as many dice as possible" and "the larger die" rules, and treats a game-ending special step
+(Mahbusa mother win or draw) as a complete play. Because each level is a set of *states*, all
+orders of the same steps collapse, and rules that depend on order (the Dutch unlock in mid-turn,
+the Mahbusa state check) are handled exactly: a state reached by any legal order is kept.
+
+Work buffers live in a :class:`Workspace` so that no call allocates.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from analyzer.core.layout import (
+    GAME_END,
+    MOVER_BAR,
+    MOVER_CAN_HIT,
+    MOVER_OFF,
+    MOVER_RES,
+    NSLOTS,
+    OPP_BAR,
+    OPT_DUTCH_ENTER_ALL_FIRST,
+    OPT_DUTCH_TURN_START,
+    OPT_DUTCH_UNLOCK_CURRENT,
+    OPT_MAHBUSA_ON_PIN,
+    PIN0,
+    VAR_DUTCH,
+    VAR_MAHBUSA,
+    VAR_STANDARD,
+)
+
+_rng = np.random.default_rng(0xB6_2026)
+ZOBRIST = _rng.integers(1, 2**62, size=(NSLOTS, 64), dtype=np.int64).astype(np.uint64)
+TAG_SALT = _rng.integers(1, 2**62, size=16, dtype=np.int64).astype(np.uint64)
+TERMINAL_TAG = 15
+HASHED_SLOTS = GAME_END + 1
+RESERVE_SRC = 26  # step source code for an entry from the Dutch reserve
+
+
+@njit(cache=True)
+def full_hash(b: np.ndarray) -> np.uint64:
+    h = np.uint64(0)
+    for i in range(HASHED_SLOTS):
+        h ^= ZOBRIST[i, b[i] + 32]
+    return h
+
+
+@njit(cache=True)
+def _can_hit(b: np.ndarray, variant: int, opts: int) -> bool:
+    if variant != VAR_DUTCH:
+        return True
+    if opts & OPT_DUTCH_UNLOCK_CURRENT:
+        for p in range(1, 7):
+            if b[p] > 0:
+                return True
+        return False
+    return b[MOVER_CAN_HIT] != 0
+
+
+@njit(cache=True)
+def _all_home(b: np.ndarray, variant: int) -> bool:
+    if b[MOVER_BAR] > 0:
+        return False
+    if variant == VAR_DUTCH and b[MOVER_RES] > 0:
+        return False
+    for p in range(7, 25):
+        if b[p] > 0:
+            return False
+    if variant == VAR_MAHBUSA:
+        for p in range(1, 25):
+            if b[PIN0 + p] == -1:
+                return False
+    return True
+
+
+@njit(cache=True)
+def _dest(b: np.ndarray, src: int, d: int, variant: int, opts: int, home: bool) -> int:
+    """Destination of moving from ``src`` by ``d``: 1..24, 0 for off, -1 if illegal."""
+    if src >= 25:
+        dst = 25 - d
+    else:
+        dst = src - d
+    if dst <= 0:
+        if not home:
+            return -1
+        if dst == 0:
+            return 0
+        for p in range(src + 1, 25):
+            if b[p] > 0:
+                return -1
+        return 0
+    v = b[dst]
+    if v >= 0:
+        return dst
+    if v == -1:
+        if variant == VAR_STANDARD:
+            return dst
+        if variant == VAR_DUTCH:
+            return dst if _can_hit(b, variant, opts) else -1
+        if b[PIN0 + dst] == -1:
+            return -1
+        return dst
+    return -1
+
+
+@njit(cache=True)
+def _set(b: np.ndarray, h: np.uint64, i: int, v: int) -> np.uint64:
+    h ^= ZOBRIST[i, b[i] + 32] ^ ZOBRIST[i, v + 32]
+    b[i] = v
+    return h
+
+
+@njit(cache=True)
+def _apply(b: np.ndarray, h: np.uint64, src: int, dst: int, variant: int, opts: int) -> tuple[np.uint64, int]:
+    """Apply one step in place; returns the new hash and 0, 1 (hit) or 2 (pin)."""
+    if src == 25:
+        h = _set(b, h, MOVER_BAR, b[MOVER_BAR] - 1)
+    elif src == RESERVE_SRC:
+        h = _set(b, h, MOVER_RES, b[MOVER_RES] - 1)
+    else:
+        nv = b[src] - 1
+        if variant == VAR_MAHBUSA and nv == 0 and b[PIN0 + src] == 1:
+            h = _set(b, h, src, -1)
+            h = _set(b, h, PIN0 + src, 0)
+        else:
+            h = _set(b, h, src, nv)
+    hit = 0
+    if dst == 0:
+        h = _set(b, h, MOVER_OFF, b[MOVER_OFF] + 1)
+    else:
+        v = b[dst]
+        if v == -1:
+            if variant == VAR_MAHBUSA:
+                h = _set(b, h, dst, 1)
+                h = _set(b, h, PIN0 + dst, 1)
+                hit = 2
+            else:
+                h = _set(b, h, dst, 1)
+                h = _set(b, h, OPP_BAR, b[OPP_BAR] + 1)
+                hit = 1
+        else:
+            h = _set(b, h, dst, v + 1)
+        if variant == VAR_DUTCH and dst <= 6 and not (opts & OPT_DUTCH_UNLOCK_CURRENT) and b[MOVER_CAN_HIT] == 0:
+            h = _set(b, h, MOVER_CAN_HIT, 1)
+    if variant == VAR_MAHBUSA:
+        check = True
+        if opts & OPT_MAHBUSA_ON_PIN:
+            check = hit == 2 and dst == 1
+        if check and b[PIN0 + 1] == 1:
+            if b[PIN0 + 24] == -1 or b[24] <= 0:
+                h = _set(b, h, GAME_END, 1)
+    return h, hit
+
+
+@njit(cache=True)
+def _insert(pool, phash, ptag, table, tstamp, stamp, mask, n, h, tag) -> bool:
+    """Register pool row ``n`` (hash ``h``) in set ``tag``; False if an equal row is there."""
+    key = h ^ TAG_SALT[tag]
+    slot = np.int64(key & np.uint64(mask))
+    while True:
+        if tstamp[slot] != stamp:
+            tstamp[slot] = stamp
+            table[slot] = n
+            return True
+        j = table[slot]
+        if phash[j] == h and ptag[j] == tag:
+            same = True
+            for i in range(HASHED_SLOTS):
+                if pool[j, i] != pool[n, i]:
+                    same = False
+                    break
+            if same:
+                return False
+        slot = (slot + 1) & mask
+
+
+@njit(cache=True)
+def _expand(parent_idx, d, tag, variant, opts, board_at_start,
+            pool, phash, parent, hfrom, hto, hhit, ptag, pterm,
+            table, tstamp, stamp, mask, n, cap):
+    """Add every state one step of ``d`` away from pool row ``parent_idx``; returns new n or -1."""
+    b = pool[parent_idx]
+    home = _all_home(b, variant)
+    nsrc = 0
+    srcs = np.empty(27, np.int64)
+    if b[MOVER_BAR] > 0:
+        srcs[0] = 25
+        nsrc = 1
+    else:
+        board_ok = True
+        if variant == VAR_DUTCH and b[MOVER_RES] > 0:
+            srcs[nsrc] = RESERVE_SRC
+            nsrc += 1
+            if opts & OPT_DUTCH_ENTER_ALL_FIRST:
+                board_ok = False
+        if variant == VAR_DUTCH and (opts & OPT_DUTCH_TURN_START) and not board_at_start:
+            board_ok = False
+        if board_ok:
+            for p in range(24, 0, -1):
+                if b[p] > 0:
+                    srcs[nsrc] = p
+                    nsrc += 1
+    for k in range(nsrc):
+        src = srcs[k]
+        dst = _dest(b, src, d, variant, opts, home)
+        if dst < 0:
+            continue
+        if n >= cap:
+            return -1
+        row = pool[n]
+        for i in range(NSLOTS):
+            row[i] = b[i]
+        h, hit = _apply(row, phash[parent_idx], src, dst, variant, opts)
+        term = row[GAME_END] != 0
+        t = TERMINAL_TAG if term else tag
+        phash[n] = h
+        ptag[n] = t
+        if _insert(pool, phash, ptag, table, tstamp, stamp, mask, n, h, t):
+            parent[n] = parent_idx
+            hfrom[n] = src
+            hto[n] = dst
+            hhit[n] = hit
+            pterm[n] = term
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def generate(b0, d1, d2, variant, opts,
+             pool, phash, parent, hfrom, hto, hhit, ptag, pterm, table, tstamp, stampbox, results):
+    """Fill ``results`` with the pool rows of the distinct legal results; returns their count.
+
+    Returns -1 when the work buffers are too small (the caller grows them and retries).
+    """
+    cap = pool.shape[0]
+    mask = table.shape[0] - 1
+    stampbox[0] += 1
+    stamp = stampbox[0]
+    for i in range(NSLOTS):
+        pool[0, i] = b0[i]
+    phash[0] = full_hash(pool[0])
+    parent[0] = -1
+    ptag[0] = 0
+    pterm[0] = 0
+    hfrom[0] = 0
+    hto[0] = 0
+    hhit[0] = 0
+    n = 1
+    board_at_start = False
+    for p in range(1, 25):
+        if b0[p] > 0:
+            board_at_start = True
+            break
+    if b0[GAME_END] != 0 or b0[MOVER_OFF] >= 15:
+        results[0] = 0
+        return 1
+    nres = 0
+    if d1 == d2:
+        lo, hi = 0, 1
+        deepest_lo, deepest_hi = 0, 1
+        for k in range(1, 5):
+            start = n
+            for i in range(lo, hi):
+                if pterm[i]:
+                    continue
+                n = _expand(i, d1, k, variant, opts, board_at_start, pool, phash, parent, hfrom, hto,
+                            hhit, ptag, pterm, table, tstamp, stamp, mask, n, cap)
+                if n < 0:
+                    return -1
+            lo, hi = start, n
+            has_live = False
+            for i in range(lo, hi):
+                if not pterm[i]:
+                    has_live = True
+                    break
+            if has_live:
+                deepest_lo, deepest_hi = lo, hi
+            if not has_live:
+                break
+        any_term = False
+        for i in range(1, n):
+            if pterm[i]:
+                any_term = True
+                results[nres] = i
+                nres += 1
+        if any_term:
+            for i in range(1, n):
+                if not pterm[i] and ptag[i] == 4:
+                    results[nres] = i
+                    nres += 1
+        else:
+            for i in range(deepest_lo, deepest_hi):
+                if not pterm[i]:
+                    results[nres] = i
+                    nres += 1
+        return nres
+    big, small = (d1, d2) if d1 > d2 else (d2, d1)
+    n = _expand(0, big, 1, variant, opts, board_at_start, pool, phash, parent, hfrom, hto,
+                hhit, ptag, pterm, table, tstamp, stamp, mask, n, cap)
+    if n < 0:
+        return -1
+    mid = n
+    n = _expand(0, small, 2, variant, opts, board_at_start, pool, phash, parent, hfrom, hto,
+                hhit, ptag, pterm, table, tstamp, stamp, mask, n, cap)
+    if n < 0:
+        return -1
+    l1_end = n
+    for i in range(1, l1_end):
+        if pterm[i]:
+            continue
+        d = small if i < mid else big
+        n = _expand(i, d, 3, variant, opts, board_at_start, pool, phash, parent, hfrom, hto,
+                    hhit, ptag, pterm, table, tstamp, stamp, mask, n, cap)
+        if n < 0:
+            return -1
+    for i in range(1, n):
+        if pterm[i] or i >= l1_end:
+            results[nres] = i
+            nres += 1
+    if nres > 0:
+        return nres
+    for i in range(1, mid):
+        results[nres] = i
+        nres += 1
+    if nres > 0:
+        return nres
+    for i in range(mid, l1_end):
+        results[nres] = i
+        nres += 1
+    if nres > 0:
+        return nres
+    results[0] = 0
+    return 1
+
+
+@njit(cache=True)
+def extract_hops(idx, parent, hfrom, hto, hhit, out):
+    """Write the hops (from, to, hit) leading to pool row ``idx`` into ``out``; returns the count."""
+    k = 0
+    j = idx
+    while parent[j] >= 0:
+        k += 1
+        j = parent[j]
+    m = k
+    j = idx
+    while parent[j] >= 0:
+        k -= 1
+        out[k, 0] = hfrom[j]
+        out[k, 1] = hto[j]
+        out[k, 2] = hhit[j]
+        j = parent[j]
+    return m
+
+
+@njit(cache=True)
+def count_batch(boards, dice, variant, opts,
+                pool, phash, parent, hfrom, hto, hhit, ptag, pterm, table, tstamp, stampbox, results):
+    """Total number of distinct results over every board x every roll (benchmarks)."""
+    total = 0
+    for i in range(boards.shape[0]):
+        for j in range(dice.shape[0]):
+            r = generate(boards[i], dice[j, 0], dice[j, 1], variant, opts, pool, phash, parent, hfrom,
+                         hto, hhit, ptag, pterm, table, tstamp, stampbox, results)
+            if r < 0:
+                return -1
+            total += r
+    return total
+
+
+@njit(cache=True)
+def flip_into(src, dst):
+    """Write the flipped position of ``src`` (the other side on roll) into ``dst``."""
+    for i in range(NSLOTS):
+        dst[i] = 0
+    for p in range(1, 25):
+        dst[p] = -src[25 - p]
+        dst[PIN0 + p] = -src[PIN0 + 25 - p]
+    dst[0] = src[25]
+    dst[25] = src[0]
+    dst[26] = src[27]
+    dst[27] = src[26]
+    dst[28] = src[29]
+    dst[29] = src[28]
+    dst[30] = src[31]
+    dst[31] = src[30]
+    dst[GAME_END] = src[GAME_END]
+
+
+class Workspace:
+    """Reusable work buffers for :func:`generate` (not thread-safe: one per thread)."""
+
+    def __init__(self, capacity: int = 8192) -> None:
+        self.resize(capacity)
+
+    def resize(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.pool = np.zeros((capacity, NSLOTS), np.int8)
+        self.phash = np.zeros(capacity, np.uint64)
+        self.parent = np.zeros(capacity, np.int32)
+        self.hfrom = np.zeros(capacity, np.int8)
+        self.hto = np.zeros(capacity, np.int8)
+        self.hhit = np.zeros(capacity, np.int8)
+        self.ptag = np.zeros(capacity, np.int8)
+        self.pterm = np.zeros(capacity, np.bool_)
+        tsize = 1 << (2 * capacity - 1).bit_length()
+        self.table = np.zeros(tsize, np.int64)
+        self.tstamp = np.zeros(tsize, np.int64)
+        self.stampbox = np.zeros(1, np.int64)
+        self.results = np.zeros(capacity, np.int64)
+        self.hops = np.zeros((8, 3), np.int64)
+
+    def args(self) -> tuple[np.ndarray, ...]:
+        return (self.pool, self.phash, self.parent, self.hfrom, self.hto, self.hhit, self.ptag,
+                self.pterm, self.table, self.tstamp, self.stampbox, self.results)
+
+    def generate(self, board: np.ndarray, d1: int, d2: int, variant: int, opts: int) -> int:
+        """Run :func:`generate`, growing the buffers when needed; returns the result count."""
+        while True:
+            n = int(generate(board, d1, d2, variant, opts, *self.args()))
+            if n >= 0:
+                return n
+            self.resize(self.capacity * 4)
