@@ -18,7 +18,7 @@ app = typer.Typer(
 )
 
 # Each module registers its commands on ``app`` when imported.
-_COMMAND_MODULES = ("show", "moves")
+_COMMAND_MODULES: tuple[str, ...] = ()
 
 for _name in _COMMAND_MODULES:
     importlib.import_module(f"analyzer.cli.{_name}")
