@@ -1,0 +1,416 @@
+"""The state of a match or money session between decisions: score, cube and the house rules.
+
+Players are numbered 0 and 1 for the whole match (player 0 is the left column of a ``.mat`` file,
+gnubg's player 0). ``length == 0`` means money play. The rules are those of ``docs/rules.md``
+§1.6-§1.10: the Jacoby rule, beavers, raccoons and automatic doubles apply in money play only;
+the Crawford rule in match play only.
+
+>>> s = MatchState(length=5, score=(3, 2))
+>>> s = next_game(s, winner=0, points=1)
+>>> s.score, s.crawford, can_double(s, 1)
+((4, 2), True, False)
+>>> s = next_game(s, winner=1, points=1)
+>>> s.crawford, s.post_crawford, can_double(s, 1)
+(False, True, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from analyzer.core.errors import RulesError
+
+if TYPE_CHECKING:
+    from analyzer.core.ids import XGID, MatchID
+
+MAX_SCORE = 32767  # 15 bits, the range of a gnubg Match ID
+
+
+def _is_power_of_two(n: int) -> bool:
+    return n >= 1 and n & (n - 1) == 0
+
+
+@dataclass(frozen=True, slots=True)
+class MatchState:
+    """Score, cube and rules of a match (``length > 0``) or money session (``length == 0``).
+
+    ``cube_owner`` is ``None`` while the cube is centred. ``crawford`` marks the Crawford game
+    itself, ``post_crawford`` the games after it. ``cube_limit`` is the largest cube value allowed
+    (``None`` = no limit); ``automatic_doubles`` is how many automatic doubles a money game allows
+    (0 = off).
+
+    >>> MatchState().is_money
+    True
+    >>> MatchState(length=7, score=(6, 2)).away(0)
+    1
+    """
+
+    length: int = 0
+    score: tuple[int, int] = (0, 0)
+    cube: int = 1
+    cube_owner: int | None = None
+    crawford: bool = False
+    post_crawford: bool = False
+    jacoby: bool = False
+    beavers: bool = False
+    raccoons: bool = False
+    cube_limit: int | None = None
+    automatic_doubles: int = 0
+    crawford_rule: bool = True
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.length <= MAX_SCORE:
+            raise RulesError("match length out of range", token=str(self.length))
+        if len(self.score) != 2 or any(not 0 <= s <= MAX_SCORE for s in self.score):
+            raise RulesError("scores must be two numbers 0..32767", token=str(self.score))
+        if not _is_power_of_two(self.cube):
+            raise RulesError("the cube value must be a power of two", token=str(self.cube))
+        if self.cube_owner not in (None, 0, 1):
+            raise RulesError("the cube owner must be 0, 1 or None (centred)", token=str(self.cube_owner))
+        if self.cube_limit is not None and not _is_power_of_two(self.cube_limit):
+            raise RulesError("the cube limit must be a power of two", token=str(self.cube_limit))
+        if self.automatic_doubles < 0:
+            raise RulesError("automatic doubles must be >= 0", token=str(self.automatic_doubles))
+        if self.crawford and self.post_crawford:
+            raise RulesError("a game cannot be both the Crawford game and post-Crawford")
+        if self.length == 0 and (self.crawford or self.post_crawford):
+            raise RulesError("money play has no Crawford game")
+        if self.crawford and not self.crawford_rule:
+            raise RulesError("a Crawford game needs the Crawford rule")
+
+    # ------------------------------------------------------------------ simple facts
+    @property
+    def is_money(self) -> bool:
+        """True for money play (no match length)."""
+        return self.length == 0
+
+    def away(self, player: int) -> int:
+        """Points ``player`` still needs to win the match (0 once he has won; money: 0)."""
+        _check_player(player)
+        if self.length == 0:
+            return 0
+        return max(self.length - self.score[player], 0)
+
+    @property
+    def jacoby_active(self) -> bool:
+        """True when gammons count single now: money, Jacoby on and the cube centred."""
+        return self.length == 0 and self.jacoby and self.cube_owner is None
+
+    # ------------------------------------------------------------------ gnubg / XG conversions
+    @classmethod
+    def from_match_id(cls, mid: MatchID) -> MatchState:
+        """The match state held by a gnubg Match ID (see :class:`analyzer.core.ids.MatchID`).
+
+        gnubg's IDs do not say whether the Crawford game is over; a game that is not the Crawford
+        game while a player stands at N-1 is taken as post-Crawford. In money play the Jacoby
+        rule is on unless the extended ID says it is off.
+
+        >>> from analyzer.core.ids import decode_match_id
+        >>> MatchState.from_match_id(decode_match_id("QYkqASAAIAAA"))
+        MatchState(length=9, score=(2, 4), cube=2, cube_owner=0, crawford=False, post_crawford=False, \
+jacoby=False, beavers=False, raccoons=False, cube_limit=None, automatic_doubles=0, crawford_rule=True)
+        """
+        post = (not mid.crawford and mid.length > 0 and mid.length - 1 in mid.score
+                and max(mid.score) < mid.length)
+        return cls(length=mid.length, score=mid.score, cube=mid.cube, cube_owner=mid.cube_owner,
+                   crawford=mid.crawford, post_crawford=post,
+                   jacoby=mid.length == 0 and not mid.jacoby_off)
+
+    def to_match_id(
+        self,
+        *,
+        on_roll: int,
+        turn: int | None = None,
+        dice: tuple[int, int] | None = None,
+        game_state: int = 1,
+        double_offered: bool = False,
+        resignation: int = 0,
+        extended: bool = True,
+    ) -> MatchID:
+        """A gnubg Match ID for this state with ``on_roll`` holding the dice.
+
+        ``turn`` (the player who must act) defaults to ``on_roll``, or to his opponent when a
+        double or resignation is offered. With ``extended`` the Jacoby-off bit is written as
+        gnubg 1.07 does (set unless this is money play with the Jacoby rule).
+
+        >>> MatchState(length=7).to_match_id(on_roll=0, dice=(5, 1), game_state=0).encode()
+        'MIDmAAAAAAAE'
+        """
+        from analyzer.core.ids import GameState, MatchID
+
+        _check_player(on_roll)
+        if turn is None:
+            turn = 1 - on_roll if (double_offered or resignation) else on_roll
+        return MatchID(cube=self.cube, cube_owner=self.cube_owner, on_roll=on_roll,
+                       crawford=self.crawford, game_state=GameState(game_state), turn=turn,
+                       double_offered=double_offered, resignation=resignation, dice=dice,
+                       length=self.length, score=self.score,
+                       jacoby_off=extended and not (self.length == 0 and self.jacoby))
+
+    @classmethod
+    def from_xgid(cls, xgid: XGID, *, bottom_player: int = 1) -> MatchState:
+        """The match state held by an XGID; ``bottom_player`` is the number of XG's bottom player.
+
+        The default (bottom = player 1) is gnubg's reading of XGIDs. Field 8 is the Crawford flag
+        in a match and the Jacoby (1) / beaver (2) bits in money play; field 10 is the log2 of the
+        cube limit.
+
+        >>> from analyzer.core.ids import decode_xgid
+        >>> x = decode_xgid("XGID=-b----E-C---eE---c-e----B-:1:-1:1:00:3:1:0:7:10")
+        >>> s = MatchState.from_xgid(x)
+        >>> s.score, s.cube, s.cube_owner, s.cube_limit
+        ((1, 3), 2, 0, 1024)
+        """
+        _check_player(bottom_player)
+        top = 1 - bottom_player
+        score = [0, 0]
+        score[bottom_player] = xgid.score_bottom
+        score[top] = xgid.score_top
+        owner = None if xgid.cube_position == 0 else (bottom_player if xgid.cube_position == 1 else top)
+        money = xgid.length == 0
+        crawford = not money and bool(xgid.flags & 1)
+        post = (not money and not crawford and xgid.length - 1 in score and max(score) < xgid.length)
+        limit = None if xgid.max_cube_log2 is None else 1 << xgid.max_cube_log2
+        return cls(length=xgid.length, score=(score[0], score[1]), cube=1 << xgid.cube_log2,
+                   cube_owner=owner, crawford=crawford, post_crawford=post,
+                   jacoby=money and bool(xgid.flags & 1), beavers=money and bool(xgid.flags & 2),
+                   cube_limit=limit)
+
+    def xgid_fields(self, *, bottom_player: int) -> dict[str, int]:
+        """The XGID fields for this state: cube, cube position, scores, flags, length, max cube.
+
+        >>> MatchState(length=5, score=(4, 1), crawford=True).xgid_fields(bottom_player=1)
+        {'cube_log2': 0, 'cube_position': 0, 'score_bottom': 1, 'score_top': 4, 'flags': 1, \
+'length': 5, 'max_cube_log2': 10}
+        """
+        _check_player(bottom_player)
+        pos = 0 if self.cube_owner is None else (1 if self.cube_owner == bottom_player else -1)
+        flags = int(self.crawford) if self.length else int(self.jacoby) | (2 * int(self.beavers))
+        limit = 10 if self.cube_limit is None else self.cube_limit.bit_length() - 1
+        return {"cube_log2": self.cube.bit_length() - 1, "cube_position": pos,
+                "score_bottom": self.score[bottom_player], "score_top": self.score[1 - bottom_player],
+                "flags": flags, "length": self.length, "max_cube_log2": limit}
+
+
+def _check_player(player: int) -> None:
+    if player not in (0, 1):
+        raise RulesError("a player is 0 or 1", token=str(player))
+
+
+# ---------------------------------------------------------------------- the cube
+def double_refusal(state: MatchState, player: int) -> str | None:
+    """Why ``player`` may not double now (before his roll), or ``None`` when he may.
+
+    >>> double_refusal(MatchState(cube=2, cube_owner=1), 0)
+    'player 0 does not own the cube'
+    """
+    _check_player(player)
+    if state.crawford:
+        return "no doubling in the Crawford game"
+    if state.length and max(state.score) >= state.length:
+        return "the match is over"
+    if state.cube_owner is not None and state.cube_owner != player:
+        return f"player {player} does not own the cube"
+    if state.cube_limit is not None and state.cube * 2 > state.cube_limit:
+        return "the cube is at its limit"
+    return None
+
+
+def can_double(state: MatchState, player: int) -> bool:
+    """True when ``player`` may offer a double (or redouble) before rolling.
+
+    >>> can_double(MatchState(), 0), can_double(MatchState(cube=2, cube_owner=0), 1)
+    (True, False)
+    """
+    return double_refusal(state, player) is None
+
+
+def take(state: MatchState, taker: int) -> MatchState:
+    """The state after ``taker`` accepts his opponent's double: cube ×2, owned by the taker.
+
+    >>> take(MatchState(), 1).cube, take(MatchState(), 1).cube_owner
+    (2, 1)
+    """
+    why = double_refusal(state, 1 - taker)
+    if why:
+        raise RulesError(f"illegal double: {why}")
+    return replace(state, cube=state.cube * 2, cube_owner=taker)
+
+
+def beaver(state: MatchState, beaverer: int) -> MatchState:
+    """The state after ``beaverer`` beavers the double offered in ``state`` (money only).
+
+    He takes and at once redoubles, keeping the cube: cube ×4, owned by him. If the doubler
+    refuses the beaver he loses :func:`refusal_value` of the result.
+
+    >>> beaver(MatchState(beavers=True), 1).cube
+    4
+    """
+    if state.length:
+        raise RulesError("beavers are not allowed in match play")
+    if not state.beavers:
+        raise RulesError("beavers are off")
+    s = take(state, beaverer)
+    if s.cube_limit is not None and s.cube * 2 > s.cube_limit:
+        raise RulesError("the cube is at its limit")
+    return replace(s, cube=s.cube * 2)
+
+
+def raccoon(state: MatchState, raccooner: int) -> MatchState:
+    """The state after ``raccooner`` answers a beaver (``state`` = after the beaver) with a raccoon.
+
+    >>> s = beaver(MatchState(beavers=True, raccoons=True), 1)
+    >>> raccoon(s, 0).cube, raccoon(s, 0).cube_owner
+    (8, 0)
+    """
+    if state.length:
+        raise RulesError("raccoons are not allowed in match play")
+    if not state.raccoons:
+        raise RulesError("raccoons are off")
+    if state.cube_owner != 1 - raccooner or state.cube < 4:
+        raise RulesError("a raccoon answers the opponent's beaver")
+    if state.cube_limit is not None and state.cube * 2 > state.cube_limit:
+        raise RulesError("the cube is at its limit")
+    return replace(state, cube=state.cube * 2, cube_owner=raccooner)
+
+
+def drop_value(state: MatchState) -> int:
+    """Points the doubler wins when the double he offers in ``state`` is dropped: the cube value
+    before the double, never a gammon.
+
+    >>> drop_value(MatchState(cube=2, cube_owner=1))
+    2
+    """
+    return state.cube
+
+
+def refusal_value(proposed: MatchState) -> int:
+    """Points won by the side whose offer is refused, given the state the offer proposed
+    (after :func:`take`, :func:`beaver` or :func:`raccoon`): half the proposed cube.
+
+    >>> refusal_value(beaver(MatchState(beavers=True), 1))
+    2
+    """
+    return proposed.cube // 2
+
+
+def automatic_double(state: MatchState, used: int) -> MatchState:
+    """The state after a tied opening roll when ``used`` automatic doubles already happened.
+
+    Money play only, up to ``state.automatic_doubles`` per game and the cube limit; the cube
+    stays centred. Otherwise the state is returned unchanged.
+
+    >>> s = MatchState(automatic_doubles=1)
+    >>> automatic_double(s, 0).cube, automatic_double(automatic_double(s, 0), 1).cube
+    (2, 2)
+    """
+    if state.length or used >= state.automatic_doubles:
+        return state
+    if state.cube_limit is not None and state.cube * 2 > state.cube_limit:
+        return state
+    return replace(state, cube=state.cube * 2)
+
+
+# ---------------------------------------------------------------------- values of results
+def win_value(state: MatchState, points: int) -> int:
+    """The score of a finished game worth ``points`` (0 draw, 1 single, 2 gammon, 3 backgammon).
+
+    Multiplied by the cube; under the Jacoby rule (money, cube centred) every win counts single.
+
+    >>> win_value(MatchState(cube=2, cube_owner=0), 3)
+    6
+    >>> win_value(MatchState(jacoby=True), 3), win_value(MatchState(length=7, jacoby=True), 2)
+    (1, 2)
+    """
+    if points not in (0, 1, 2, 3):
+        raise RulesError("a game is worth 0 to 3 points before the cube", token=str(points))
+    if state.jacoby_active:
+        points = min(points, 1)
+    return points * state.cube
+
+
+def resignation_value(state: MatchState, level: int) -> int:
+    """The score of an accepted resignation: ``level`` 1 single, 2 gammon, 3 backgammon.
+
+    >>> resignation_value(MatchState(cube=2, cube_owner=1), 2)
+    4
+    """
+    if level not in (1, 2, 3):
+        raise RulesError("a resignation is single (1), gammon (2) or backgammon (3)", token=str(level))
+    return win_value(state, level)
+
+
+# ---------------------------------------------------------------------- between games
+def match_winner(state: MatchState) -> int | None:
+    """The player who has won the match, or ``None`` (always ``None`` in money play).
+
+    >>> match_winner(MatchState(length=5, score=(2, 7)))
+    1
+    """
+    if state.length == 0:
+        return None
+    for p in (0, 1):
+        if state.score[p] >= state.length:
+            return p
+    return None
+
+
+def is_match_over(state: MatchState) -> bool:
+    """True once a player has reached the match length."""
+    return match_winner(state) is not None
+
+
+def next_game(state: MatchState, winner: int, points: int) -> MatchState:
+    """The state at the start of the next game after ``winner`` scored ``points`` (cube included).
+
+    The cube is reset; the Crawford flags follow the rule of §1.9: the game after a player first
+    reaches N-1 is the Crawford game, the games after it are post-Crawford, never a second one.
+
+    >>> s = next_game(MatchState(length=5, score=(3, 2)), 0, 4)
+    >>> s.score, match_winner(s), s.crawford
+    ((7, 2), 0, False)
+    """
+    _check_player(winner)
+    if points < 0:
+        raise RulesError("points must be >= 0", token=str(points))
+    if is_match_over(state):
+        raise RulesError("the match is already over")
+    sc = [state.score[0], state.score[1]]
+    sc[winner] += points
+    score = (min(sc[0], MAX_SCORE), min(sc[1], MAX_SCORE))
+    crawford = False
+    post = state.post_crawford or state.crawford
+    if (state.length and state.crawford_rule and not post and max(score) < state.length
+            and state.length - 1 in score):
+        crawford = True
+    if not state.crawford_rule or state.length == 0:
+        post = False
+    return replace(state, score=score, cube=1, cube_owner=None, crawford=crawford, post_crawford=post)
+
+
+def crawford_flags(length: int, scores: Sequence[tuple[int, int]],
+                   crawford_rule: bool = True) -> list[tuple[bool, bool]]:
+    """``(crawford, post_crawford)`` for each game of a match, from the scores before each game.
+
+    The first game that starts with a player at N-1 is the Crawford game; every later game is
+    post-Crawford. This is how match files without Crawford marks are read.
+
+    >>> crawford_flags(5, [(0, 0), (3, 2), (4, 2), (4, 3), (4, 4)])
+    [(False, False), (False, False), (True, False), (False, True), (False, True)]
+    """
+    out: list[tuple[bool, bool]] = []
+    seen = False
+    for a, b in scores:
+        if length == 0 or not crawford_rule:
+            out.append((False, False))
+            continue
+        if seen:
+            out.append((False, True))
+        elif length - 1 in (a, b) and max(a, b) < length:
+            seen = True
+            out.append((True, False))
+        else:
+            out.append((False, False))
+    return out
