@@ -17,8 +17,26 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 
+
+
+def _version(value: bool) -> None:
+    if value:
+        from analyzer import __version__
+
+        typer.echo(f"bgreview {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    """Review backgammon matches (standard, Dutch, Mahbusa) with our own engine."""
+
+
 # Each module registers its commands on ``app`` when imported.
-_COMMAND_MODULES: tuple[str, ...] = ()
+_COMMAND_MODULES: tuple[str, ...] = ("moves",)
 
 for _name in _COMMAND_MODULES:
     importlib.import_module(f"analyzer.cli.{_name}")

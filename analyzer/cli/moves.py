@@ -1,0 +1,72 @@
+"""``bgreview moves``: every legal play of a roll."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from analyzer.cli import app
+from analyzer.cli.common import OutputFormat, fail, input_error
+from analyzer.core.errors import InputError
+
+
+@app.command()
+def moves(
+    position: Annotated[str | None, typer.Argument(help="Position: gnubg ID, ID:MatchID, XGID, key or JSON.")] = None,
+    dice: Annotated[str | None, typer.Option("--dice", "-d", help="The roll, e.g. 31 or 6-6.")] = None,
+    variant: Annotated[str | None, typer.Option(help="standard, dutch or mahbusa (for IDs without one).")] = None,
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")] = OutputFormat.table,
+    batch: Annotated[str | None, typer.Option(help="JSON-lines file of {position, dice} (- for stdin).")] = None,
+) -> None:
+    """List every legal play of a roll with its resulting position."""
+    from analyzer.rules.listing import legal_play_rows, moves_batch_line, parse_dice_text
+
+    if batch is not None:
+        if position is not None or dice is not None:
+            fail("--batch takes no POSITION or --dice")
+        try:
+            handle = sys.stdin if batch == "-" else open(batch, encoding="utf-8")  # noqa: SIM115
+        except OSError as e:
+            fail(f"{batch}: {e.strerror}")
+        with handle:
+            for line in handle:
+                if not line.strip():
+                    continue
+                sys.stdout.write(json.dumps(moves_batch_line(line, variant)) + "\n")
+        return
+    if position is None or dice is None:
+        fail("give a POSITION and --dice (or --batch FILE)")
+    try:
+        from analyzer.core.ids import parse_position_spec
+
+        pos = parse_position_spec(position, variant=variant).position
+        rows = legal_play_rows(pos, parse_dice_text(dice))
+    except InputError as e:
+        input_error(e)
+    if fmt is OutputFormat.json:
+        sys.stdout.write(json.dumps({"plays": rows}) + "\n")
+        return
+    idcol = "position_id" if pos.variant == "standard" else "key"
+    if fmt is OutputFormat.csv:
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["n", "play", idcol])
+        for i, r in enumerate(rows, 1):
+            w.writerow([i, r["play"], r[idcol]])
+        sys.stdout.write(buf.getvalue())
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{len(rows)} legal plays of {dice}" if rows else f"{dice}: no legal play")
+    table.add_column("#", justify="right")
+    table.add_column("play")
+    table.add_column("result " + ("Position ID" if idcol == "position_id" else "key"))
+    for i, r in enumerate(rows, 1):
+        table.add_row(str(i), r["play"], r[idcol])
+    Console().print(table)
