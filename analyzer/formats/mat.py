@@ -1,0 +1,486 @@
+"""Streaming reader of the JellyFish ``.mat`` match text, in every dialect of our corpus.
+
+Dialects: gnubg (``25``/``0``, ``*``, cells at columns 6 and 34), eXtreme Gammon / Backgammon
+Studio (``bar``/``off``, ``(n)``, combined hops, right cell at column 41, ``Cannot Move``,
+``????``), Backgammon Galaxy (no ``*``, ``Losses`` lines, capped ``Wins``), and our own Dutch
+and Mahbusa records (``; [Variation "Dutch"]``, per-game ``; [GameVariation "..."]``).
+
+:func:`read_matches` yields one :class:`~analyzer.formats.records.MatchRecord` at a time; a
+file may hold several matches (each starts at its ``N point match`` line, header lines in front
+of it belong to it). A game that cannot be read is left out and its error, with file, line,
+column and the offending token, is stored in ``MatchRecord.errors``; reading goes on.
+
+>>> import io
+>>> text = '''; [Player 1 "ann"]
+... ; [Player 2 "bob"]
+...
+...  3 point match
+...
+...  Game 1
+...  ann : 0                        bob : 0
+...   1) 31: 8/5 6/5                 64: 24/18 13/9
+...   2)  Doubles => 2                Drops
+...       Wins 1 point
+... '''
+>>> [m] = read_matches(io.StringIO(text))
+>>> m.players, m.length, len(m.games)
+(('ann', 'bob'), 3, 1)
+>>> [(type(a).__name__, a.side) for a in m.games[0].actions]
+[('Roll', 0), ('Roll', 1), ('Double', 0), ('Drop', 1), ('Win', 0)]
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import IO
+
+from analyzer.core.errors import InputError, ParseError
+from analyzer.core.play import parse_move
+from analyzer.formats.records import (
+    Action,
+    Double,
+    Drop,
+    GameRecord,
+    MatchRecord,
+    Resign,
+    Roll,
+    Take,
+    Win,
+)
+
+__all__ = ["MAX_ERRORS", "MAX_LINE", "read_matches", "read_match_text"]
+
+MAX_LINE = 4096
+"""Longest line read; longer ones are cut and reported (a match file has short lines)."""
+MAX_ERRORS = 50
+"""After this many errors in one file the rest of the file is skipped."""
+
+_MATCH_RE = re.compile(r"^\s*(\d+)\s+point\s+match\s*$", re.IGNORECASE)
+_GAME_RE = re.compile(r"^\s*game\s+(\d+)\s*$", re.IGNORECASE)
+_TAG_RE = re.compile(r'^[;#]\s*\[\s*([^"\]]*?)\s*"(.*)"\s*\]\s*$')
+_ROW_RE = re.compile(r"^(\s*\d+\))")
+_SCORE_RE = re.compile(r"^(\s*)(.*?)\s*:\s*(\d+)(\s+)(.*?)\s*:\s*(\d+)\s*$")
+_TOKEN_RE = re.compile(r"\S+")
+_DICE_RE = re.compile(r"^(\d)(\d):(.*)$")
+_NUM_RE = re.compile(r"^\d+$")
+_ROWNUM_RE = re.compile(r"^\d+\)$")
+# The common shapes of a move token; anything else goes through parse_move for its exact error.
+_MOVE_RE = re.compile(r"^(?:bar|\d{1,2})(?:/\d{1,2}\*?)*/(?:\d{1,2}|off)\*?(?:\(\d\))?\*?$", re.IGNORECASE)
+
+_DOUBLE_WORDS = {"doubles": "double", "double": "double", "redoubles": "double",
+                 "beavers": "beaver", "beaver": "beaver", "raccoons": "raccoon", "raccoon": "raccoon"}
+_TAKE_WORDS = {"takes", "take", "accepts"}
+_DROP_WORDS = {"drops", "drop", "passes", "pass", "rejects", "refuses"}
+_STARTERS = set(_DOUBLE_WORDS) | _TAKE_WORDS | _DROP_WORDS | {"wins", "losses", "resigns", "resigned"}
+
+Source = str | os.PathLike[str] | IO[str] | IO[bytes]
+
+
+@dataclass
+class _GameBuilder:
+    number: int
+    line: int
+    score: tuple[int, int] | None = None
+    names: tuple[str, str] = ("", "")
+    split: int = 20
+    variation: str | None = None
+    actions: list[Action] = field(default_factory=list)
+    bad: bool = False
+
+    def build(self) -> GameRecord:
+        assert self.score is not None
+        return GameRecord(number=self.number, line=self.line, score=self.score,
+                          actions=tuple(self.actions), variation=self.variation, names=self.names)
+
+
+@dataclass
+class _MatchBuilder:
+    source: str
+    index: int
+    line: int = 0
+    length: int | None = None
+    tags: list[tuple[str, str]] = field(default_factory=list)
+    comments: list[str] = field(default_factory=list)
+    games: list[GameRecord] = field(default_factory=list)
+    errors: list[InputError] = field(default_factory=list)
+    first_names: tuple[str, str] | None = None
+
+    def empty(self) -> bool:
+        return self.length is None and not self.games and not self.errors and not self.tags
+
+    def build(self) -> MatchRecord:
+        tags = dict((k.lower(), v) for k, v in self.tags)
+        names = self.first_names or ("", "")
+        p1 = tags.get("player 1", names[0])
+        p2 = tags.get("player 2", names[1])
+        limit = tags.get("cubelimit")
+        return MatchRecord(
+            players=(p1, p2), length=self.length or 0, games=tuple(self.games), source=self.source,
+            index=self.index, line=self.line,
+            ratings=(tags.get("player 1 elo"), tags.get("player 2 elo")),
+            event=tags.get("event"), round=tags.get("round"), site=tags.get("site"),
+            match_id=tags.get("match id"), date=tags.get("eventdate"), time=tags.get("eventtime"),
+            variation=tags.get("variation"), crawford=_flag(tags.get("crawford")),
+            jacoby=_flag(tags.get("jacoby")), beaver=_flag(tags.get("beaver")),
+            cube_limit=int(limit) if limit is not None and limit.strip().isdigit() else None,
+            tags=tuple(self.tags), comments=tuple(self.comments), errors=tuple(self.errors))
+
+
+def _flag(value: str | None) -> bool | None:
+    if value is None:
+        return None
+    v = value.strip().lower()
+    if v in ("on", "yes", "true", "1"):
+        return True
+    if v in ("off", "no", "false", "0"):
+        return False
+    return None
+
+
+class _TooManyErrors(Exception):
+    pass
+
+
+class _Reader:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.index = 0
+        self.match = _MatchBuilder(name, 0)
+        self.game: _GameBuilder | None = None
+        self.pending_tags: list[tuple[str, str]] = []
+        self.pending_comments: list[str] = []
+        self.errors = 0
+        self.out: list[MatchRecord] = []
+
+    # ------------------------------------------------------------------ errors
+    def error(self, message: str, line: int, column: int | None, token: str | None) -> None:
+        err = ParseError(message, file=self.name, line=line, column=column, token=token)
+        self.match.errors.append(err)
+        if self.game is not None:
+            self.game.bad = True
+        self.errors += 1
+        if self.errors >= MAX_ERRORS:
+            self.match.errors.append(ParseError(
+                f"more than {MAX_ERRORS} errors, the rest of the file is skipped",
+                file=self.name, line=line))
+            raise _TooManyErrors
+
+    # ------------------------------------------------------------------ structure
+    def end_game(self) -> None:
+        g = self.game
+        self.game = None
+        if g is None or g.bad or g.score is None:
+            return
+        self.match.games.append(g.build())
+
+    def end_match(self) -> None:
+        self.end_game()
+        if not self.match.empty():
+            self.out.append(self.match.build())
+            self.index += 1
+        self.match = _MatchBuilder(self.name, self.index)
+
+    def start_match(self, length: int, lineno: int) -> None:
+        if self.match.length is not None or self.match.games or self.game is not None:
+            self.end_match()
+        self.match.length = length
+        self.match.line = lineno
+        self.take_pending()
+
+    def take_pending(self) -> None:
+        self.match.tags.extend(self.pending_tags)
+        self.match.comments.extend(self.pending_comments)
+        self.pending_tags = []
+        self.pending_comments = []
+
+    # ------------------------------------------------------------------ lines
+    def feed(self, text: str, lineno: int) -> None:
+        stripped = text.strip()
+        if not stripped:
+            return
+        if stripped[0] in ";#":
+            self.header_line(stripped, lineno)
+            return
+        m = _MATCH_RE.match(text)
+        if m:
+            self.start_match(int(m.group(1)), lineno)
+            return
+        m = _GAME_RE.match(text)
+        if m:
+            self.end_game()
+            if self.match.length is None:
+                # A game without a match line (a .gam file): one game of a money session.
+                self.match.length = 0
+                self.match.line = lineno
+                self.take_pending()
+            elif self.pending_tags or self.pending_comments:
+                self.take_pending()
+            self.game = _GameBuilder(int(m.group(1)), lineno)
+            return
+        g = self.game
+        if g is None:
+            self.error("unexpected line outside a game", lineno, _first_col(text), stripped[:40])
+            return
+        if g.bad:
+            return
+        if g.score is None:
+            self.score_line(g, text, lineno)
+            return
+        m = _ROW_RE.match(text)
+        start = m.end() if m else 0
+        try:
+            self.row(g, text, start, lineno)
+        except ParseError as err:
+            self.error(err.message, lineno, err.column, err.token)
+
+    def header_line(self, stripped: str, lineno: int) -> None:
+        m = _TAG_RE.match(stripped)
+        if m:
+            key, value = m.group(1), m.group(2)
+            if key.lower() == "gamevariation" and self.game is not None:
+                self.game.variation = value
+                return
+            if self.match.games or self.game is not None:
+                self.pending_tags.append((key, value))  # header of the next match
+            else:
+                self.match.tags.append((key, value))
+            return
+        comment = stripped[1:].strip()
+        if self.match.games or self.game is not None:
+            self.pending_comments.append(comment)
+        else:
+            self.match.comments.append(comment)
+
+    def score_line(self, g: _GameBuilder, text: str, lineno: int) -> None:
+        m = _SCORE_RE.match(text)
+        if not m:
+            self.error("expected the score line '<name> : <score>  <name> : <score>'",
+                       lineno, _first_col(text), text.strip()[:60])
+            return
+        g.score = (int(m.group(3)), int(m.group(6)))
+        g.names = (m.group(2).split(",")[0].strip(), m.group(5).split(",")[0].strip())
+        right = m.start(5) if m.group(5) else m.start(6) - 3
+        g.split = (6 + right) // 2
+        if self.match.first_names is None:
+            self.match.first_names = g.names
+
+    def row(self, g: _GameBuilder, text: str, start: int, lineno: int) -> None:
+        toks = [(t.group(0), t.start()) for t in _TOKEN_RE.finditer(text, start)]
+        i = 0
+        count = 0
+        while i < len(toks):
+            if _ROWNUM_RE.match(toks[i][0]):  # Galaxy repeats the row number in the right cell
+                i += 1
+                continue
+            # The first action sits in the cell its column shows; any later one is the right cell.
+            side = (1 if toks[i][1] >= g.split else 0) if count == 0 else 1
+            act, i = self.action(toks, i, side, lineno)
+            if isinstance(act, Win) and g.actions and isinstance(g.actions[-1], Resign):
+                # Galaxy writes 'Wins' far right after a 'Losses' cell: the winner is the other one.
+                act = Win(side=1 - g.actions[-1].side, points=act.points, match=act.match,
+                          line=act.line, column=act.column)
+            g.actions.append(act)
+            count += 1
+
+    def action(self, toks: list[tuple[str, int]], i: int, side: int, lineno: int) -> tuple[Action, int]:
+        tok, col = toks[i]
+        column = col + 1
+        low = tok.lower()
+        m = _DICE_RE.match(tok)
+        if m:
+            d1, d2 = int(m.group(1)), int(m.group(2))
+            if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+                raise ParseError("dice must be 1 to 6", column=column, token=tok)
+            moves: list[str] = []
+            note = ""
+            play_col = 0
+            rest = m.group(3)
+            j = i + 1
+            pending = [(rest, col + 3)] if rest else []
+            while True:
+                if pending:
+                    t, c = pending.pop()
+                elif j < len(toks):
+                    t, c = toks[j]
+                    tl = t.lower()
+                    if _DICE_RE.match(t) or tl in _STARTERS or _ROWNUM_RE.match(t):
+                        break
+                    j += 1
+                else:
+                    break
+                tl = t.lower()
+                if tl == "cannot" and j < len(toks) and toks[j][0].lower() == "move":
+                    j += 1
+                    note = "cannot move"
+                    continue
+                if set(t) == {"?"}:
+                    note = "????"
+                    continue
+                if tl == "illegal":
+                    raise ParseError("'Illegal play' (an edited position) is not supported",
+                                     column=c + 1, token=t)
+                if note:
+                    raise ParseError("move after a no-move marker", column=c + 1, token=t)
+                if not _MOVE_RE.match(t):
+                    try:
+                        parse_move(t)
+                    except ParseError as err:
+                        raise ParseError(err.message, column=c + 1, token=t) from None
+                if not moves:
+                    play_col = c + 1
+                moves.append(t)
+            return Roll(side=side, dice=(d1, d2), play=" ".join(moves), line=lineno, column=column,
+                        note=note, play_column=play_col), j
+        if low in _DOUBLE_WORDS:
+            value: int | None = None
+            j = i + 1
+            if j < len(toks) and toks[j][0] == "=>":
+                j += 1
+                if j < len(toks) and _NUM_RE.match(toks[j][0]):
+                    value = int(toks[j][0])
+                    j += 1
+                else:
+                    raise ParseError("expected the cube value after '=>'", column=column, token=tok)
+            elif j < len(toks) and toks[j][0].startswith("=>") and _NUM_RE.match(toks[j][0][2:]):
+                value = int(toks[j][0][2:])
+                j += 1
+            return Double(side=side, value=value, line=lineno, column=column, kind=_DOUBLE_WORDS[low]), j
+        if low in _TAKE_WORDS:
+            return Take(side=side, line=lineno, column=column), i + 1
+        if low in _DROP_WORDS:
+            return Drop(side=side, line=lineno, column=column), i + 1
+        if low in ("wins", "losses"):
+            j = i + 1
+            points: int | None = None
+            if j < len(toks) and _NUM_RE.match(toks[j][0]):
+                points = int(toks[j][0])
+                j += 1
+                if j < len(toks) and toks[j][0].lower() in ("point", "points", "pt", "pts"):
+                    j += 1
+            elif low == "losses":
+                raise ParseError("expected a number after 'Losses'", column=column, token=tok)
+            else:
+                raise ParseError("expected a number after 'Wins'", column=column, token=tok)
+            if low == "losses":
+                return Resign(side=side, points=points, line=lineno, column=column, word="Losses"), j
+            match = False
+            if [t.lower() for t, _ in toks[j:j + 3]] == ["and", "the", "match"]:
+                match = True
+                j += 3
+            return Win(side=side, points=points, match=match, line=lineno, column=column), j
+        if low == "resigns":
+            return Resign(side=side, line=lineno, column=column, word="Resigns"), i + 1
+        if low == "resigned":
+            j = i + 1
+            word = "Resigned"
+            if j < len(toks) and toks[j][0].lower() in ("game", "match"):
+                word += " " + toks[j][0].capitalize()
+                j += 1
+            return Resign(side=side, line=lineno, column=column, word=word), j
+        raise ParseError("unreadable action", column=column, token=tok)
+
+    # ------------------------------------------------------------------ driving
+    def finish(self) -> None:
+        self.end_match()
+
+
+def _first_col(text: str) -> int:
+    return len(text) - len(text.lstrip()) + 1
+
+
+def _is_binary(raw: bytes) -> bool:
+    if b"\x00" in raw:
+        return True
+    ctrl = sum(1 for b in raw if b < 32 and b not in (9, 10, 12, 13))
+    return ctrl > 2 and ctrl * 10 > len(raw)
+
+
+def _decode(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("cp1252", errors="replace")
+
+
+def _name_of(source: Source) -> str:
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    return str(getattr(source, "name", "<stream>"))
+
+
+def read_matches(source: Source, *, name: str | None = None) -> Iterator[MatchRecord]:
+    """Read every match of a ``.mat`` file, a path or an open handle (text or binary).
+
+    Lines are decoded as UTF-8 (a BOM is skipped; other bytes fall back to Windows-1252),
+    CRLF is accepted. A file that holds binary data or UTF-16 is reported as one error on an
+    empty record. Memory use does not grow with the number of matches in the file.
+
+    >>> import io
+    >>> data = b"\\xef\\xbb\\xbf 1 point match\\r\\n\\r\\n Game 1\\r\\n a : 0   b : 0\\r\\n"
+    >>> [m] = read_matches(io.BytesIO(data))
+    >>> m.length, m.games[0].score
+    (1, (0, 0))
+    """
+    label = name if name is not None else _name_of(source)
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as fh:
+            yield from _read_handle(fh, label)
+        return
+    yield from _read_handle(source, label)
+
+
+def read_match_text(text: str, *, name: str = "<text>") -> list[MatchRecord]:
+    """Read matches from a string (a convenience for tests and small inputs).
+
+    >>> read_match_text(" 0 point match")[0].length
+    0
+    """
+    return list(read_matches(io.StringIO(text), name=name))
+
+
+def _read_handle(fh: IO[str] | IO[bytes], label: str) -> Iterator[MatchRecord]:
+    rd = _Reader(label)
+    lineno = 0
+    try:
+        while True:
+            raw = fh.readline(MAX_LINE + 1)
+            if not raw:
+                break
+            lineno += 1
+            if isinstance(raw, bytes):
+                if lineno == 1:
+                    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+                        rd.error("the file is UTF-16 text; save it as UTF-8", 1, 1, None)
+                        break
+                    if raw.startswith(b"\xef\xbb\xbf"):
+                        raw = raw[3:]
+                if _is_binary(raw):
+                    rd.error("binary data, not a match file", lineno, None, None)
+                    break
+                text = _decode(raw)
+            else:
+                text = raw
+                if lineno == 1 and text.startswith("\ufeff"):
+                    text = text[1:]
+                if "\x00" in text:
+                    rd.error("binary data, not a match file", lineno, None, None)
+                    break
+            if len(text) > MAX_LINE and not text.endswith("\n"):
+                rd.error(f"line longer than {MAX_LINE} characters", lineno, MAX_LINE, text[:20] + "...")
+                while True:  # skip the rest of the long line
+                    more = fh.readline(MAX_LINE + 1)
+                    if not more or (more[-1:] in (b"\n", "\n")):
+                        break
+                continue
+            rd.feed(text.rstrip("\r\n"), lineno)
+            if rd.out:
+                yield from rd.out
+                rd.out = []
+    except _TooManyErrors:
+        pass
+    rd.finish()
+    yield from rd.out

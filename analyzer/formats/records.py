@@ -1,0 +1,250 @@
+"""Typed records of a match file: what was written, before any rules are applied.
+
+A reader (:mod:`analyzer.formats.mat`, :mod:`analyzer.formats.sgf`) turns text into a
+:class:`MatchRecord` holding :class:`GameRecord` values, each a tuple of actions. Every action
+knows its ``side`` (0 = the first player, the left column of a .mat file; 1 = the second) and
+where it was written (1-based ``line`` and ``column``). Nothing here checks legality: that is the
+job of :mod:`analyzer.analysis.replay`.
+
+>>> roll = Roll(side=0, dice=(3, 1), play="8/5 6/5", line=7, column=6)
+>>> roll.text
+'31: 8/5 6/5'
+>>> game = GameRecord(number=1, line=5, score=(0, 0), actions=(roll,))
+>>> game.result is None
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from analyzer.core.errors import InputError
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A roll and the play written after it (``play`` may be empty).
+
+    ``note`` records a marker written instead of a play: ``"cannot move"`` (XG's dance),
+    ``"????"`` (rolled, then resigned) or ``"illegal play"`` (Snowie's edited position).
+
+    >>> Roll(side=1, dice=(6, 4), play="", line=3, column=34, note="cannot move").text
+    '64: Cannot Move'
+    """
+
+    side: int
+    dice: tuple[int, int]
+    play: str
+    line: int = 0
+    column: int = 0
+    note: str = ""
+    play_column: int = 0
+
+    @property
+    def text(self) -> str:
+        """The action as a .mat cell would show it."""
+        tail = {"cannot move": "Cannot Move", "????": "????"}.get(self.note, self.play)
+        return f"{self.dice[0]}{self.dice[1]}: {tail}".rstrip()
+
+
+@dataclass(frozen=True, slots=True)
+class Double:
+    """``Doubles => value`` (``kind`` ``"double"``), or a beaver / raccoon (the taker redoubles
+    at once and keeps the cube). ``value`` is the new cube value as written (``None`` if absent).
+
+    >>> Double(side=0, value=2, line=9, column=7).text
+    'Doubles => 2'
+    """
+
+    side: int
+    value: int | None
+    line: int = 0
+    column: int = 0
+    kind: str = "double"
+
+    @property
+    def text(self) -> str:
+        word = {"double": "Doubles", "beaver": "Beavers", "raccoon": "Raccoons"}[self.kind]
+        return f"{word} => {self.value}" if self.value is not None else word
+
+
+@dataclass(frozen=True, slots=True)
+class Take:
+    """The double was taken.
+
+    >>> Take(side=1).text
+    'Takes'
+    """
+
+    side: int
+    line: int = 0
+    column: int = 0
+
+    @property
+    def text(self) -> str:
+        return "Takes"
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    """The double was dropped (``Drops``, ``Passes``, ``Rejects``).
+
+    >>> Drop(side=0).text
+    'Drops'
+    """
+
+    side: int
+    line: int = 0
+    column: int = 0
+
+    @property
+    def text(self) -> str:
+        return "Drops"
+
+
+@dataclass(frozen=True, slots=True)
+class Resign:
+    """A resignation line in the loser's cell: ``Resigns``, ``Resigned Game``, ``Losses 3 point``.
+
+    ``points`` is the number written, if any (``Losses``), not trusted as the game value.
+
+    >>> Resign(side=0, points=3).text
+    'Losses 3 point'
+    """
+
+    side: int
+    points: int | None = None
+    line: int = 0
+    column: int = 0
+    word: str = "Losses"
+
+    @property
+    def text(self) -> str:
+        return f"{self.word} {self.points} point" if self.points is not None else self.word
+
+
+@dataclass(frozen=True, slots=True)
+class Win:
+    """``Wins N point(s)[ and the match]`` in the winner's cell; ``points`` as written.
+
+    >>> Win(side=1, points=2, match=True).text
+    'Wins 2 points and the match'
+    """
+
+    side: int
+    points: int | None
+    match: bool = False
+    line: int = 0
+    column: int = 0
+
+    @property
+    def text(self) -> str:
+        if self.points is None:
+            return "Wins"
+        unit = "point" if self.points == 1 else "points"
+        return f"Wins {self.points} {unit}" + (" and the match" if self.match else "")
+
+
+Action = Roll | Double | Take | Drop | Resign | Win
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """One game as written: ``score`` before the game (first player, second player),
+    ``variation`` a per-game override (``; [GameVariation "..."]``), the actions in order.
+
+    ``names`` are the names written on the game's score line; ``resigned`` is set by readers
+    that know a resignation ended the game even without a resignation line (SGF ``RE[..R]``).
+    """
+
+    number: int
+    line: int
+    score: tuple[int, int]
+    actions: tuple[Action, ...] = ()
+    variation: str | None = None
+    names: tuple[str, str] = ("", "")
+    resigned: bool = False
+    crawford: bool | None = None
+
+    @property
+    def result(self) -> Win | None:
+        """The last ``Wins`` line of the game, as written (``None`` if there is none)."""
+        for act in reversed(self.actions):
+            if isinstance(act, Win):
+                return act
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    """One match: metadata from the header, the games, and the errors met while reading.
+
+    ``variation`` is the header's ``Variation`` value as written (``None`` if absent);
+    :attr:`variant` maps it to one of our rule sets. ``tags`` keeps every header tag in order
+    (known ones included), ``comments`` every free ``;`` line. ``errors`` holds
+    :class:`~analyzer.core.errors.InputError` values for games that could not be read; those
+    games are left out of ``games``.
+
+    >>> MatchRecord(players=("a", "b"), length=7, variation="Plakoto").variant
+    'mahbusa'
+    >>> MatchRecord(players=("a", "b"), length=7, variation="NackGammon").variant
+    'nackgammon'
+    """
+
+    players: tuple[str, str]
+    length: int
+    games: tuple[GameRecord, ...] = ()
+    source: str = ""
+    index: int = 0
+    line: int = 0
+    ratings: tuple[str | None, str | None] = (None, None)
+    event: str | None = None
+    round: str | None = None
+    site: str | None = None
+    match_id: str | None = None
+    date: str | None = None
+    time: str | None = None
+    variation: str | None = None
+    crawford: bool | None = None
+    jacoby: bool | None = None
+    beaver: bool | None = None
+    cube_limit: int | None = None
+    tags: tuple[tuple[str, str], ...] = ()
+    comments: tuple[str, ...] = ()
+    errors: tuple[InputError, ...] = field(default=(), compare=False)
+
+    @property
+    def variant(self) -> str:
+        """Our rule set for the match: ``standard``, ``dutch``, ``mahbusa``, or the lower-cased
+        unknown variation (which the replay rejects)."""
+        return variant_of(self.variation)
+
+    def tag(self, name: str) -> str | None:
+        """The value of header tag ``name`` (case-insensitive), or ``None``.
+
+        >>> MatchRecord(players=("a", "b"), length=1, tags=(("Site", "X"),)).tag("site")
+        'X'
+        """
+        low = name.lower()
+        for key, value in self.tags:
+            if key.lower() == low:
+                return value
+        return None
+
+
+def variant_of(variation: str | None) -> str:
+    """Map a ``Variation`` value to a rule-set name.
+
+    >>> variant_of("Backgammon"), variant_of(None), variant_of("Dutch"), variant_of("plakoto")
+    ('standard', 'standard', 'dutch', 'mahbusa')
+    """
+    if variation is None:
+        return "standard"
+    key = variation.strip().lower()
+    if key in ("", "backgammon", "standard"):
+        return "standard"
+    if key.startswith("dutch"):
+        return "dutch"
+    if key in ("plakoto", "mahbusa"):
+        return "mahbusa"
+    return key
