@@ -23,7 +23,9 @@ JSON form
 Position key (ours; every variant)
     ``<V>.<data>`` where ``V`` is ``S`` (standard), ``D`` (Dutch) or ``M`` (Mahbusa) and ``data``
     is the URL-safe base64 (``A-Z a-z 0-9 - _``, no padding) of a bit string packed like the
-    gnubg Position ID (bit k in byte k // 8 at bit k % 8, zero-padded to whole bytes):
+    gnubg Position ID (bit k in byte k // 8 at bit k % 8), zero-padded to a fixed size per
+    variant, the most it can need: 10 bytes standard, 11 Dutch, 12 Mahbusa (keys of 16, 17 and
+    18 characters):
 
     1. two blocks, the opponent's first, then the mover's; each walks the side's own slots and
        writes, per slot, one ``1`` per checker then a ``0``. The slots are points 1..24 of the
@@ -346,7 +348,9 @@ class XGID:
     ``checkers`` has 26 entries: index 0 is the top player's bar, 1..24 the points numbered from
     the bottom player's side, 25 the bottom player's bar; positive counts are the bottom
     player's checkers, negative ones the top player's. ``dice`` is ``"00"``, two digits, ``"D"``,
-    ``"B"`` or ``"R"``. ``max_cube_log2`` is ``None`` for a 9-field XGID.
+    ``"B"`` or ``"R"`` (the player on turn has doubled, beavered or raccooned and the other
+    must answer; not checked against XG itself). ``max_cube_log2`` is ``None`` for a 9-field
+    XGID.
 
     >>> x = decode_xgid("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10")
     >>> x.checkers[6], x.checkers[1], x.turn, x.dice
@@ -402,7 +406,7 @@ class XGID:
         """The position from the side named by ``turn`` (see :func:`xgid_position`)."""
         return xgid_position(self)
 
-    def match_state(self, *, bottom_player: int = 1) -> MatchState:
+    def match_state(self, *, bottom_player: int | None = None) -> MatchState:
         """The match state (see :meth:`MatchState.from_xgid`)."""
         return MatchState.from_xgid(self, bottom_player=bottom_player)
 
@@ -653,6 +657,8 @@ def position_from_json(obj: Mapping[str, Any] | str, variant: str | None = None)
 # ---------------------------------------------------------------------- our position key
 _VARIANT_LETTER = {"standard": "S", "dutch": "D", "mahbusa": "M"}
 _LETTER_VARIANT = {v: k for k, v in _VARIANT_LETTER.items()}
+# 2 x (slots + 15 checkers) + flag bits; Mahbusa: 2 x 24 + 30 + at most 15 shared points + 1
+_KEY_BYTES = {"standard": 10, "dutch": 11, "mahbusa": 12}
 _KEY_RE = re.compile(r"([SDM])\.([A-Za-z0-9_-]+)")
 
 
@@ -677,7 +683,7 @@ def encode_key(pos: Position) -> str:
     >>> encode_key(Position.start())
     'S.4HPwATDgc_ABMA'
     >>> encode_key(Position.from_notation("P 14:1 10:1+o 1:13 | O 21:14", "mahbusa"))
-    'M.-P8BEID_DyAEQA'
+    'M.-P8BEID_DyAEQAAA'
     """
     pos.validate()
     var = pos.variant
@@ -703,7 +709,7 @@ def encode_key(pos: Position) -> str:
         w.bit(pos.opponent_can_hit)
     if var == "mahbusa":
         w.bit(pos.game_end_flag)
-    return f"{_VARIANT_LETTER[var]}.{_b64(w.to_bytes(), url=True)}"
+    return f"{_VARIANT_LETTER[var]}.{_b64(w.to_bytes(_KEY_BYTES[var]), url=True)}"
 
 
 def decode_key(text: str) -> Position:
@@ -721,7 +727,11 @@ def decode_key(text: str) -> Position:
     if not mt:
         raise ParseError("not a position key (S., D. or M. and base64url)", token=tok)
     var = _LETTER_VARIANT[mt.group(1)]
-    r = _BitReader(_unb64(mt.group(2), "position key", url=True), "position key", tok)
+    try:
+        data = _unb64(mt.group(2), "position key", url=True)
+    except ParseError as e:
+        raise _relocate(e, tok) from None
+    r = _BitReader(data, "position key", tok)
     nslots = {"standard": 25, "dutch": 26, "mahbusa": 24}[var]
     blocks: list[list[int]] = []
     for _side in range(2):
@@ -766,7 +776,9 @@ class PositionSpec:
 
     ``match`` is the score and cube (``None`` when the text held a position only), ``on_roll``
     the player (0/1) whose side ``position`` is seen from, ``dice`` the rolled dice, and
-    ``double_offered`` whether a double awaits an answer. ``match_id`` / ``xgid`` keep the raw
+    ``double_offered`` whether a double awaits an answer. For an XGID the player on turn is
+    numbered 1 (gnubg's reading), so its gnubg IDs are those gnubg's ``set xgid`` makes.
+    An XGID's ``D`` is read as "the player on turn has doubled". ``match_id`` / ``xgid`` keep the raw
     identifier; ``source`` names the form that was read: ``gnubg``, ``gnubg+match``, ``xgid``,
     ``json`` or ``key``.
     """
@@ -826,9 +838,8 @@ an XGID, a position key or JSON: 'hello'
         return PositionSpec(pos, "key")
     if tok[:5].upper() == "XGID=" or tok.count(":") in (8, 9):
         x = decode_xgid(tok)
-        state = MatchState.from_xgid(x)
-        bottom_player = 1
-        on_roll = bottom_player if x.turn == 1 else 1 - bottom_player
+        state = MatchState.from_xgid(x)  # the player on turn is player 1, as gnubg reads XGIDs
+        on_roll = 1
         return PositionSpec(_as_variant(xgid_position(x), variant, tok), "xgid", match=state,
                             on_roll=on_roll, dice=x.rolled, double_offered=x.dice == "D", xgid=x)
     if tok.count(":") == 1:

@@ -79,6 +79,13 @@ class MatchState:
             raise RulesError("money play has no Crawford game")
         if self.crawford and not self.crawford_rule:
             raise RulesError("a Crawford game needs the Crawford rule")
+        if self.crawford and (self.cube != 1 or self.cube_owner is not None):
+            raise RulesError("the cube stays at 1 in the Crawford game", token=str(self.cube))
+        if self.crawford and sorted(self.score)[1] != self.length - 1 or (
+                self.crawford and sorted(self.score)[0] >= self.length - 1):
+            raise RulesError("the Crawford game is played with one player at N-1", token=str(self.score))
+        if self.post_crawford and max(self.score) < self.length - 1:
+            raise RulesError("post-Crawford games need a player at N-1 or more", token=str(self.score))
 
     # ------------------------------------------------------------------ simple facts
     @property
@@ -112,8 +119,7 @@ class MatchState:
         MatchState(length=9, score=(2, 4), cube=2, cube_owner=0, crawford=False, post_crawford=False, \
 jacoby=False, beavers=False, raccoons=False, cube_limit=None, automatic_doubles=0, crawford_rule=True)
         """
-        post = (not mid.crawford and mid.length > 0 and mid.length - 1 in mid.score
-                and max(mid.score) < mid.length)
+        post = _post_crawford(mid.length, mid.score, mid.crawford)
         return cls(length=mid.length, score=mid.score, cube=mid.cube, cube_owner=mid.cube_owner,
                    crawford=mid.crawford, post_crawford=post,
                    jacoby=mid.length == 0 and not mid.jacoby_off)
@@ -129,7 +135,7 @@ jacoby=False, beavers=False, raccoons=False, cube_limit=None, automatic_doubles=
         resignation: int = 0,
         extended: bool = True,
     ) -> MatchID:
-        """A gnubg Match ID for this state with ``on_roll`` holding the dice.
+        """A gnubg Match ID for this state with ``on_roll`` holding the dice (stored larger first).
 
         ``turn`` (the player who must act) defaults to ``on_roll``, or to his opponent when a
         double or resignation is offered. With ``extended`` the Jacoby-off bit is written as
@@ -141,6 +147,8 @@ jacoby=False, beavers=False, raccoons=False, cube_limit=None, automatic_doubles=
         from analyzer.core.ids import GameState, MatchID
 
         _check_player(on_roll)
+        if dice is not None:
+            dice = (max(dice), min(dice))
         if turn is None:
             turn = 1 - on_roll if (double_offered or resignation) else on_roll
         return MatchID(cube=self.cube, cube_owner=self.cube_owner, on_roll=on_roll,
@@ -150,10 +158,10 @@ jacoby=False, beavers=False, raccoons=False, cube_limit=None, automatic_doubles=
                        jacoby_off=extended and not (self.length == 0 and self.jacoby))
 
     @classmethod
-    def from_xgid(cls, xgid: XGID, *, bottom_player: int = 1) -> MatchState:
+    def from_xgid(cls, xgid: XGID, *, bottom_player: int | None = None) -> MatchState:
         """The match state held by an XGID; ``bottom_player`` is the number of XG's bottom player.
 
-        The default (bottom = player 1) is gnubg's reading of XGIDs. Field 8 is the Crawford flag
+        By default the player on turn is player 1, as in gnubg's ``set xgid``. Field 8 is the Crawford flag
         in a match and the Jacoby (1) / beaver (2) bits in money play; field 10 is the log2 of the
         cube limit.
 
@@ -163,6 +171,8 @@ jacoby=False, beavers=False, raccoons=False, cube_limit=None, automatic_doubles=
         >>> s.score, s.cube, s.cube_owner, s.cube_limit
         ((1, 3), 2, 0, 1024)
         """
+        if bottom_player is None:
+            bottom_player = 1 if xgid.turn == 1 else 0
         _check_player(bottom_player)
         top = 1 - bottom_player
         score = [0, 0]
@@ -170,8 +180,8 @@ jacoby=False, beavers=False, raccoons=False, cube_limit=None, automatic_doubles=
         score[top] = xgid.score_top
         owner = None if xgid.cube_position == 0 else (bottom_player if xgid.cube_position == 1 else top)
         money = xgid.length == 0
-        crawford = not money and bool(xgid.flags & 1)
-        post = (not money and not crawford and xgid.length - 1 in score and max(score) < xgid.length)
+        crawford = xgid.length > 1 and bool(xgid.flags & 1)  # a 1-point match has no Crawford game
+        post = _post_crawford(xgid.length, (score[0], score[1]), crawford)
         limit = None if xgid.max_cube_log2 is None else 1 << xgid.max_cube_log2
         return cls(length=xgid.length, score=(score[0], score[1]), cube=1 << xgid.cube_log2,
                    cube_owner=owner, crawford=crawford, post_crawford=post,
@@ -192,6 +202,11 @@ jacoby=False, beavers=False, raccoons=False, cube_limit=None, automatic_doubles=
         return {"cube_log2": self.cube.bit_length() - 1, "cube_position": pos,
                 "score_bottom": self.score[bottom_player], "score_top": self.score[1 - bottom_player],
                 "flags": flags, "length": self.length, "max_cube_log2": limit}
+
+
+def _post_crawford(length: int, score: tuple[int, int], crawford: bool) -> bool:
+    """Whether a game that is not the Crawford game is post-Crawford, judged from the score alone."""
+    return not crawford and length > 1 and length - 1 in score and max(score) < length
 
 
 def _check_player(player: int) -> None:
@@ -382,7 +397,7 @@ def next_game(state: MatchState, winner: int, points: int) -> MatchState:
     score = (min(sc[0], MAX_SCORE), min(sc[1], MAX_SCORE))
     crawford = False
     post = state.post_crawford or state.crawford
-    if (state.length and state.crawford_rule and not post and max(score) < state.length
+    if (state.length > 1 and state.crawford_rule and not post and max(score) < state.length
             and state.length - 1 in score):
         crawford = True
     if not state.crawford_rule or state.length == 0:
@@ -403,7 +418,7 @@ def crawford_flags(length: int, scores: Sequence[tuple[int, int]],
     out: list[tuple[bool, bool]] = []
     seen = False
     for a, b in scores:
-        if length == 0 or not crawford_rule:
+        if length < 2 or not crawford_rule:
             out.append((False, False))
             continue
         if seen:
