@@ -277,3 +277,15 @@ def test_options_are_validated() -> None:
         Dutch(entry_choice="sometimes")
     with pytest.raises(ValueError):
         Dutch(unlock="never")
+
+
+def test_turn_start_counts_a_hit_checker_as_entered() -> None:
+    # turn_start asks whether a checker had been entered when the turn began; a checker on the
+    # bar had been, so once it is back in it may move on (as under the default per_step).
+    start = pos("P | O 12:15 | bar P1 | res P14 | locked | olocked")
+    expected = {
+        pos("P 21:1 | O 12:15 | res P14 | locked | olocked"),  # bar/22/21 = bar/24/21
+        pos("P 24:1 22:1 | O 12:15 | res P13 | locked | olocked"),  # bar/22 in/24
+    }
+    assert results(Dutch(), start, (3, 1)) == expected
+    assert results(Dutch(entry_choice="turn_start"), start, (3, 1)) == expected

@@ -250,7 +250,8 @@ def generate(b0, d1, d2, variant, opts,
     hto[0] = 0
     hhit[0] = 0
     n = 1
-    board_at_start = False
+    # Dutch turn_start: a checker entered before this turn (on the board or hit onto the bar).
+    board_at_start = b0[MOVER_BAR] > 0
     for p in range(1, 25):
         if b0[p] > 0:
             board_at_start = True
