@@ -215,13 +215,16 @@ def _check_player(player: int) -> None:
 
 
 # ---------------------------------------------------------------------- the cube
-def double_refusal(state: MatchState, player: int) -> str | None:
-    """Why ``player`` may not double now (before his roll), or ``None`` when he may.
+def double_refusal(state: MatchState, player: int, *, rolled: bool = False) -> str | None:
+    """Why ``player`` may not double now, or ``None`` when he may; ``rolled`` says whether he
+    has already rolled this turn (a double comes before the roll).
 
     >>> double_refusal(MatchState(cube=2, cube_owner=1), 0)
     'player 0 does not own the cube'
     """
     _check_player(player)
+    if rolled:
+        return "a double is offered before rolling"
     if state.crawford:
         return "no doubling in the Crawford game"
     if state.length and max(state.score) >= state.length:
@@ -233,13 +236,13 @@ def double_refusal(state: MatchState, player: int) -> str | None:
     return None
 
 
-def can_double(state: MatchState, player: int) -> bool:
-    """True when ``player`` may offer a double (or redouble) before rolling.
+def can_double(state: MatchState, player: int, *, rolled: bool = False) -> bool:
+    """True when ``player`` may offer a double (or redouble); never after he has ``rolled``.
 
     >>> can_double(MatchState(), 0), can_double(MatchState(cube=2, cube_owner=0), 1)
     (True, False)
     """
-    return double_refusal(state, player) is None
+    return double_refusal(state, player, rolled=rolled) is None
 
 
 def take(state: MatchState, taker: int) -> MatchState:
