@@ -99,6 +99,7 @@ class Decision:
     column: int
     variant: str = "standard"
     result: Position | None = None
+    hops: tuple[Hop, ...] = ()
 
     @property
     def score(self) -> tuple[int, int]:
@@ -274,14 +275,15 @@ def _forced_move_missing(roll: Roll) -> None:
 
 def _decision(record: MatchRecord, game: GameRecord, t: _Turn, side: int, kind: str, act: Action,
               *, dice: tuple[int, int] | None = None, played: str, normalised: str,
-              result: Position | None = None, on_roll: int | None = None) -> Decision:
+              result: Position | None = None, on_roll: int | None = None,
+              hops: tuple[Hop, ...] = ()) -> Decision:
     t.move += 1
     holder = on_roll if on_roll is not None else (t.turn if t.turn is not None else side)
     pos = t.pos if (t.turn is None or holder == t.turn) else t.pos.flip()
     return Decision(file=record.source, match_index=record.index, game=game.number, move=t.move,
                     player=_player(record, game, side), side=side, kind=kind, dice=dice, played=played,
                     normalised=normalised, position=pos, on_roll=holder, state=t.state,
-                    line=act.line, column=act.column, variant=pos.variant, result=result)
+                    line=act.line, column=act.column, variant=pos.variant, result=result, hops=hops)
 
 
 def _step(record: MatchRecord, game: GameRecord, rules: Variant, t: _Turn, act: Action,
@@ -364,7 +366,7 @@ def _roll(record: MatchRecord, game: GameRecord, rules: Variant, t: _Turn, act: 
             raise type(err)(f"{err.message} (roll {dice[0]}{dice[1]})", token=err.token) from None
     hops, result = chosen
     d = _decision(record, game, t, side, "move", act, dice=dice, played=act.play,
-                  normalised=format_play(hops), result=result)
+                  normalised=format_play(hops), result=result, hops=hops)
     out = rules.outcome(result)
     if out is not None:
         t.over = True
@@ -517,3 +519,66 @@ def _resign(record: MatchRecord, game: GameRecord, t: _Turn, loser: int, act: Ac
                          normalised="single", on_roll=holder))
     t.over, t.end, t.winner = True, "resign", 1 - loser
     _set_resignation(t, points, out)
+
+
+# ---------------------------------------------------------------------- normalised records
+def plain_play(hops: Iterable[Hop]) -> str:
+    """A play written one hop per die, the way every .mat reader accepts it: ``bar`` and ``off``,
+    ``*`` on hits, equal hops counted ``(n)``, sources descending (Dutch entries as ``bar/..``).
+
+    >>> plain_play([Hop(25, 22, 1), Hop(13, 10), Hop(13, 10), Hop(6, 0)])
+    'bar/22* 13/10(2) 6/off'
+    """
+    names = {BAR: "bar", RESERVE: "bar", OFF: "off"}
+    toks = [(h.source, h.dest, f"{names.get(h.source, h.source)}/{names.get(h.dest, h.dest)}"
+             + ("*" if h.hit == 1 else "")) for h in hops]
+    toks.sort(key=lambda t: (-t[0], -t[1], t[2]))
+    out: list[str] = []
+    i = 0
+    while i < len(toks):
+        j = i
+        while j + 1 < len(toks) and toks[j + 1][2] == toks[i][2]:
+            j += 1
+        out.append(toks[i][2] + (f"({j - i + 1})" if j > i else ""))
+        i = j + 1
+    return " ".join(out)
+
+
+def normalise(record: MatchRecord) -> MatchRecord:
+    """The record rewritten from its replay: plays one hop per die (:func:`plain_play`), cube
+    values filled in, resignations as ``????`` after a roll or a ``Wins`` line with the true
+    value, ``and the match`` on the deciding game. Games that do not replay are left out and their
+    errors added to ``errors``; the record's metadata is kept.
+
+    >>> from analyzer.formats.mat import read_match_text
+    >>> [m] = read_match_text(" 1 point match\\n Game 1\\n a : 0      b : 0\\n 1) 41: 24/23 13/9\\n")
+    >>> normalise(m).games[0].actions[0].play
+    '24/23 13/9'
+    """
+    games: list[GameRecord] = []
+    errors = list(record.errors)
+    for g, game in zip(replay_games(record), record.games, strict=False):
+        if g.error is not None:
+            errors.append(g.error)
+            continue
+        acts: list[Action] = []
+        pending: Roll | None = None
+        for d in g.decisions:
+            if d.kind == "move":
+                assert d.dice is not None
+                acts.append(Roll(side=d.side, dice=d.dice, play=plain_play(d.hops)))
+            elif d.kind == "double":
+                acts.append(Double(side=d.side, value=int(d.normalised)))
+            elif d.kind == "take":
+                acts.append(Take(side=d.side))
+            elif d.kind == "drop":
+                acts.append(Drop(side=d.side))
+            elif d.kind == "resign" and d.dice is not None:
+                pending = Roll(side=d.side, dice=d.dice, play="", note="????")
+                acts.append(pending)
+        if g.winner is not None:
+            total = game.score[g.winner] + g.points
+            decided = bool(record.length) and total >= record.length
+            acts.append(Win(side=g.winner, points=g.points, match=decided))
+        games.append(replace(game, actions=tuple(acts), line=0))
+    return replace(record, games=tuple(games), errors=tuple(errors))
