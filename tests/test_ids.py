@@ -177,6 +177,13 @@ def test_bad_match_ids(fields: dict[str, int], msg: str) -> None:
     assert info.value.token == text
 
 
+def test_match_id_value_checks() -> None:
+    for kwargs in ({"cube": 3}, {"cube_owner": 2}, {"on_roll": 2}, {"turn": -1}, {"resignation": 4},
+                   {"dice": (0, 3)}, {"length": 1 << 15}, {"score": (0, -1)}, {"game_state": 7}):
+        with pytest.raises(ParseError):
+            MatchID(**kwargs)  # type: ignore[arg-type]
+
+
 def test_bad_match_id_text() -> None:
     for text in ("cAkAAAAAAAA", "cAkAAAAAAAAAA", "cAk?AAAAAAAA"):
         with pytest.raises(ParseError):
@@ -406,7 +413,7 @@ def test_json_examples_and_errors() -> None:
     obj = position_to_json(pos)
     assert obj["pinned_opponent"] == [10] and obj["pinned_mover"] == []
     assert obj["opponent"][9] == 1 and obj["mover"][9] == 1
-    assert "mover_bar" not in obj
+    assert obj["mover_bar"] == 0 and "game_end" not in obj
     dutch = position_to_json(Position.start("dutch"))
     assert dutch["mover_reserve"] == 15 and dutch["mover_can_hit"] is False
     bad = dict(position_to_json(Position.start()))

@@ -17,8 +17,8 @@ JSON form
     "opponent_bar": 0, "mover_off": 0, "opponent_off": 0}``; points are numbered 1..24 from the
     mover's side for both lists. Dutch adds ``mover_reserve``, ``opponent_reserve``,
     ``mover_can_hit`` and ``opponent_can_hit``; Mahbusa adds ``pinned_mover`` and
-    ``pinned_opponent`` (points, mover's numbering; the counts include pinned checkers) and
-    ``game_end`` when the game ended by a special rule.
+    ``pinned_opponent`` (points, mover's numbering; the counts include pinned checkers; the bars
+    are always 0) and ``"game_end": true`` when the game ended by a special rule.
 
 Position key (ours; every variant)
     ``<V>.<data>`` where ``V`` is ``S`` (standard), ``D`` (Dutch) or ``M`` (Mahbusa) and ``data``
@@ -271,6 +271,8 @@ class MatchID:
             raise ParseError("Match ID: match length out of range", token=str(self.length))
         if len(self.score) != 2 or any(not 0 <= s < 1 << 15 for s in self.score):
             raise ParseError("Match ID: score out of range", token=str(self.score))
+        if self.game_state not in tuple(GameState):
+            raise ParseError("Match ID: game state is 0 to 4", token=str(self.game_state))
         object.__setattr__(self, "game_state", GameState(self.game_state))
 
     def encode(self) -> str:
@@ -543,7 +545,7 @@ _JSON_KEYS = {
     "standard": _JSON_COMMON + ("mover_bar", "opponent_bar"),
     "dutch": _JSON_COMMON + ("mover_bar", "opponent_bar", "mover_reserve", "opponent_reserve",
                              "mover_can_hit", "opponent_can_hit"),
-    "mahbusa": _JSON_COMMON + ("pinned_mover", "pinned_opponent", "game_end"),
+    "mahbusa": _JSON_COMMON + ("mover_bar", "opponent_bar", "pinned_mover", "pinned_opponent", "game_end"),
 }
 
 
@@ -556,9 +558,8 @@ def position_to_json(pos: Position) -> dict[str, Any]:
     """
     out: dict[str, Any] = {"variant": pos.variant, "mover": list(pos.mover),
                            "opponent": list(pos.opponent)}
-    if pos.variant != "mahbusa":
-        out["mover_bar"] = pos.mover_bar
-        out["opponent_bar"] = pos.opponent_bar
+    out["mover_bar"] = pos.mover_bar  # always 0 in Mahbusa
+    out["opponent_bar"] = pos.opponent_bar
     out["mover_off"] = pos.mover_off
     out["opponent_off"] = pos.opponent_off
     if pos.variant == "dutch":
