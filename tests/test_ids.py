@@ -178,10 +178,12 @@ def test_bad_match_ids(fields: dict[str, int], msg: str) -> None:
 
 
 def test_match_id_value_checks() -> None:
-    for kwargs in ({"cube": 3}, {"cube_owner": 2}, {"on_roll": 2}, {"turn": -1}, {"resignation": 4},
-                   {"dice": (0, 3)}, {"length": 1 << 15}, {"score": (0, -1)}, {"game_state": 7}):
+    cases: list[dict[str, Any]] = [
+        {"cube": 3}, {"cube_owner": 2}, {"on_roll": 2}, {"turn": -1}, {"resignation": 4},
+        {"dice": (0, 3)}, {"length": 1 << 15}, {"score": (0, -1)}, {"game_state": 7}]
+    for kwargs in cases:
         with pytest.raises(ParseError):
-            MatchID(**kwargs)  # type: ignore[arg-type]
+            MatchID(**kwargs)
 
 
 def test_bad_match_id_text() -> None:
