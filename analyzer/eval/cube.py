@@ -1,0 +1,556 @@
+"""Cubeful equities and cube decisions from cubeless probabilities (Janowski's cube-life model).
+
+The evaluator gives *cubeless* probabilities for the side on roll: win, win gammon, win
+backgammon, lose gammon, lose backgammon (gammons include backgammons). This module turns them
+into cubeful values and cube actions.
+
+**The model.** Following Janowski ("Take-points in money games", 1993), the cubeful value is
+an interpolation between two idealised games::
+
+    cubeful = x * live + (1 - x) * dead
+
+* *dead*: the cube never moves again; the value is the expected result at the current cube.
+* *live*: the cube is perfectly efficient. The winning chance ``p`` moves continuously, every
+  double arrives exactly at the opponent's take point, so the value is linear in ``p`` between
+  the points where someone cashes. Below and above those points the game is played on for
+  gammons ("too good"), again linearly, to the ends ``p = 0`` (lose) and ``p = 1`` (win), where
+  a win or loss is worth its average over the gammon/backgammon fractions of the position.
+* ``x`` is the *cube life*: gnubg's values are 0.68 in contact and crashed positions,
+  ``0.55 + 0.00125 * pips`` clamped to [0.6, 0.7] in races and 0.6 in one-sided bearoffs
+  (:func:`cube_life_of`).
+
+The cash points of the live game are found level by level: my cash point at cube ``c`` is where
+my opponent, taking a cube of ``2c`` that he then owns, is indifferent between taking and
+passing; his cube at ``2c`` has its own cash point from the ``4c`` level, and so on until the
+cube is dead (money: a cube limit or a depth where nothing changes any more). With the money
+scale the model reproduces Janowski's take point ``(L - 1/2) / (W + L + x/2)``; for match
+play the same construction runs on match-winning chances, which brings in dead cubes (a player
+who needs no more than the cube value never redoubles), automatic redoubles, the Crawford game
+(no cube) and the post-Crawford leader's dead cube and free drop.
+
+>>> p = GameProbabilities(0.7, 0.0, 0.0, 0.0, 0.0)
+>>> d = cube_decision(p, MatchState(), 0, cube_life=0.68)
+>>> d.action, round(d.nd, 3), round(d.dt, 3), d.dp
+('double, take', 0.581, 0.596, 1.0)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from analyzer.core.match import MatchState, can_double
+from analyzer.core.position import Position
+from analyzer.eval.met import MatchEquityTable, met_by_name, mwc_to_emg, outcome_mwc
+
+CONTACT_CUBE_LIFE = 0.68
+CRASHED_CUBE_LIFE = 0.68
+ONE_SIDED_BEAROFF_CUBE_LIFE = 0.6
+RACE_CUBE_LIFE_BASE = 0.55
+RACE_CUBE_LIFE_PER_PIP = 0.00125
+RACE_CUBE_LIFE_MIN = 0.6
+RACE_CUBE_LIFE_MAX = 0.7
+
+_MONEY_LEVELS = 24  # doublings followed in money play before the cube is taken as dead
+_EPS = 1e-12
+
+
+# ---------------------------------------------------------------------- probabilities
+class _HasProbabilities(Protocol):
+    @property
+    def win(self) -> float: ...
+    @property
+    def win_gammon(self) -> float: ...
+    @property
+    def win_backgammon(self) -> float: ...
+    @property
+    def lose_gammon(self) -> float: ...
+    @property
+    def lose_backgammon(self) -> float: ...
+
+
+ProbabilitiesLike = Sequence[float] | _HasProbabilities
+"""Five cubeless probabilities of the side on roll, as a sequence or an object with fields."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameProbabilities:
+    """Cubeless outcome probabilities of the side on roll (gammons include backgammons).
+
+    >>> p = GameProbabilities(0.6, 0.2, 0.01, 0.1, 0.0)
+    >>> round(p.lose, 2), round(p.cubeless_equity(), 2)
+    (0.4, 0.31)
+    >>> p.flip().win_gammon
+    0.1
+    """
+
+    win: float
+    win_gammon: float
+    win_backgammon: float
+    lose_gammon: float
+    lose_backgammon: float
+
+    def __post_init__(self) -> None:
+        t = 1e-6
+        ok = (-t <= self.win <= 1 + t and -t <= self.win_backgammon <= self.win_gammon + t
+              and self.win_gammon <= self.win + t and -t <= self.lose_backgammon <= self.lose_gammon + t
+              and self.lose_gammon <= 1 - self.win + t)
+        if not ok or any(math.isnan(v) for v in self.as_tuple()):
+            raise ValueError(f"inconsistent probabilities: {self.as_tuple()!r}")
+
+    @classmethod
+    def of(cls, probs: ProbabilitiesLike) -> GameProbabilities:
+        """Convert a 5-sequence or any object with the five fields.
+
+        >>> GameProbabilities.of([0.5, 0.1, 0.0, 0.1, 0.0]).win
+        0.5
+        """
+        if isinstance(probs, GameProbabilities):
+            return probs
+        if isinstance(probs, Sequence):
+            if len(probs) != 5:
+                raise ValueError(f"expected 5 probabilities, got {len(probs)}")
+            return cls(*(float(v) for v in probs))
+        return cls(float(probs.win), float(probs.win_gammon), float(probs.win_backgammon),
+                   float(probs.lose_gammon), float(probs.lose_backgammon))
+
+    def as_tuple(self) -> tuple[float, float, float, float, float]:
+        """The five numbers in evaluator order."""
+        return (self.win, self.win_gammon, self.win_backgammon, self.lose_gammon, self.lose_backgammon)
+
+    @property
+    def lose(self) -> float:
+        """Chance that the side on roll loses."""
+        return 1.0 - self.win
+
+    def flip(self) -> GameProbabilities:
+        """The same probabilities from the opponent's side."""
+        return GameProbabilities(self.lose, self.lose_gammon, self.lose_backgammon, self.win_gammon,
+                                 self.win_backgammon)
+
+    def cubeless_equity(self) -> float:
+        """Cubeless money equity (points per unit cube)."""
+        return (2.0 * self.win - 1.0 + self.win_gammon + self.win_backgammon - self.lose_gammon
+                - self.lose_backgammon)
+
+
+# ---------------------------------------------------------------------- cube life
+def cube_life_of(position: Position) -> float:
+    """Janowski's cube life ``x`` for ``position`` with gnubg's default values.
+
+    Contact (and crashed) 0.68; a race ``0.55 + 0.00125 * pips`` of the side on roll, clamped
+    to [0.6, 0.7]; 0.6 when both sides are bearing off (one-sided bearoff).
+
+    >>> cube_life_of(Position.start())
+    0.68
+    >>> cube_life_of(Position.from_points({6: 15}, {19: 15}))
+    0.6
+    >>> cube_life_of(Position.from_points({12: 5, 8: 5, 6: 5}, {13: 5, 17: 5, 19: 5}))
+    0.7
+    >>> round(cube_life_of(Position.from_points({8: 5, 6: 5, 4: 5}, {21: 15})), 4)
+    0.6625
+    """
+    if position.variant != "standard":
+        return CONTACT_CUBE_LIFE
+    mover, opp = position.mover, position.opponent
+    my_back = 25 if position.mover_bar else max((i + 1 for i, n in enumerate(mover) if n), default=0)
+    opp_back = 0 if position.opponent_bar else min((i + 1 for i, n in enumerate(opp) if n), default=25)
+    if my_back >= opp_back:
+        return CONTACT_CUBE_LIFE
+    if my_back <= 6 and opp_back >= 19:
+        return ONE_SIDED_BEAROFF_CUBE_LIFE
+    x = RACE_CUBE_LIFE_BASE + RACE_CUBE_LIFE_PER_PIP * position.pips()[0]
+    return min(max(x, RACE_CUBE_LIFE_MIN), RACE_CUBE_LIFE_MAX)
+
+
+# ---------------------------------------------------------------------- the live-cube model
+Points = tuple[tuple[float, float], ...]
+ValueFn = Callable[[int], float]
+"""Value, to the side on roll, of the game ending with him winning ``k`` points (``k < 0``: losing)."""
+MayDouble = Callable[[int, int], bool]
+"""``may_double(side, cube)``: would ``side`` (0 = on roll, 1 = opponent) owning ``cube`` double it?"""
+
+
+def _interp(points: Points, p: float) -> float:
+    for (p0, v0), (p1, v1) in zip(points, points[1:], strict=False):
+        if p <= p1 or p1 >= 1.0:
+            if p1 - p0 <= _EPS:
+                return v1
+            return v0 + (v1 - v0) * (p - p0) / (p1 - p0)
+    return points[-1][1]
+
+
+def _solve(points: Points, target: float) -> float | None:
+    """The ``p`` in (0, 1) where the increasing piecewise-linear function reaches ``target``."""
+    if target <= points[0][1] or target >= points[-1][1]:
+        return None
+    for (p0, v0), (p1, v1) in zip(points, points[1:], strict=False):
+        if v0 <= target <= v1 and v1 > v0:
+            return p0 + (p1 - p0) * (target - v0) / (v1 - v0)
+    return None
+
+
+class _Model:
+    """Live and dead cube values for one set of probabilities at one score."""
+
+    def __init__(self, probs: GameProbabilities, value: ValueFn, may_double: MayDouble) -> None:
+        self.probs = probs
+        self.value = value
+        self.may_double = may_double
+        self._memo: dict[tuple[str, int], Points] = {}
+
+    # conditional values of a win and of a loss at cube c
+    def ends(self, c: int, singles_only: bool = False) -> tuple[float, float]:
+        v = self.value
+        if singles_only:
+            return v(-c), v(c)
+        pr = self.probs
+        w, lo = pr.win, pr.lose
+        if w > _EPS:
+            win = ((w - pr.win_gammon) * v(c) + (pr.win_gammon - pr.win_backgammon) * v(2 * c)
+                   + pr.win_backgammon * v(3 * c)) / w
+        else:
+            win = v(c)
+        if lo > _EPS:
+            lose = ((lo - pr.lose_gammon) * v(-c) + (pr.lose_gammon - pr.lose_backgammon) * v(-2 * c)
+                    + pr.lose_backgammon * v(-3 * c)) / lo
+        else:
+            lose = v(-c)
+        return lose, win
+
+    def dead(self, c: int, singles_only: bool = False) -> float:
+        lose, win = self.ends(c, singles_only)
+        return self.probs.win * win + self.probs.lose * lose
+
+    def cash_mine(self, c: int) -> float | None:
+        """My cash point with cube ``c`` (the opponent would then own ``2c``)."""
+        if not self.may_double(0, c):
+            return None
+        return _solve(self.live("opp", 2 * c), self.value(c))
+
+    def cash_theirs(self, c: int) -> float | None:
+        """The opponent's cash point with cube ``c``, on my winning-chance scale."""
+        if not self.may_double(1, c):
+            return None
+        return _solve(self.live("me", 2 * c), self.value(-c))
+
+    def live(self, owner: str, c: int, singles_only: bool = False) -> Points:
+        """Live-cube value as points ``(p, value)`` with cube ``c`` owned by ``owner``
+        (``"me"``, ``"opp"`` or ``"centre"``)."""
+        key = (owner + ("/1" if singles_only else ""), c)
+        got = self._memo.get(key)
+        if got is not None:
+            return got
+        lose, win = self.ends(c, singles_only)
+        pts: list[tuple[float, float]] = [(0.0, lose)]
+        theirs = self.cash_theirs(c) if owner in ("opp", "centre") else None
+        mine = self.cash_mine(c) if owner in ("me", "centre") else None
+        if theirs is not None and mine is not None and theirs >= mine:
+            theirs = mine = None  # degenerate window: the cube gives no leverage
+        if theirs is not None:
+            pts.append((theirs, self.value(-c)))
+        if mine is not None:
+            pts.append((mine, self.value(c)))
+        pts.append((1.0, win))
+        out = tuple(pts)
+        self._memo[key] = out
+        return out
+
+    def cubeful(self, owner: str, c: int, x: float, singles_only: bool = False) -> float:
+        live = _interp(self.live(owner, c, singles_only), self.probs.win)
+        return x * live + (1.0 - x) * self.dead(c, singles_only)
+
+
+def _money_may_double(state: MatchState) -> MayDouble:
+    top = state.cube << _MONEY_LEVELS
+
+    def may(side: int, c: int) -> bool:
+        if state.cube_limit is not None and 2 * c > state.cube_limit:
+            return False
+        return c < top
+
+    return may
+
+
+def _match_may_double(state: MatchState, player: int) -> MayDouble:
+    aways = (state.away(player), state.away(1 - player))
+
+    def may(side: int, c: int) -> bool:
+        if state.crawford:
+            return False
+        if state.cube_limit is not None and 2 * c > state.cube_limit:
+            return False
+        return aways[side] > c  # a player who needs no more than c points has a dead cube
+
+    return may
+
+
+def _model(probs: ProbabilitiesLike, state: MatchState, player: int,
+           met: MatchEquityTable | None) -> _Model:
+    pr = GameProbabilities.of(probs)
+    if state.is_money:
+        return _Model(pr, float, _money_may_double(state))
+    table = met if met is not None else met_by_name()
+    return _Model(pr, outcome_mwc(table, state, player), _match_may_double(state, player))
+
+
+def _owner(state: MatchState, player: int) -> str:
+    if state.cube_owner is None:
+        return "centre"
+    return "me" if state.cube_owner == player else "opp"
+
+
+def even_game_mwc(probs: ProbabilitiesLike, away_me: int, away_opp: int,
+                  lookup: Callable[[int, int], float], cube_life: float) -> float:
+    """MWC at ``away_me``/``away_opp`` (neither 1-away) with a centred cube, where ``lookup``
+    gives the MWC of the scores after the game; used to build :func:`analyzer.eval.met.computed_met`.
+
+    >>> def after(a: int, b: int) -> float:
+    ...     return 1.0 if a <= 0 else 0.0 if b <= 0 else 0.5
+    >>> even_game_mwc([0.5, 0.1, 0, 0.1, 0], 2, 2, after, 0.68)
+    0.5
+    """
+    aways = (away_me, away_opp)
+
+    def value(k: int) -> float:
+        return lookup(away_me - k, away_opp) if k >= 0 else lookup(away_me, away_opp + k)
+
+    model = _Model(GameProbabilities.of(probs), value, lambda side, c: aways[side] > c)
+    return model.cubeful("centre", 1, cube_life)
+
+
+# ---------------------------------------------------------------------- public values
+def cubeful_value(probs: ProbabilitiesLike, state: MatchState, player: int, *, cube_life: float,
+                  met: MatchEquityTable | None = None) -> float:
+    """Cubeful value for ``player`` on roll (before rolling), not doubling now.
+
+    Money: equity in points (cube value included). Match: match-winning chance.
+
+    >>> p = [0.6, 0.0, 0.0, 0.0, 0.0]
+    >>> round(cubeful_value(p, MatchState(cube=2, cube_owner=1), 0, cube_life=0.0), 3)
+    0.4
+    >>> s = MatchState(length=5, score=(3, 0), cube=2, cube_owner=0)
+    >>> cubeful_value(p, s, 0, cube_life=1.0) == cubeful_value(p, s, 0, cube_life=0.0)
+    True
+    """
+    model = _model(probs, state, player, met)
+    c = state.cube
+    if state.crawford:
+        return model.dead(c)
+    return model.cubeful(_owner(state, player), c, cube_life, singles_only=state.jacoby_active)
+
+
+def cubeful_emg(probs: ProbabilitiesLike, state: MatchState, player: int, *, cube_life: float,
+                met: MatchEquityTable | None = None) -> float:
+    """:func:`cubeful_value` normalised: money equity per unit of the current cube, or EMG.
+
+    >>> round(cubeful_emg([0.6, 0, 0, 0, 0], MatchState(cube=2, cube_owner=1), 0, cube_life=0.0), 3)
+    0.2
+    """
+    v = cubeful_value(probs, state, player, cube_life=cube_life, met=met)
+    if state.is_money:
+        return v / state.cube
+    return mwc_to_emg(met if met is not None else met_by_name(), state, player, v)
+
+
+@dataclass(frozen=True, slots=True)
+class GammonValues:
+    """Gammon and backgammon values for both sides at one score and cube.
+
+    A side's gammon value is what winning a gammon instead of a single game adds, divided by
+    the difference between winning and losing a single game (money: 0.5); likewise for a
+    backgammon instead of a gammon.
+    """
+
+    me_gammon: float
+    me_backgammon: float
+    opp_gammon: float
+    opp_backgammon: float
+
+
+def gammon_values(state: MatchState, player: int, cube: int | None = None,
+                  met: MatchEquityTable | None = None) -> GammonValues:
+    """Gammon values for ``player`` and his opponent at ``cube`` (default: the state's cube).
+
+    >>> gammon_values(MatchState(), 0)
+    GammonValues(me_gammon=0.5, me_backgammon=0.5, opp_gammon=0.5, opp_backgammon=0.5)
+    >>> gammon_values(MatchState(length=7, score=(6, 0), post_crawford=True), 1).opp_gammon
+    0.0
+    """
+    c = state.cube if cube is None else cube
+    if state.is_money:
+        if state.jacoby_active and cube is None:
+            return GammonValues(0.0, 0.0, 0.0, 0.0)
+        return GammonValues(0.5, 0.5, 0.5, 0.5)
+    v = outcome_mwc(met if met is not None else met_by_name(), state, player)
+    span = v(c) - v(-c)
+    if span <= 0:
+        return GammonValues(0.0, 0.0, 0.0, 0.0)
+    return GammonValues((v(2 * c) - v(c)) / span, (v(3 * c) - v(2 * c)) / span,
+                        (v(-c) - v(-2 * c)) / span, (v(-2 * c) - v(-3 * c)) / span)
+
+
+# ---------------------------------------------------------------------- cube decisions
+@dataclass(frozen=True, slots=True)
+class CubeDecision:
+    """The cube decision of ``player`` on roll, before rolling.
+
+    ``nd``, ``dt``, ``dp``: cubeful equities of No double, Double/take and Double/pass for the
+    doubler, normalised (money: per unit of the current cube; match: EMG at the current cube),
+    so ``dp`` is 1.0. ``dt`` already includes a beaver when the taker should beaver. The
+    ``*_mwc`` fields hold the match-winning chances (``None`` in money play). When the doubler
+    has no access to the cube (``available`` false: Crawford game, opponent owns the cube, cube
+    limit) only ``nd`` is set and ``action`` is ``"no double possible"``. A legal double of a
+    dead cube (e.g. by a post-Crawford leader) is valued like any other.
+
+    Taker's view: ``taker_take`` and ``taker_pass`` are his normalised equities (``-dt``,
+    ``-dp``); ``take_point`` is the lowest cubeless winning chance with which he can take, in
+    this model with the position's gammon fractions. ``gammons`` holds the gammon values at the
+    current cube (``me`` = doubler).
+    """
+
+    player: int
+    cube: int
+    redouble: bool
+    available: bool
+    cube_life: float
+    probabilities: GameProbabilities
+    nd: float
+    dt: float | None
+    dp: float | None
+    nd_mwc: float | None
+    dt_mwc: float | None
+    dp_mwc: float | None
+    action: str
+    double: bool
+    take: bool
+    beaver: bool
+    too_good: bool
+    take_point: float | None
+    gammons: GammonValues
+
+    @property
+    def best(self) -> float:
+        """The doubler's normalised equity with correct cube play on both sides."""
+        if not self.available or self.dt is None or self.dp is None:
+            return self.nd
+        return max(self.nd, min(self.dt, self.dp))
+
+    @property
+    def taker_take(self) -> float | None:
+        """The taker's normalised equity after taking (or beavering)."""
+        return None if self.dt is None else -self.dt
+
+    @property
+    def taker_pass(self) -> float | None:
+        """The taker's normalised equity after passing (-1)."""
+        return None if self.dp is None else -self.dp
+
+
+def _action(redouble: bool, nd: float, dt: float, dp: float, beaver: bool) -> tuple[str, bool, bool, bool]:
+    word = "redouble" if redouble else "double"
+    take = dt <= dp
+    answer = ("beaver" if beaver else "take") if take else "pass"
+    if nd >= min(dt, dp):
+        if nd > dp:
+            return f"too good to {word}, {answer}", False, take, True
+        return f"no {word}, {answer}", False, take, False
+    return f"{word}, {answer}", True, take, False
+
+
+def cube_decision(probs: ProbabilitiesLike, state: MatchState, player: int, *, cube_life: float,
+                  met: MatchEquityTable | None = None) -> CubeDecision:
+    """The cube decision of ``player`` (on roll, before rolling) with cubeless ``probs``.
+
+    The action uses gnubg's wording in lower case: ``no double, take``, ``double, take``,
+    ``double, pass``, ``too good to double, pass``, ``too good to double, take``,
+    ``no redouble, take``, ``redouble, take``, ``redouble, pass``, ... and ``beaver`` instead
+    of ``take`` in money play with beavers when the taker should beaver.
+
+    >>> d = cube_decision([0.9, 0.0, 0.0, 0.0, 0.0], MatchState(), 0, cube_life=0.68)
+    >>> d.action, d.double, d.take
+    ('double, pass', True, False)
+    >>> cube_decision([0.9, 0.0, 0.0, 0.0, 0.0], MatchState(length=5, score=(4, 2), crawford=True),
+    ...               1, cube_life=0.68).action
+    'no double possible'
+    """
+    pr = GameProbabilities.of(probs)
+    table = None if state.is_money else (met if met is not None else met_by_name())
+    model = _model(pr, state, player, table)
+    c = state.cube
+    owner = _owner(state, player)
+    redouble = owner == "me"
+    gammons = gammon_values(state, player, met=table)
+    nd_v = cubeful_value(pr, state, player, cube_life=cube_life, met=table)
+
+    def norm(v: float) -> float:
+        if table is None:
+            return v / c
+        return mwc_to_emg(table, state, player, v)
+
+    available = can_double(state, player)
+    if not available:
+        return CubeDecision(player, c, redouble, False, cube_life, pr, norm(nd_v), None, None,
+                            None if table is None else nd_v, None, None, "no double possible",
+                            False, False, False, False, None, gammons)
+
+    def after_take(cube: int) -> float:
+        return model.cubeful("opp", cube, cube_life)
+
+    dt_v = after_take(2 * c)
+    dp_v = model.value(c)
+    beaver = False
+    if (state.is_money and state.beavers and dt_v < 0.0
+            and (state.cube_limit is None or 4 * c <= state.cube_limit)):
+        bv = after_take(4 * c)
+        if bv < dt_v:
+            dt_v, beaver = bv, True
+    nd, dt, dp = norm(nd_v), norm(dt_v), norm(dp_v)
+    action, double, take, too_good = _action(redouble, nd, dt, dp, beaver)
+    tp = _take_point(model, 2 * c, cube_life, dp_v)
+    return CubeDecision(player, c, redouble, True, cube_life, pr, nd, dt, dp,
+                        None if table is None else nd_v, None if table is None else dt_v,
+                        None if table is None else dp_v, action, double, take, beaver and take,
+                        too_good, tp, gammons)
+
+
+def _take_point(model: _Model, cube: int, x: float, pass_value: float) -> float | None:
+    """Taker's minimum winning chance: where Double/take equals Double/pass, the position's
+    conditional gammon fractions held fixed (the model is increasing in ``p``)."""
+    lose, win = model.ends(cube)
+    live = model.live("opp", cube)
+
+    def dt(p: float) -> float:
+        return x * _interp(live, p) + (1.0 - x) * (p * win + (1.0 - p) * lose)
+
+    lo, hi = 0.0, 1.0
+    if dt(hi) <= pass_value:
+        return 0.0
+    if dt(lo) >= pass_value:
+        return 1.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if dt(mid) < pass_value:
+            lo = mid
+        else:
+            hi = mid
+    return 1.0 - 0.5 * (lo + hi)
+
+
+Evaluate = Callable[[Position], ProbabilitiesLike]
+"""Anything giving the cubeless probabilities of a position for its side on roll."""
+
+
+def analyze_cube(position: Position, state: MatchState, player: int, evaluate: Evaluate, *,
+                 met: MatchEquityTable | None = None, cube_life: float | None = None) -> CubeDecision:
+    """Cube decision for ``player`` on roll in ``position`` (seen from him), probabilities from
+    ``evaluate`` and the cube life from the position class unless given.
+
+    >>> d = analyze_cube(Position.start(), MatchState(), 0, lambda pos: [0.5, 0.14, 0.01, 0.13, 0.01])
+    >>> d.action, d.cube_life
+    ('no double, take', 0.68)
+    """
+    x = cube_life_of(position) if cube_life is None else cube_life
+    return cube_decision(evaluate(position), state, player, cube_life=x, met=met)
