@@ -1,0 +1,47 @@
+"""``bgreview show``: a position as an ASCII board with its identifiers."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from analyzer.cli import app
+from analyzer.cli.common import input_error
+from analyzer.core.errors import InputError
+
+
+class HomeSideOpt(str, Enum):
+    right = "right"
+    left = "left"
+
+
+class ShowFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+@app.command()
+def show(
+    position: Annotated[str, typer.Argument(help="Position: gnubg ID, ID:MatchID, XGID, key or JSON.")],
+    variant: Annotated[str | None, typer.Option(help="standard, dutch or mahbusa (for IDs without one).")] = None,
+    home_side: Annotated[HomeSideOpt, typer.Option("--home-side", help="Draw the home board on this side.")]
+    = HomeSideOpt.right,
+    fmt: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
+) -> None:
+    """Draw a position with pip counts, turn, cube, score and its IDs."""
+    from analyzer.core.ids import parse_position_spec
+    from analyzer.render.position_text import show_position, show_position_data
+
+    try:
+        spec = parse_position_spec(position, variant=variant)
+        if fmt is ShowFormat.json:
+            sys.stdout.write(json.dumps(show_position_data(spec)) + "\n")
+            return
+        text = show_position(spec, home_side="left" if home_side is HomeSideOpt.left else "right")
+    except InputError as e:
+        input_error(e)
+    sys.stdout.write(text + "\n")
