@@ -28,7 +28,8 @@ def test_show_accepts_every_position_form_and_agrees() -> None:
     forms = ["4HPwATDgc/ABMA", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10",
              "-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10", start.key()]
     for f in forms:
-        res = runner.invoke(app, ["show", f, "--format", "json"])
+        # an XGID may start with "-": "--" ends the options, as with any command-line tool
+        res = runner.invoke(app, ["show", "--format", "json", "--", f])
         assert res.exit_code == 0, (f, res.output)
         data = json.loads(res.stdout)
         assert decode_position_id(data["position_id"]) == start
