@@ -580,5 +580,6 @@ def normalise(record: MatchRecord) -> MatchRecord:
             total = game.score[g.winner] + g.points
             decided = bool(record.length) and total >= record.length
             acts.append(Win(side=g.winner, points=g.points, match=decided))
-        games.append(replace(game, actions=tuple(acts), line=0))
+        games.append(replace(game, actions=tuple(acts), line=0, resigned=g.end == "resign",
+                             crawford=g.state.crawford if record.length else None))
     return replace(record, games=tuple(games), errors=tuple(errors))
