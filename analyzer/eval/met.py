@@ -125,15 +125,20 @@ def _post(met: MatchEquityTable, trailer_away: int) -> float:
 
 
 def _extrapolate(met: MatchEquityTable, a: int, b: int) -> float:
-    """MWC for scores beyond the table, by a normal approximation.
+    """MWC for scores beyond the table, by a normal approximation anchored on the table.
 
-    The match outcome is treated as a normal random walk: MWC = Phi(k (b - a) / sqrt(a + b)).
-    ``k`` is fitted (least squares on the probit scale) to the table's longest scores, so the
-    approximation joins the table smoothly.
+    The rest of the match is treated as a normal random walk, so the probit of the MWC grows
+    like ``f(a, b) = (b - a) / sqrt(a + b)``. ``k`` is fitted (least squares on the probit scale)
+    to the table's longest scores, and the value is anchored on the table entry with the same
+    score difference nearest to ``(a, b)``::
+
+        MWC(a, b) = Phi(probit(MWC(a0, b0)) + k (f(a, b) - f(a0, b0)))
+
+    which joins the table continuously and keeps the symmetry ``MWC(a, b) + MWC(b, a) = 1``.
     """
+    nd = NormalDist()
+    n = met.size
     if not met._fit:
-        n = met.size
-        nd = NormalDist()
         num = den = 0.0
         for d in range(1, min(8, n - 1)):
             v = met.pre_crawford[n - 1 - d][n - 1]  # (n-d) away vs n away
@@ -142,7 +147,14 @@ def _extrapolate(met: MatchEquityTable, a: int, b: int) -> float:
             den += u * u
         met._fit.append(num / den)
     k = met._fit[0]
-    return NormalDist().cdf(k * (b - a) / math.sqrt(a + b))
+    shift = max(a, b) - n
+    a0, b0 = min(max(a - shift, 1), n), min(max(b - shift, 1), n)
+    anchor = min(max(met.pre_crawford[a0 - 1][b0 - 1], 1e-9), 1.0 - 1e-9)
+
+    def f(x: int, y: int) -> float:
+        return (y - x) / math.sqrt(x + y)
+
+    return nd.cdf(nd.inv_cdf(anchor) + k * (f(a, b) - f(a0, b0)))
 
 
 # ---------------------------------------------------------------------- scores of a MatchState
@@ -227,19 +239,22 @@ def load_met(path: str | Path) -> MatchEquityTable:
                             attribution=str(raw.get("attribution", "")))
 
 
-@cache
 def met_by_name(name: str = DEFAULT_MET) -> MatchEquityTable:
-    """The table called ``name``: ``"kazaross-xg2"`` (default) or ``"computed"``.
+    """The table called ``name``: ``"kazaross-xg2"`` (default) or ``"computed"``; loaded once.
 
     >>> met_by_name("Kazaross-XG2").name, met_by_name("computed").size
     ('kazaross-xg2', 25)
     """
-    key = name.strip().lower()
+    return _named(name.strip().lower())
+
+
+@cache
+def _named(key: str) -> MatchEquityTable:
     if key == "kazaross-xg2":
         return load_met(DATA_DIR / "kazaross-xg2.json")
     if key == "computed":
         return computed_met()
-    raise ValueError(f"unknown match equity table {name!r} (use {', '.join(MET_NAMES)})")
+    raise ValueError(f"unknown match equity table {key!r} (use {', '.join(MET_NAMES)})")
 
 
 def computed_post_crawford(size: int = 25, gammon_rate: float = 0.29,
