@@ -583,3 +583,46 @@ def normalise(record: MatchRecord) -> MatchRecord:
         games.append(replace(game, actions=tuple(acts), line=0, resigned=g.end == "resign",
                              crawford=g.state.crawford if record.length else None))
     return replace(record, games=tuple(games), errors=tuple(errors))
+
+
+# ---------------------------------------------------------------------- identifiers
+@dataclass(frozen=True, slots=True)
+class DecisionIds:
+    """Identifiers of a decision's position: gnubg Position ID, Match ID and XGID for standard
+    games (empty for the variants, which they cannot express) and our text key for every game."""
+
+    position_id: str
+    match_id: str
+    xgid: str
+    key: str
+
+
+_RESIGN_LEVEL = {"single": 1, "gammon": 2, "backgammon": 3}
+
+
+def decision_ids(d: Decision) -> DecisionIds:
+    """The identifiers of ``d`` as gnubg shows them before the decision: the position from the
+    player holding the turn, the dice rolled (for a play), a pending double (take / drop), an
+    offered resignation (resign). The opening roll has game state 0, as gnubg writes it.
+
+    >>> from analyzer.formats.mat import read_match_text
+    >>> text = " 7 point match\\n Game 1\\n a : 0             b : 0\\n  1) 51: 24/23 13/8\\n"
+    >>> [d] = decisions(read_match_text(text)[0])
+    >>> ids = decision_ids(d)
+    >>> ids.position_id, ids.match_id
+    ('4HPwATDgc/ABMA', 'MIDmAAAAAAAE')
+    """
+    from analyzer.core.ids import encode_key, xgid_from_position
+
+    key = encode_key(d.position)
+    if d.variant != "standard":
+        return DecisionIds("", "", "", key)
+    dice = d.dice if d.kind in ("move", "resign") else None
+    offered = d.kind in ("take", "drop")
+    resign = _RESIGN_LEVEL.get(d.normalised, 1) if d.kind == "resign" else 0
+    opening = d.kind == "move" and d.move == 1
+    mid = d.state.to_match_id(on_roll=d.on_roll, dice=d.dice if d.kind in ("move", "resign") else None,
+                              game_state=0 if opening else 1, double_offered=offered,
+                              resignation=resign).encode()
+    xgid = str(xgid_from_position(d.position, d.state, mover=d.on_roll, dice=dice, double_offered=offered))
+    return DecisionIds(d.position.gnubg_id(), mid, xgid, key)

@@ -5,14 +5,16 @@
 
 from __future__ import annotations
 
+import glob
 import os
 from collections.abc import Iterator
 
+from analyzer.core.errors import InputError
 from analyzer.formats.mat import read_matches
 from analyzer.formats.records import MatchRecord
 from analyzer.formats.sgf import read_sgf
 
-__all__ = ["MATCH_SUFFIXES", "read_any", "read_matches", "read_sgf"]
+__all__ = ["MATCH_SUFFIXES", "expand_inputs", "read_any", "read_matches", "read_sgf"]
 
 MATCH_SUFFIXES = (".mat", ".txt", ".sgf", ".gam")
 
@@ -28,3 +30,29 @@ def read_any(path: str | os.PathLike[str]) -> Iterator[MatchRecord]:
     if head.startswith(b"(;"):
         return read_sgf(name)
     return read_matches(name)
+
+
+def expand_inputs(args: list[str]) -> list[str]:
+    """The match files named by ``args``: files as given, directories walked (files ending in
+    one of :data:`MATCH_SUFFIXES`, sorted), glob patterns expanded (sorted, ``**`` allowed).
+
+    Raises :class:`~analyzer.core.errors.InputError` for an argument that names nothing.
+    """
+    out: list[str] = []
+    for arg in args:
+        if os.path.isdir(arg):
+            found: list[str] = []
+            for root, dirs, files in os.walk(arg):
+                dirs.sort()
+                found.extend(os.path.join(root, f) for f in files if f.lower().endswith(MATCH_SUFFIXES))
+            out.extend(sorted(found))
+        elif os.path.exists(arg):
+            out.append(arg)
+        elif any(c in arg for c in "*?["):
+            hits = sorted(p for p in glob.glob(arg, recursive=True) if os.path.isfile(p))
+            if not hits:
+                raise InputError("no file matches the pattern", token=arg)
+            out.extend(hits)
+        else:
+            raise InputError("no such file or directory", token=arg)
+    return out

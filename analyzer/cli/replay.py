@@ -1,0 +1,150 @@
+"""``bgreview replay``: replay match files move by move and list every decision."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Annotated, Any
+
+import typer
+
+from analyzer.cli import app
+from analyzer.cli.common import fail
+from analyzer.core.errors import InputError
+
+
+class ReplayFormat(StrEnum):
+    table = "table"
+    jsonl = "jsonl"
+
+
+@dataclass
+class _Tally:
+    files: int = 0
+    matches: int = 0
+    games: int = 0
+    decisions: int = 0
+    failed_games: int = 0
+    failed_files: set[str] = field(default_factory=set)
+    errors: list[InputError] = field(default_factory=list)
+
+
+_COLUMNS = ("file", "game", "move", "player", "side", "kind", "dice", "played", "normalised",
+            "position_id", "match_id", "xgid", "key", "score")
+
+
+def decision_row(d: Any) -> dict[str, Any]:
+    """The output fields of one decision (see the command's help)."""
+    from analyzer.analysis.replay import decision_ids
+
+    ids = decision_ids(d)
+    return {"file": d.file, "game": d.game, "move": d.move, "player": d.player, "side": d.side,
+            "kind": d.kind, "dice": f"{d.dice[0]}{d.dice[1]}" if d.dice else "", "played": d.played,
+            "normalised": d.normalised, "position_id": ids.position_id, "match_id": ids.match_id,
+            "xgid": ids.xgid, "key": ids.key, "score": f"{d.state.score[0]}-{d.state.score[1]}"}
+
+
+def _table_line(row: dict[str, Any]) -> str:
+    ident = f"{row['position_id']}:{row['match_id']}  {row['xgid']}" if row["position_id"] else row["key"]
+    return (f"{row['file']}  {row['game']:>3} {row['move']:>3}  {row['player'][:16]:<16} {row['side']} "
+            f"{row['kind']:<6} {row['dice']:<2}  {row['played'][:28]:<28} {row['normalised'][:24]:<24} "
+            f"{row['score']:>5}  {ident}")
+
+
+@app.command()
+def replay(
+    files: Annotated[list[str], typer.Argument(help="Match files (.mat, .txt, .sgf), directories or globs.")],
+    fmt: Annotated[ReplayFormat, typer.Option("--format", "-f", help="table or jsonl.")] = ReplayFormat.table,
+    progress: Annotated[bool | None, typer.Option("--progress/--no-progress",
+                                                  help="Progress bar (default: on a terminal).")] = None,
+) -> None:
+    """Replay every move of every game and print one line per decision.
+
+    Each line: file, game, move number, player, side (0 = first player), kind (move, double,
+    take, drop, resign), dice, the play as written and normalised, the score, and the gnubg
+    Position ID + Match ID and XGID (standard games) or the text key (Dutch, Mahbusa).
+    Errors (file:line:column, the token, why) go to stderr; a bad game is skipped.
+    Exit code 0 when everything replays, 1 when some games or files failed, 2 on usage errors.
+    """
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from analyzer.formats import expand_inputs
+
+    try:
+        paths = expand_inputs(files)
+    except InputError as e:
+        fail(str(e))
+    err = Console(stderr=True)
+    show = err.is_terminal if progress is None else progress
+    tally = _Tally()
+    out = sys.stdout
+    if fmt is ReplayFormat.table:
+        out.write(_table_line({"file": "file", "game": "gam", "move": "mov", "player": "player",
+                               "side": "s", "kind": "kind", "dice": "dd", "played": "played",
+                               "normalised": "normalised", "score": "score", "position_id": "",
+                               "match_id": "", "xgid": "", "key": "ids"}) + "\n")
+    bar = Progress(TextColumn("replay"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                   TextColumn("{task.fields[name]}"), console=err, disable=not show, transient=True)
+
+    def report(e: InputError, path: str) -> None:
+        tally.errors.append(e)
+        tally.failed_files.add(path)
+        bar.console.print(f"error: {e}", markup=False, highlight=False)
+
+    try:
+        _run(paths, fmt, bar, tally, out, report)
+    except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
+        sys.stderr.close()
+        raise typer.Exit(0) from None
+    if tally.files > 1 or tally.errors:
+        _summary(err, tally)
+    if tally.errors:
+        raise typer.Exit(1)
+
+
+def _run(paths: list[str], fmt: ReplayFormat, bar: Any, tally: _Tally, out: Any, report: Any) -> None:
+    from analyzer.analysis.replay import replay_games
+    from analyzer.formats import read_any
+
+    with bar:
+        task = bar.add_task("replay", total=len(paths), name="")
+        for path in paths:
+            bar.update(task, name=path[-40:])
+            tally.files += 1
+            try:
+                for record in read_any(path):
+                    tally.matches += 1
+                    for e in record.errors:
+                        report(e, path)
+                    for g in replay_games(record):
+                        tally.games += 1
+                        if g.error is not None:
+                            tally.failed_games += 1
+                            report(g.error, path)
+                            continue
+                        for d in g.decisions:
+                            tally.decisions += 1
+                            row = decision_row(d)
+                            text = json.dumps(row) if fmt is ReplayFormat.jsonl else _table_line(row)
+                            out.write(text + "\n")
+                        if g.score_error is not None:
+                            report(g.score_error, path)
+            except BrokenPipeError:
+                raise
+            except OSError as e:
+                report(InputError(e.strerror or "cannot read the file", file=path), path)
+            bar.advance(task)
+
+
+def _summary(console: Any, t: _Tally) -> None:
+    from rich.table import Table
+
+    table = Table(title="replay summary", show_header=True)
+    for col in ("files", "matches", "games", "decisions", "failed games", "files with errors", "errors"):
+        table.add_column(col, justify="right")
+    table.add_row(str(t.files), str(t.matches), str(t.games), str(t.decisions), str(t.failed_games),
+                  str(len(t.failed_files)), str(len(t.errors)))
+    console.print(table)
