@@ -292,16 +292,23 @@ def _side_counts(side: Sequence[int] | NDArray[np.integer]) -> NDArray[np.int64]
     return c
 
 
+def _bearoff_board(pos: Position, need: int) -> NDArray[np.int8]:
+    board = np.frombuffer(pos.board, dtype=np.int8)
+    cls = bearoff_class(board)
+    if cls < need:
+        what = "every checker of both sides must be home" if cls == 0 else \
+            "the two-sided database holds at most 6 checkers per side"
+        raise PositionError(f"not a bear-off position for this database: {what}", token=pos.to_notation())
+    return board
+
+
 def sides_of(pos: Position) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The home-board sides (mover, opponent) of a position where every checker is home.
 
     >>> sides_of(Position.from_points({6: 2, 1: 1}, {24: 3}))
     ((1, 0, 0, 0, 0, 2), (3, 0, 0, 0, 0, 0))
     """
-    board = np.frombuffer(pos.board, dtype=np.int8)
-    if bearoff_class(board) == 0:
-        raise PositionError("not a bear-off position: every checker of both sides must be home",
-                            token=pos.to_notation())
+    _bearoff_board(pos, 1)
     m = pos.mover
     o = pos.opponent
     return tuple(m[:6]), tuple(o[23 - k] for k in range(6))
@@ -320,7 +327,6 @@ class OneSidedDB:
         self.first = arrays["os_first"]
         self.mean = arrays["os_mean"]
         self.fmean = arrays["os_fmean"]
-        self._out = np.zeros(5, dtype=np.float64)
 
     @staticmethod
     def index(side: Sequence[int] | NDArray[np.integer]) -> int:
@@ -356,10 +362,9 @@ class OneSidedDB:
     def race_probabilities(self, pos: Position) -> RaceProbs:
         """Cubeless chances of a race where every checker of both sides is home (see
         :func:`race_probabilities`)."""
-        ms, os_ = sides_of(pos)
-        out = self._out
-        G.race_probs(self.dist, self.first, self.index(ms), self.index(os_),
-                     sum(ms) == L.CHECKERS, sum(os_) == L.CHECKERS, out)
+        board = _bearoff_board(pos, 1)
+        out = np.zeros(5, dtype=np.float64)
+        race_probs_board(self.dist, self.first, board, out)
         return (float(out[0]), float(out[1]), float(out[2]), float(out[3]), float(out[4]))
 
 
@@ -377,11 +382,8 @@ class TwoSidedDB:
 
     @staticmethod
     def _pair(pos: Position) -> tuple[int, int]:
-        ms, os_ = sides_of(pos)
-        if sum(ms) > 6 or sum(os_) > 6:
-            raise PositionError("the two-sided database holds at most 6 checkers per side",
-                                token=pos.to_notation())
-        return OneSidedDB.index(ms), OneSidedDB.index(os_)
+        board = _bearoff_board(pos, 2)
+        return int(G.mover_index(board)), int(G.opponent_index(board))
 
     def win_probability(self, pos: Position) -> float:
         """Exact cubeless chance that the side on roll wins.
@@ -423,6 +425,7 @@ class BearoffDB:
             if not isinstance(db, OneSidedDB):
                 db = OneSidedDB(_get("one-sided", base, progress, rebuild))
                 _loaded[key] = db
+                _defaults.clear()
             return db
 
     @staticmethod
@@ -435,7 +438,29 @@ class BearoffDB:
             if not isinstance(db, TwoSidedDB):
                 db = TwoSidedDB(_get("two-sided", base, progress, rebuild))
                 _loaded[key] = db
+                _defaults.clear()
             return db
+
+
+_defaults: dict[tuple[str, str | None], OneSidedDB | TwoSidedDB] = {}
+
+
+def _default_one_sided() -> OneSidedDB:
+    key = ("one-sided", os.environ.get("BGREVIEW_CACHE"))
+    db = _defaults.get(key)
+    if not isinstance(db, OneSidedDB):
+        db = BearoffDB.one_sided()
+        _defaults[key] = db
+    return db
+
+
+def _default_two_sided() -> TwoSidedDB:
+    key = ("two-sided", os.environ.get("BGREVIEW_CACHE"))
+    db = _defaults.get(key)
+    if not isinstance(db, TwoSidedDB):
+        db = BearoffDB.two_sided()
+        _defaults[key] = db
+    return db
 
 
 def race_probabilities(pos: Position) -> RaceProbs:
@@ -450,7 +475,7 @@ def race_probabilities(pos: Position) -> RaceProbs:
     >>> [round(v, 4) for v in w]
     [1.0, 1.0, 0.0, 0.0, 0.0]
     """
-    return BearoffDB.one_sided().race_probabilities(pos)
+    return _default_one_sided().race_probabilities(pos)
 
 
 def two_sided_win(pos: Position) -> float:
@@ -459,9 +484,9 @@ def two_sided_win(pos: Position) -> float:
     >>> round(two_sided_win(Position.from_points({6: 1}, {19: 1})), 4)
     0.8125
     """
-    return BearoffDB.two_sided().win_probability(pos)
+    return _default_two_sided().win_probability(pos)
 
 
 def two_sided_equity(pos: Position, cube: str = "centred") -> float:
     """Exact money cubeful equity per unit cube (see :meth:`TwoSidedDB.equity`)."""
-    return BearoffDB.two_sided().equity(pos, cube)
+    return _default_two_sided().equity(pos, cube)
