@@ -1,0 +1,331 @@
+"""The standard-backgammon evaluator: shipped nets, bear-off databases, n-ply lookahead.
+
+Ply numbering follows gnubg: 0-ply is the raw evaluation (net, or bear-off database in a
+home-board race, or the exact result of a finished game); n-ply averages over the 21 rolls of
+the side on roll, each played as the 0-ply evaluation prefers and the position reached then
+evaluated at (n-1)-ply. When ranking plays, every candidate is first evaluated at 0-ply and a
+move filter (by default gnubg's analysis filter: up to 16 plays within 0.32 of the best) picks
+those that are evaluated again at the requested ply.
+
+>>> from analyzer.core.position import Position
+>>> eng = Engine()
+>>> p = eng.evaluate(Position.start())
+>>> 0.3 < p.win < 0.7 and p.win_gammon <= p.win
+True
+>>> plays = eng.rank_plays(Position.start(), (3, 1))
+>>> plays[0].play
+'8/5 6/5'
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+from analyzer.core.layout import NSLOTS, VAR_STANDARD
+from analyzer.core.position import Position
+from analyzer.eval import features as F
+from analyzer.eval.bearoff import bearoff_class, race_probs_board, two_sided_win_board
+from analyzer.eval.net import NOUT, NetSet, equity6, eval_board, swap_outcomes
+from analyzer.eval.probabilities import Probabilities
+from analyzer.rules.kernel import flip_into, generate
+from analyzer.rules.standard import Standard
+
+DEFAULT_NETS = Path(__file__).resolve().parents[2] / "data" / "nets" / "standard.npz"
+MAX_PLY = 3
+LEVELS = MAX_PLY + 1
+CAPACITY = 16384
+
+
+@dataclass(frozen=True, slots=True)
+class MoveFilter:
+    """Keep at most ``count`` plays within ``threshold`` equity of the best at 0-ply."""
+
+    count: int
+    threshold: float
+
+
+ANALYSIS_FILTER = MoveFilter(16, 0.32)
+PLAY_FILTER = MoveFilter(8, 0.16)
+
+
+@dataclass(frozen=True, slots=True)
+class RankedPlay:
+    """One candidate play: its text, the resulting position (still seen from the side that
+    moved), that side's probabilities and equity after it, and the ply it was evaluated at."""
+
+    play: str
+    result: Position
+    equity: float
+    probabilities: Probabilities
+    ply: int
+
+
+# ---------------------------------------------------------------------------------- kernels
+@njit(cache=True)
+def eval0(b: np.ndarray, W: tuple, use_db: bool, dist: np.ndarray, first: np.ndarray,  # type: ignore[type-arg]
+          win2: np.ndarray, xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, out: np.ndarray) -> None:
+    """0-ply outcome distribution of board ``b`` for its side on roll."""
+    if use_db and F.classify(b) == F.CLASS_RACE:
+        k = bearoff_class(b)
+        if k == 2:
+            w = two_sided_win_board(win2, b)
+            for i in range(NOUT):
+                out[i] = 0.0
+            out[0] = w
+            out[3] = 1.0 - w
+            return
+        if k == 1:
+            c = np.zeros(5, np.float64)
+            race_probs_board(dist, first, b, c)
+            out[0] = c[0] - c[1]
+            out[1] = c[1] - c[2]
+            out[2] = c[2]
+            out[3] = 1.0 - c[0] - c[3]
+            out[4] = c[3] - c[4]
+            out[5] = c[4]
+            return
+    eval_board(b, W, xc, xr, hid, out)
+
+
+@njit(cache=True)
+def eval_plied(b: np.ndarray, ply: int, lv: int, W: tuple, use_db: bool,  # type: ignore[type-arg]
+               dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
+               pool: np.ndarray, phash: np.ndarray, parent: np.ndarray, hfrom: np.ndarray, hto: np.ndarray,
+               hhit: np.ndarray, ptag: np.ndarray, pterm: np.ndarray, table: np.ndarray,
+               tstamp: np.ndarray, stampbox: np.ndarray, results: np.ndarray,
+               xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, out: np.ndarray) -> int:
+    """``ply``-ply outcome distribution of ``b`` (side on roll) into ``out``; work buffers of
+    recursion level ``lv`` (first index of the workspace arrays). Returns -1 on buffer overflow."""
+    if ply <= 0 or F.classify(b) == F.CLASS_OVER:
+        eval0(b, W, use_db, dist, first, win2, xc, xr, hid, out)
+        return 0
+    acc = np.zeros(NOUT, np.float64)
+    tmp = np.zeros(NSLOTS, np.int8)
+    pa = np.zeros(NOUT, np.float32)
+    pb = np.zeros(NOUT, np.float32)
+    bestp = np.zeros(NOUT, np.float32)
+    sub = np.zeros(NOUT, np.float32)
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            wt = 1.0 if d1 == d2 else 2.0
+            n = generate(b, d1, d2, VAR_STANDARD, 0, pool[lv], phash[lv], parent[lv], hfrom[lv], hto[lv],
+                         hhit[lv], ptag[lv], pterm[lv], table[lv], tstamp[lv], stampbox[lv], results[lv])
+            if n < 0:
+                return -1
+            best = -1e30
+            best_row = results[lv, 0]
+            for k in range(n):
+                row = results[lv, k]
+                cand = pool[lv, row]
+                if cand[26] >= 15:
+                    o = F.game_over_outcome(cand)
+                    for i in range(NOUT):
+                        pb[i] = 0.0
+                    pb[o] = 1.0
+                else:
+                    flip_into(cand, tmp)
+                    eval0(tmp, W, use_db, dist, first, win2, xc, xr, hid, pa)
+                    swap_outcomes(pa, pb)
+                e = equity6(pb)
+                if e > best:
+                    best = e
+                    best_row = row
+                    for i in range(NOUT):
+                        bestp[i] = pb[i]
+            chosen = pool[lv, best_row]
+            if ply > 1 and chosen[26] < 15:
+                flip_into(chosen, tmp)
+                r = eval_plied(tmp, ply - 1, lv + 1, W, use_db, dist, first, win2, pool, phash, parent, hfrom,
+                               hto, hhit, ptag, pterm, table, tstamp, stampbox, results, xc, xr, hid, sub)
+                if r < 0:
+                    return -1
+                swap_outcomes(sub, bestp)
+            for i in range(NOUT):
+                acc[i] += wt * bestp[i]
+    for i in range(NOUT):
+        out[i] = acc[i] / 36.0
+    return 0
+
+
+@njit(cache=True)
+def eval_many(boards: np.ndarray, ply: int, W: tuple, use_db: bool,  # type: ignore[type-arg]
+              dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
+              pool: np.ndarray, phash: np.ndarray, parent: np.ndarray, hfrom: np.ndarray, hto: np.ndarray,
+              hhit: np.ndarray, ptag: np.ndarray, pterm: np.ndarray, table: np.ndarray,
+              tstamp: np.ndarray, stampbox: np.ndarray, results: np.ndarray, out: np.ndarray) -> int:
+    """:func:`eval_plied` of every board (each for its own side on roll)."""
+    xc = np.zeros(F.N_CONTACT, np.float32)
+    xr = np.zeros(F.N_RACE, np.float32)
+    nh = max(W[0].shape[1], W[4].shape[1], W[8].shape[1])
+    hid = np.zeros(nh, np.float32)
+    for i in range(boards.shape[0]):
+        r = eval_plied(boards[i], ply, 0, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto,
+                       hhit, ptag, pterm, table, tstamp, stampbox, results, xc, xr, hid, out[i])
+        if r < 0:
+            return -1
+    return 0
+
+
+@njit(cache=True)
+def flip_many(boards: np.ndarray, out: np.ndarray) -> None:
+    """Flip every board (hand the turn to the other side)."""
+    for i in range(boards.shape[0]):
+        flip_into(boards[i], out[i])
+
+
+class _LevelWorkspace:
+    """Move-generation buffers, one set per recursion level."""
+
+    def __init__(self, capacity: int = CAPACITY, levels: int = LEVELS) -> None:
+        tsize = 1 << (2 * capacity - 1).bit_length()
+        self.arrays: tuple[NDArray[np.generic], ...] = (
+            np.zeros((levels, capacity, NSLOTS), np.int8),
+            np.zeros((levels, capacity), np.uint64),
+            np.zeros((levels, capacity), np.int32),
+            np.zeros((levels, capacity), np.int8),
+            np.zeros((levels, capacity), np.int8),
+            np.zeros((levels, capacity), np.int8),
+            np.zeros((levels, capacity), np.int8),
+            np.zeros((levels, capacity), np.bool_),
+            np.zeros((levels, tsize), np.int64),
+            np.zeros((levels, tsize), np.int64),
+            np.zeros((levels, 1), np.int64),
+            np.zeros((levels, capacity), np.int64),
+        )
+
+
+def _no_db() -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32]]:
+    z = np.zeros((1, 1), np.float32)
+    return z, z, z
+
+
+# ---------------------------------------------------------------------------------- engine
+class Engine:
+    """Cubeless evaluation and play ranking for standard backgammon.
+
+    ``nets`` defaults to the shipped ``data/nets/standard.npz``; ``use_bearoff`` looks up the
+    bear-off databases (built into the cache on first use) for races with every checker home.
+    Results are cached by (position, ply) up to ``cache_size`` entries.
+    """
+
+    def __init__(self, nets: NetSet | None = None, *, nets_path: Path | str | None = None,
+                 use_bearoff: bool = True, cache_size: int = 200_000) -> None:
+        if nets is None:
+            nets = NetSet.load(nets_path or DEFAULT_NETS)
+        self.nets = nets
+        self._W = nets.kernel_args()
+        self.use_bearoff = use_bearoff
+        if use_bearoff:
+            from analyzer.eval.bearoff import BearoffDB
+
+            one = BearoffDB.one_sided()
+            two = BearoffDB.two_sided()
+            self._db = (one.dist, one.first, two.win)
+        else:
+            self._db = _no_db()
+        self._ws = _LevelWorkspace()
+        self._rules = Standard()
+        self._cache: OrderedDict[tuple[bytes, int], NDArray[np.float32]] = OrderedDict()
+        self.cache_size = cache_size
+
+    # ----------------------------------------------------------------- raw arrays
+    def evaluate_boards(self, boards: NDArray[np.int8], ply: int = 0) -> NDArray[np.float32]:
+        """Outcome distributions (n x 6: win single/gammon/backgammon, lose ...) of ``boards``
+        (n x 64, each for its own side on roll) at ``ply``, uncached."""
+        if not 0 <= ply <= MAX_PLY:
+            raise ValueError(f"ply must be 0..{MAX_PLY}")
+        boards = np.ascontiguousarray(boards, dtype=np.int8)
+        out = np.zeros((boards.shape[0], NOUT), np.float32)
+        r = cast(Any, eval_many)(boards, ply, self._W, self.use_bearoff, *self._db, *self._ws.arrays, out)
+        if r < 0:
+            raise RuntimeError("move generation buffers overflowed")
+        return out
+
+    def _cached(self, boards: NDArray[np.int8], ply: int) -> NDArray[np.float32]:
+        out = np.zeros((boards.shape[0], NOUT), np.float32)
+        todo: list[int] = []
+        keys = [(boards[i].tobytes(), ply) for i in range(boards.shape[0])]
+        for i, k in enumerate(keys):
+            hit = self._cache.get(k)
+            if hit is None:
+                todo.append(i)
+            else:
+                out[i] = hit
+        if todo:
+            res = self.evaluate_boards(boards[todo], ply)
+            for j, i in enumerate(todo):
+                out[i] = res[j]
+                self._cache[keys[i]] = res[j]
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        return out
+
+    # ----------------------------------------------------------------- positions
+    def evaluate(self, pos: Position, ply: int = 0) -> Probabilities:
+        """Cubeless probabilities of ``pos`` for its side on roll (before the roll) at ``ply``.
+
+        >>> from analyzer.core.position import Position
+        >>> Engine().evaluate(Position.from_notation("P | O 19:15 | off P15")).win_gammon
+        1.0
+        """
+        self._check(pos)
+        b = np.frombuffer(pos.board, dtype=np.int8)[None, :]
+        return Probabilities.from_outcomes(self._cached(b, ply)[0].tolist())
+
+    def rank_plays(self, pos: Position, dice: tuple[int, int], ply: int = 0,
+                   move_filter: MoveFilter = ANALYSIS_FILTER) -> list[RankedPlay]:
+        """Every legal play of ``dice`` in ``pos``, best first.
+
+        Plays kept by ``move_filter`` after the 0-ply pass are evaluated at ``ply`` and listed
+        first; the rest keep their 0-ply values.
+        """
+        self._check(pos)
+        if not 0 <= ply <= MAX_PLY:
+            raise ValueError(f"ply must be 0..{MAX_PLY}")
+        plays = self._rules.legal_plays(pos, dice)
+        results = np.stack([np.frombuffer(p.result.board, dtype=np.int8) for p in plays])
+        flipped = np.zeros_like(results)
+        flip_many(results, flipped)
+        p0 = self._cached(flipped, 0)[:, [3, 4, 5, 0, 1, 2]]  # back to the mover's side
+        eq0 = p0 @ np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
+        order = list(np.argsort(-eq0, kind="stable"))
+        deep: list[int] = []
+        if ply > 0:
+            best = eq0[order[0]]
+            deep = [i for i in order[: move_filter.count] if eq0[i] >= best - move_filter.threshold]
+            pd = self._cached(flipped[deep], ply)[:, [3, 4, 5, 0, 1, 2]]
+        out: list[RankedPlay] = []
+        for j, i in enumerate(deep):
+            pr = Probabilities.from_outcomes(pd[j].tolist())
+            out.append(RankedPlay(plays[i].text, plays[i].result, pr.equity, pr, ply))
+        out.sort(key=lambda r: -r.equity)
+        rest = [i for i in order if i not in set(deep)]
+        for i in rest:
+            pr = Probabilities.from_outcomes(p0[i].tolist())
+            out.append(RankedPlay(plays[i].text, plays[i].result, pr.equity, pr, 0))
+        return out
+
+    def best_play(self, pos: Position, dice: tuple[int, int], ply: int = 0,
+                  move_filter: MoveFilter = PLAY_FILTER) -> RankedPlay:
+        """The play ``rank_plays`` puts first (with gnubg's play filter by default)."""
+        return self.rank_plays(pos, dice, ply, move_filter)[0]
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    @staticmethod
+    def _check(pos: Position) -> None:
+        if pos.variant != "standard":
+            raise ValueError(f"the evaluator handles standard positions, not {pos.variant}")
+
+
+def equity_of(p: NDArray[np.float32]) -> float:
+    """Cubeless equity of a 6-outcome distribution."""
+    return float(equity6(p))

@@ -1,0 +1,499 @@
+"""Neural-net inputs for standard backgammon, computed by compiled (numba) kernels.
+
+Every function reads a 64-slot board (:mod:`analyzer.core.layout`) seen from the side on roll
+and writes float32 inputs. Positions fall into classes (evaluator note §1.2):
+
+* ``CLASS_OVER``: a side has borne off all 15 checkers (exact outcome, no net);
+* ``CLASS_RACE``: no contact is left (every checker of the mover is past every checker of the
+  opponent), handled by the race net (or the bear-off databases);
+* ``CLASS_CRASHED``: contact, but one side has at most ``CRASHED_LIMIT`` checkers still in play
+  once heavy stacks on its 1- and 2-points are discounted;
+* ``CLASS_CONTACT``: everything else.
+
+Contact and crashed positions share one encoding of ``N_CONTACT`` inputs: for each side (the
+mover first, each side in its own point numbering) 4 units per point for the 24 points (n == 1,
+n == 2, n >= 3, (n - 3) / 2 for n > 3), 4 cumulative units for the bar, then ``N_HAND`` features
+of our own design (pips, checkers off in three buckets, back checker, anchors, home points,
+primes, escape rolls of the back checker, rolls that hit a blot, chances of staying on the bar,
+timing, crossovers, checkers still in contact, pips to break contact). The race encoding
+(``N_RACE`` inputs) keeps points 1..23, a one-hot count of checkers off, pips and crossovers.
+
+>>> import numpy as np
+>>> from analyzer.core.position import Position
+>>> b = np.frombuffer(Position.start().board, dtype=np.int8)
+>>> int(classify(b)) == CLASS_CONTACT
+True
+>>> x = np.zeros(N_CONTACT, np.float32)
+>>> encode_contact(b, x)
+>>> float(x[HAND_OFFSET + F_PIPS]) == float(x[SIDE_INPUTS + HAND_OFFSET + F_PIPS])
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+CLASS_OVER = 0
+CLASS_RACE = 1
+CLASS_CRASHED = 2
+CLASS_CONTACT = 3
+CLASS_NAMES = ("over", "race", "crashed", "contact")
+
+CRASHED_LIMIT = 6
+
+# Hand-made features, per side (index into the block after the 100 raw units).
+F_PIPS = 0
+F_OFF1 = 1
+F_OFF2 = 2
+F_OFF3 = 3
+F_BACK = 4
+F_BACK_COUNT = 5
+F_ANCHORS = 6
+F_FWD_ANCHOR = 7
+F_HOME_POINTS = 8
+F_PRIME = 9
+F_ESCAPES = 10
+F_HIT_ROLLS = 11
+F_BLOTS = 12
+F_DANCE = 13
+F_TIMING = 14
+F_CROSSOVERS = 15
+F_IN_CONTACT = 16
+F_CONTACT_PIPS = 17
+F_PRIME_AHEAD = 18
+F_DOUBLE_HITS = 19
+F_ON_BAR = 20
+N_HAND = 21
+
+HAND_OFFSET = 100
+SIDE_INPUTS = HAND_OFFSET + N_HAND
+N_CONTACT = 2 * SIDE_INPUTS
+
+RACE_SIDE = 23 * 4 + 15 + 2
+N_RACE = 2 * RACE_SIDE
+
+FEATURE_VERSION = 1
+
+
+@njit(cache=True)
+def sides(b: np.ndarray, me: np.ndarray, them: np.ndarray) -> None:
+    """Split a board into the two sides' counts, each in its own numbering.
+
+    ``me[p]`` / ``them[p]`` for p in 1..24 are checkers on the side's point p, index 25 its bar,
+    index 0 its checkers borne off.
+    """
+    for p in range(1, 25):
+        v = b[p]
+        me[p] = v if v > 0 else 0
+        w = b[25 - p]
+        them[p] = -w if w < 0 else 0
+    me[25] = b[25]
+    them[25] = b[0]
+    me[0] = b[26]
+    them[0] = b[27]
+
+
+@njit(cache=True)
+def classify(b: np.ndarray) -> int:
+    """The class of a board (``CLASS_OVER``, ``CLASS_RACE``, ``CLASS_CRASHED``, ``CLASS_CONTACT``)."""
+    if b[26] >= 15 or b[27] >= 15:
+        return CLASS_OVER
+    # mover's back checker (highest point), opponent's back checker (lowest point, mover numbering)
+    my_back = 0
+    if b[25] > 0:
+        my_back = 25
+    else:
+        for p in range(24, 0, -1):
+            if b[p] > 0:
+                my_back = p
+                break
+    opp_back = 25
+    if b[0] > 0:
+        opp_back = 0
+    else:
+        for p in range(1, 25):
+            if b[p] < 0:
+                opp_back = p
+                break
+    if my_back < opp_back:
+        return CLASS_RACE
+    # crashed test, for each side
+    for side in range(2):
+        n = 0
+        n1 = 0
+        n2 = 0
+        for p in range(1, 25):
+            v = b[p] if side == 0 else -b[25 - p]
+            if v > 0:
+                n += v
+                if p == 1:
+                    n1 = v
+                elif p == 2:
+                    n2 = v
+        n += b[25] if side == 0 else b[0]
+        if n1 > 2:
+            n -= n1 - 2
+        if n2 > 2:
+            n -= n2 - 2
+        if n <= CRASHED_LIMIT:
+            return CLASS_CRASHED
+    return CLASS_CONTACT
+
+
+@njit(cache=True)
+def _point_units(out: np.ndarray, k: int, n: int) -> None:
+    if n == 1:
+        out[k] = 1.0
+    elif n == 2:
+        out[k + 1] = 1.0
+    elif n >= 3:
+        out[k + 2] = 1.0
+        if n > 3:
+            out[k + 3] = (n - 3) * 0.5
+
+
+@njit(cache=True)
+def _escapes(me: np.ndarray, them: np.ndarray, p: int) -> int:
+    """Rolls (of 36) that carry a checker of ``me`` on point ``p`` (25 = bar) past the opponent's
+    points in the 12 pips ahead of it (opponent's points: ``them`` >= 2 seen from ``me``)."""
+    lowest = 0
+    lo = p - 12
+    if lo < 1:
+        lo = 1
+    for q in range(lo, p):
+        if them[25 - q] >= 2:
+            lowest = q
+            break
+    if lowest == 0:
+        return 36
+    total = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            w = 1 if d1 == d2 else 2
+            ok = False
+            if d1 == d2:
+                pos = p
+                for _k in range(4):
+                    pos -= d1
+                    if pos < lowest:
+                        ok = True
+                        break
+                    if them[25 - pos] >= 2:
+                        break
+            else:
+                for order in range(2):
+                    a = d1 if order == 0 else d2
+                    c = d2 if order == 0 else d1
+                    q1 = p - a
+                    if q1 < lowest:
+                        ok = True
+                        break
+                    if them[25 - q1] >= 2:
+                        continue
+                    if q1 - c < lowest:
+                        ok = True
+                        break
+            if ok:
+                total += w
+    return total
+
+
+@njit(cache=True)
+def _hit_rolls(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int, int]:
+    """Rolls (of 36) with which ``them`` hits at least one blot of ``me``, and rolls that hit two.
+
+    ``them``'s checkers are mapped into ``me``'s numbering (their point q is our point 25 - q;
+    their bar is our point 0); our points with two or more checkers block them. Checkers on
+    their bar must come in first (handled approximately for two or more on the bar).
+    """
+    nblots = 0
+    for p in range(1, 25):
+        if me[p] == 1:
+            nblots += 1
+    if nblots == 0:
+        return 0, 0
+    bar = them[25]
+    one = 0
+    two = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            w = 1 if d1 == d2 else 2
+            for i in range(26):
+                reach[i] = 0
+            steps_max = 4 if d1 == d2 else 2
+            for r in range(0, 25):
+                cnt = bar if r == 0 else them[25 - r]
+                if cnt <= 0:
+                    continue
+                if bar > 0 and r != 0:
+                    # another checker may move only once the bar checker is in
+                    if bar > 1:
+                        continue
+                    if d1 == d2:
+                        if me[d1] >= 2:
+                            continue
+                        smax = 3
+                    else:
+                        smax = 1
+                    # the other die (non-doubles): entry with one die, this checker with the other
+                    if d1 == d2:
+                        pos = r
+                        for _k in range(smax):
+                            pos += d1
+                            if pos > 24 or me[pos] >= 2:
+                                break
+                            reach[pos] = 1
+                    else:
+                        if me[d1] < 2 and r + d2 <= 24 and me[r + d2] < 2:
+                            reach[r + d2] = 1
+                        if me[d2] < 2 and r + d1 <= 24 and me[r + d1] < 2:
+                            reach[r + d1] = 1
+                    continue
+                smax = steps_max
+                if r == 0 and bar > 1:
+                    smax = 1 if d1 != d2 else 5 - bar
+                    if smax < 1:
+                        smax = 1
+                if d1 == d2:
+                    pos = r
+                    for _k in range(smax):
+                        pos += d1
+                        if pos > 24 or me[pos] >= 2:
+                            break
+                        reach[pos] = 1
+                else:
+                    for order in range(2):
+                        a = d1 if order == 0 else d2
+                        c = d2 if order == 0 else d1
+                        q1 = r + a
+                        if q1 > 24 or me[q1] >= 2:
+                            continue
+                        reach[q1] = 1
+                        if smax >= 2:
+                            q2 = q1 + c
+                            if q2 <= 24 and me[q2] < 2:
+                                reach[q2] = 1
+            hits = 0
+            for p in range(1, 25):
+                if me[p] == 1 and reach[p] != 0:
+                    hits += 1
+            if hits >= 1:
+                one += w
+            if hits >= 2:
+                two += w
+    return one, two
+
+
+@njit(cache=True)
+def _side_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, k: int, reach: np.ndarray) -> None:
+    """Write the raw units and the hand-made features of side ``me`` at ``out[k:]``."""
+    for p in range(1, 25):
+        _point_units(out, k + 4 * (p - 1), me[p])
+    nb = me[25]
+    kb = k + 96
+    if nb >= 1:
+        out[kb] = 1.0
+    if nb >= 2:
+        out[kb + 1] = 1.0
+    if nb >= 3:
+        out[kb + 2] = 1.0
+    if nb > 3:
+        out[kb + 3] = (nb - 3) * 0.5
+    h = k + HAND_OFFSET
+    pips = 25 * me[25]
+    for p in range(1, 25):
+        pips += p * me[p]
+    out[h + F_PIPS] = pips / 167.0
+    off = me[0]
+    out[h + F_OFF1] = min(off, 5) / 5.0
+    out[h + F_OFF2] = min(max(off - 5, 0), 5) / 5.0
+    out[h + F_OFF3] = min(max(off - 10, 0), 5) / 5.0
+    back = 0
+    if me[25] > 0:
+        back = 25
+    else:
+        for p in range(24, 0, -1):
+            if me[p] > 0:
+                back = p
+                break
+    out[h + F_BACK] = back / 24.0
+    nback = me[25]
+    anchors = 0
+    for p in range(19, 25):
+        nback += me[p]
+        if me[p] >= 2:
+            anchors += 1
+    out[h + F_BACK_COUNT] = nback / 5.0
+    out[h + F_ANCHORS] = anchors / 3.0
+    fwd = 0
+    for p in range(13, 25):
+        if me[p] >= 2:
+            fwd = p
+            break
+    out[h + F_FWD_ANCHOR] = (fwd - 12) / 12.0 if fwd > 0 else 0.0
+    home = 0
+    for p in range(1, 7):
+        if me[p] >= 2:
+            home += 1
+    out[h + F_HOME_POINTS] = home / 6.0
+    best = 0
+    run = 0
+    for p in range(1, 25):
+        if me[p] >= 2:
+            run += 1
+            if run > best:
+                best = run
+        else:
+            run = 0
+    out[h + F_PRIME] = best / 6.0
+    # their back checker in our numbering (their bar = our 0); our points in the 12 pips ahead of it
+    tb = -1
+    if them[25] > 0:
+        tb = 0
+    else:
+        for q in range(24, 0, -1):
+            if them[q] > 0:
+                tb = 25 - q
+                break
+    ahead = 0
+    if tb >= 0:
+        run = 0
+        for p in range(tb + 1, min(tb + 13, 25)):
+            if me[p] >= 2:
+                run += 1
+                if run > ahead:
+                    ahead = run
+            else:
+                run = 0
+    out[h + F_PRIME_AHEAD] = ahead / 6.0
+    out[h + F_ESCAPES] = (_escapes(me, them, back) / 36.0) if back > 0 else 1.0
+    one, two = _hit_rolls(me, them, reach)
+    out[h + F_HIT_ROLLS] = one / 36.0
+    out[h + F_DOUBLE_HITS] = two / 36.0
+    blots = 0
+    for p in range(1, 25):
+        if me[p] == 1:
+            blots += 1
+    out[h + F_BLOTS] = blots / 5.0
+    closed = 0
+    for q in range(1, 7):
+        if them[q] >= 2:
+            closed += 1
+    out[h + F_DANCE] = (closed / 6.0) ** 2
+    timing = 0
+    cross = 0
+    for p in range(7, 26):
+        n = me[p]
+        if n > 0:
+            timing += n * (p - 6)
+            cross += n * ((p - 1) // 6)
+    out[h + F_TIMING] = timing / 100.0
+    out[h + F_CROSSOVERS] = cross / 30.0
+    # checkers that still have to pass an opponent checker
+    if tb >= 0:
+        inc = 0
+        cp = 0
+        for p in range(tb + 1, 26):
+            n = me[p]
+            if n > 0:
+                inc += n
+                cp += n * (p - tb)
+        out[h + F_IN_CONTACT] = inc / 15.0
+        out[h + F_CONTACT_PIPS] = cp / 152.0
+    out[h + F_ON_BAR] = 1.0 if me[25] > 0 else 0.0
+
+
+@njit(cache=True)
+def encode_contact(b: np.ndarray, out: np.ndarray) -> None:
+    """Write the ``N_CONTACT`` contact/crashed inputs of board ``b`` into ``out``."""
+    me = np.zeros(26, np.int64)
+    them = np.zeros(26, np.int64)
+    reach = np.zeros(26, np.int64)
+    sides(b, me, them)
+    for i in range(N_CONTACT):
+        out[i] = 0.0
+    _side_features(me, them, out, 0, reach)
+    _side_features(them, me, out, SIDE_INPUTS, reach)
+
+
+@njit(cache=True)
+def _race_side(me: np.ndarray, out: np.ndarray, k: int) -> None:
+    for p in range(1, 24):
+        _point_units(out, k + 4 * (p - 1), me[p])
+    off = me[0]
+    if off < 15:
+        out[k + 92 + off] = 1.0
+    pips = 0
+    cross = 0
+    for p in range(1, 25):
+        pips += p * me[p]
+        cross += me[p] * ((p - 1) // 6)
+    out[k + 107] = pips / 100.0
+    out[k + 108] = cross / 10.0
+
+
+@njit(cache=True)
+def encode_race(b: np.ndarray, out: np.ndarray) -> None:
+    """Write the ``N_RACE`` race inputs of board ``b`` (a race position) into ``out``."""
+    me = np.zeros(26, np.int64)
+    them = np.zeros(26, np.int64)
+    sides(b, me, them)
+    for i in range(N_RACE):
+        out[i] = 0.0
+    _race_side(me, out, 0)
+    _race_side(them, out, RACE_SIDE)
+
+
+@njit(cache=True)
+def game_over_outcome(b: np.ndarray) -> int:
+    """For a finished board, the outcome index (0..5) from the side on roll's view; -1 if not over.
+
+    Indices: 0 win single, 1 win gammon, 2 win backgammon, 3 lose single, 4 lose gammon,
+    5 lose backgammon.
+    """
+    if b[26] >= 15:
+        if b[27] > 0:
+            return 0
+        if b[0] > 0:
+            return 2
+        for p in range(1, 7):
+            if b[p] < 0:
+                return 2
+        return 1
+    if b[27] >= 15:
+        if b[26] > 0:
+            return 3
+        if b[25] > 0:
+            return 5
+        for p in range(19, 25):
+            if b[p] > 0:
+                return 5
+        return 4
+    return -1
+
+
+@njit(cache=True)
+def encode_batch(boards: np.ndarray, classes: np.ndarray, contact_out: np.ndarray, race_out: np.ndarray,
+                 rows: np.ndarray) -> None:
+    """Classify and encode many boards.
+
+    ``classes[i]`` receives the class of ``boards[i]``; contact and crashed boards are encoded
+    in ``contact_out``, race boards in ``race_out``, at row ``rows[i]`` (a running index within
+    each encoding; -1 for finished boards).
+    """
+    nc = 0
+    nr = 0
+    for i in range(boards.shape[0]):
+        c = classify(boards[i])
+        classes[i] = c
+        if c == CLASS_RACE:
+            encode_race(boards[i], race_out[nr])
+            rows[i] = nr
+            nr += 1
+        elif c == CLASS_OVER:
+            rows[i] = -1
+        else:
+            encode_contact(boards[i], contact_out[nc])
+            rows[i] = nc
+            nc += 1

@@ -1,0 +1,251 @@
+"""The evaluation networks: one-hidden-layer MLPs with a 6-way softmax over game outcomes.
+
+Each net maps the inputs of :mod:`analyzer.eval.features` through ``hidden`` sigmoid units to
+six logits, the mutually exclusive outcomes of the side on roll (index: 0 win single, 1 win
+gammon, 2 win backgammon, 3 lose single, 4 lose gammon, 5 lose backgammon). A softmax makes
+the cumulative probabilities (win, win gammon, ...) consistent by construction.
+
+A :class:`NetSet` holds one net per position class (contact, crashed, race), stored float32 in
+one ``.npz`` file next to a small JSON manifest.
+
+>>> import numpy as np
+>>> nets = NetSet.initial(hidden=8, seed=1)
+>>> from analyzer.core.position import Position
+>>> b = np.frombuffer(Position.start().board, dtype=np.int8)
+>>> p = evaluate_boards(nets, b[None, :])
+>>> p.shape, bool(abs(p.sum() - 1.0) < 1e-5)
+((1, 6), True)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+from analyzer.eval import features as F
+
+NOUT = 6
+CLASS_KEYS = ("contact", "crashed", "race")
+OUTCOME_POINTS = np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0], dtype=np.float64)
+
+FloatArray = NDArray[np.float32]
+
+
+@dataclass
+class Net:
+    """One MLP: ``w1`` (inputs x hidden), ``b1``, ``w2`` (hidden x 6), ``b2``; float32."""
+
+    w1: FloatArray
+    b1: FloatArray
+    w2: FloatArray
+    b2: FloatArray
+
+    @property
+    def n_inputs(self) -> int:
+        return int(self.w1.shape[0])
+
+    @property
+    def hidden(self) -> int:
+        return int(self.w1.shape[1])
+
+    @classmethod
+    def initial(cls, n_inputs: int, hidden: int, rng: np.random.Generator) -> Net:
+        """Small random weights (Glorot-style uniform), zero biases."""
+        a1 = math.sqrt(6.0 / (n_inputs + hidden))
+        a2 = math.sqrt(6.0 / (hidden + NOUT))
+        return cls(
+            rng.uniform(-a1, a1, size=(n_inputs, hidden)).astype(np.float32),
+            np.zeros(hidden, np.float32),
+            rng.uniform(-a2, a2, size=(hidden, NOUT)).astype(np.float32),
+            np.zeros(NOUT, np.float32),
+        )
+
+    def copy(self) -> Net:
+        return Net(self.w1.copy(), self.b1.copy(), self.w2.copy(), self.b2.copy())
+
+    def forward(self, x: FloatArray) -> FloatArray:
+        """Outcome probabilities for a batch of inputs ``x`` (n x inputs) -> (n x 6)."""
+        h = _sigmoid(x @ self.w1 + self.b1)
+        z = h @ self.w2 + self.b2
+        return softmax(z)
+
+
+def _sigmoid(z: FloatArray) -> FloatArray:
+    out: FloatArray = 0.5 * (1.0 + np.tanh(0.5 * z))
+    return out
+
+
+def softmax(z: FloatArray) -> FloatArray:
+    """Row-wise softmax.
+
+    >>> softmax(np.zeros((1, 6), np.float32)).round(3).tolist()
+    [[0.167, 0.167, 0.167, 0.167, 0.167, 0.167]]
+    """
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    out: FloatArray = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+    return out
+
+
+@dataclass
+class NetSet:
+    """The three nets of the standard evaluator plus metadata."""
+
+    contact: Net
+    crashed: Net
+    race: Net
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def initial(cls, hidden: int = 128, race_hidden: int = 64, seed: int = 0) -> NetSet:
+        """Random initial nets (the start of TD training)."""
+        rng = np.random.default_rng(seed)
+        return cls(Net.initial(F.N_CONTACT, hidden, rng), Net.initial(F.N_CONTACT, hidden, rng),
+                   Net.initial(F.N_RACE, race_hidden, rng),
+                   {"feature_version": F.FEATURE_VERSION})
+
+    def nets(self) -> dict[str, Net]:
+        return {"contact": self.contact, "crashed": self.crashed, "race": self.race}
+
+    def copy(self) -> NetSet:
+        return NetSet(self.contact.copy(), self.crashed.copy(), self.race.copy(), dict(self.meta))
+
+    def kernel_args(self) -> tuple[FloatArray, ...]:
+        """The 12 weight arrays in the order the compiled kernels expect."""
+        out: list[FloatArray] = []
+        for n in (self.contact, self.crashed, self.race):
+            out += [n.w1, n.b1, n.w2, n.b2]
+        return tuple(out)
+
+    def save(self, path: Path | str, manifest: dict[str, Any] | None = None) -> None:
+        """Write ``path`` (.npz) and, when ``manifest`` is given, ``path`` with ``.json``."""
+        path = Path(path)
+        arrays: dict[str, FloatArray] = {}
+        for key, n in self.nets().items():
+            arrays[f"{key}_w1"] = n.w1
+            arrays[f"{key}_b1"] = n.b1
+            arrays[f"{key}_w2"] = n.w2
+            arrays[f"{key}_b2"] = n.b2
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez(tmp, **arrays)  # type: ignore[arg-type]
+        tmp.replace(path)
+        if manifest is not None:
+            doc = dict(manifest)
+            doc.setdefault("feature_version", F.FEATURE_VERSION)
+            doc["inputs"] = {"contact": F.N_CONTACT, "crashed": F.N_CONTACT, "race": F.N_RACE}
+            doc["hidden"] = {k: n.hidden for k, n in self.nets().items()}
+            path.with_suffix(".json").write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+
+    @classmethod
+    def load(cls, path: Path | str) -> NetSet:
+        """Read a net set written by :meth:`save`."""
+        path = Path(path)
+        with np.load(path) as z:
+            nets = {}
+            for key in CLASS_KEYS:
+                nets[key] = Net(*(np.ascontiguousarray(z[f"{key}_{s}"], dtype=np.float32)
+                                  for s in ("w1", "b1", "w2", "b2")))
+        meta: dict[str, Any] = {}
+        mpath = path.with_suffix(".json")
+        if mpath.exists():
+            meta = json.loads(mpath.read_text())
+        return cls(nets["contact"], nets["crashed"], nets["race"], meta)
+
+
+# ---------------------------------------------------------------------------------------- kernels
+@njit(cache=True, fastmath=True)
+def forward_one(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray,
+                hid: np.ndarray, out: np.ndarray) -> None:
+    """Probabilities of one input vector ``x`` into ``out`` (6); skips zero inputs."""
+    nh = w1.shape[1]
+    for j in range(nh):
+        hid[j] = b1[j]
+    for i in range(x.shape[0]):
+        v = x[i]
+        if v != 0.0:
+            row = w1[i]
+            for j in range(nh):
+                hid[j] += v * row[j]
+    for j in range(nh):
+        hid[j] = 1.0 / (1.0 + math.exp(-hid[j]))
+    zmax = -1e30
+    for k in range(NOUT):
+        s = b2[k]
+        for j in range(nh):
+            s += hid[j] * w2[j, k]
+        out[k] = s
+        if s > zmax:
+            zmax = s
+    tot = 0.0
+    for k in range(NOUT):
+        e = math.exp(out[k] - zmax)
+        out[k] = e
+        tot += e
+    for k in range(NOUT):
+        out[k] /= tot
+
+
+@njit(cache=True)
+def eval_board(b: np.ndarray, W: tuple, xc: np.ndarray, xr: np.ndarray, hid: np.ndarray,  # type: ignore[type-arg]
+               out: np.ndarray) -> int:
+    """Outcome probabilities of board ``b`` for its side on roll; returns the board's class.
+
+    ``W`` is :meth:`NetSet.kernel_args`; ``xc``/``xr``/``hid`` are scratch buffers
+    (``N_CONTACT``, ``N_RACE`` and at least the largest hidden size).
+    """
+    c = F.classify(b)
+    if c == F.CLASS_OVER:
+        k = F.game_over_outcome(b)
+        for i in range(NOUT):
+            out[i] = 0.0
+        out[k] = 1.0
+    elif c == F.CLASS_RACE:
+        F.encode_race(b, xr)
+        forward_one(xr, W[8], W[9], W[10], W[11], hid, out)
+    elif c == F.CLASS_CRASHED:
+        F.encode_contact(b, xc)
+        forward_one(xc, W[4], W[5], W[6], W[7], hid, out)
+    else:
+        F.encode_contact(b, xc)
+        forward_one(xc, W[0], W[1], W[2], W[3], hid, out)
+    return c
+
+
+@njit(cache=True)
+def swap_outcomes(p: np.ndarray, out: np.ndarray) -> None:
+    """The same outcome distribution seen from the other side."""
+    for k in range(3):
+        a = p[k]
+        out[k] = p[k + 3]
+        out[k + 3] = a
+
+
+@njit(cache=True)
+def equity6(p: np.ndarray) -> float:
+    """Cubeless money equity of an outcome distribution."""
+    return float(p[0] + 2.0 * p[1] + 3.0 * p[2] - p[3] - 2.0 * p[4] - 3.0 * p[5])
+
+
+@njit(cache=True)
+def eval_boards_kernel(boards: np.ndarray, W: tuple, out: np.ndarray) -> None:  # type: ignore[type-arg]
+    """Probabilities of many boards, each for its own side on roll."""
+    xc = np.zeros(F.N_CONTACT, np.float32)
+    xr = np.zeros(F.N_RACE, np.float32)
+    nh = max(W[0].shape[1], W[4].shape[1], W[8].shape[1])
+    hid = np.zeros(nh, np.float32)
+    for i in range(boards.shape[0]):
+        eval_board(boards[i], W, xc, xr, hid, out[i])
+
+
+def evaluate_boards(nets: NetSet, boards: NDArray[np.int8]) -> NDArray[np.float32]:
+    """Outcome probabilities (n x 6) of ``boards`` (n x 64), each for its own side on roll."""
+    out = np.zeros((boards.shape[0], NOUT), np.float32)
+    eval_boards_kernel(np.ascontiguousarray(boards), nets.kernel_args(), out)
+    return out
