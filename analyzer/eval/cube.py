@@ -466,8 +466,9 @@ def cube_decision(probs: ProbabilitiesLike, state: MatchState, player: int, *, c
 
     The action uses gnubg's wording in lower case: ``no double, take``, ``double, take``,
     ``double, pass``, ``too good to double, pass``, ``too good to double, take``,
-    ``no redouble, take``, ``redouble, take``, ``redouble, pass``, ... and ``beaver`` instead
-    of ``take`` in money play with beavers when the taker should beaver.
+    ``no redouble, take``, ``redouble, take``, ``redouble, pass``, ``never double, take (dead
+    cube)`` (a legal double that can gain nothing, e.g. by the post-Crawford leader), ... and
+    ``beaver`` instead of ``take`` in money play with beavers when the taker should beaver.
 
     >>> d = cube_decision([0.9, 0.0, 0.0, 0.0, 0.0], MatchState(), 0, cube_life=0.68)
     >>> d.action, d.double, d.take
@@ -509,6 +510,8 @@ def cube_decision(probs: ProbabilitiesLike, state: MatchState, player: int, *, c
             dt_v, beaver = bv, True
     nd, dt, dp = norm(nd_v), norm(dt_v), norm(dp_v)
     action, double, take, too_good = _action(redouble, nd, dt, dp, beaver)
+    if not double and not too_good and not model.may_double(0, c):
+        action = f"never {action.removeprefix('no ')} (dead cube)"
     tp = _take_point(model, 2 * c, cube_life, dp_v)
     return CubeDecision(player, c, redouble, True, cube_life, pr, nd, dt, dp,
                         None if table is None else nd_v, None if table is None else dt_v,
