@@ -92,7 +92,7 @@ def replay(
     def report(e: InputError, path: str) -> None:
         tally.errors.append(e)
         tally.failed_files.add(path)
-        bar.console.print(f"error: {e}", markup=False, highlight=False)
+        bar.console.print(f"error: {e}", markup=False, highlight=False, soft_wrap=True)
 
     try:
         _run(paths, fmt, bar, tally, out, report)
