@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -190,6 +191,8 @@ def test_match_emg_is_the_normalised_mwc() -> None:
     d = cube_decision(pr, s, 1, cube_life=X)
     assert d.redouble and d.dp == pytest.approx(1.0) and d.dp_mwc == pytest.approx(mwc(KXG, 2, 6))
     assert d.nd_mwc == pytest.approx(v)
+    assert d.dt_mwc is not None and d.taker_take_mwc == pytest.approx(1.0 - d.dt_mwc)
+    assert d.taker_pass_mwc == pytest.approx(1.0 - mwc(KXG, 2, 6)) and d.taker_pass == pytest.approx(-1.0)
 
 
 # gnubg 1.07.001 (Kazaross-XG2, 0-ply, gnubg's own cubeless probabilities of five positions):
@@ -327,5 +330,10 @@ def test_probabilities_are_checked() -> None:
         GameProbabilities(0.5, 0.6, 0.0, 0.0, 0.0)
     with pytest.raises(ValueError):
         GameProbabilities.of([0.5, 0.1])
+    arr = np.array([0.7, 0.2, 0.0, 0.1, 0.0], dtype=np.float32)
+    assert GameProbabilities.of(arr).win == pytest.approx(0.7)
+    assert GameProbabilities.of([0.5, 0.51, 0.0, 0.0, 0.0], clamp=True).win_gammon == 0.5
+    d = analyze_cube(Position.start(), MatchState(), 0, lambda _: [0.6, 0.61, 0.0, -0.001, 0.0])
+    assert d.probabilities == GameProbabilities(0.6, 0.6, 0.0, 0.0, 0.0)
     money = gammon_values(MatchState(), 0)
     assert money.me_gammon == 0.5 and money.opp_backgammon == 0.5

@@ -39,7 +39,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
 
 from analyzer.core.match import MatchState, can_double
 from analyzer.core.position import Position
@@ -71,8 +74,8 @@ class _HasProbabilities(Protocol):
     def lose_backgammon(self) -> float: ...
 
 
-ProbabilitiesLike = Sequence[float] | _HasProbabilities
-"""Five cubeless probabilities of the side on roll, as a sequence or an object with fields."""
+ProbabilitiesLike = Sequence[float] | NDArray[np.floating[Any]] | _HasProbabilities
+"""Five cubeless probabilities of the side on roll: a sequence, an array or an object with fields."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,20 +104,40 @@ class GameProbabilities:
             raise ValueError(f"inconsistent probabilities: {self.as_tuple()!r}")
 
     @classmethod
-    def of(cls, probs: ProbabilitiesLike) -> GameProbabilities:
-        """Convert a 5-sequence or any object with the five fields.
+    def clamped(cls, win: float, win_gammon: float, win_backgammon: float, lose_gammon: float,
+                lose_backgammon: float) -> GameProbabilities:
+        """Probabilities forced into consistency (as raw network outputs may need): each in
+        [0, 1], backgammons <= gammons <= the wins or losses they belong to.
+
+        >>> GameProbabilities.clamped(0.5, 0.52, 0.6, -0.01, 0.0).as_tuple()
+        (0.5, 0.5, 0.5, 0.0, 0.0)
+        """
+        w = min(max(win, 0.0), 1.0)
+        wg = min(max(win_gammon, 0.0), w)
+        lg = min(max(lose_gammon, 0.0), 1.0 - w)
+        return cls(w, wg, min(max(win_backgammon, 0.0), wg), lg, min(max(lose_backgammon, 0.0), lg))
+
+    @classmethod
+    def of(cls, probs: ProbabilitiesLike, *, clamp: bool = False) -> GameProbabilities:
+        """Convert five numbers (a sequence or numpy array) or any object with the five fields;
+        with ``clamp`` inconsistent values are fixed by :meth:`clamped` instead of rejected.
 
         >>> GameProbabilities.of([0.5, 0.1, 0.0, 0.1, 0.0]).win
         0.5
+        >>> import numpy as np
+        >>> round(GameProbabilities.of(np.array([0.6, 0.2, 0.0, 0.1, 0.0], np.float32)).lose_gammon, 6)
+        0.1
         """
         if isinstance(probs, GameProbabilities):
             return probs
-        if isinstance(probs, Sequence):
-            if len(probs) != 5:
-                raise ValueError(f"expected 5 probabilities, got {len(probs)}")
-            return cls(*(float(v) for v in probs))
-        return cls(float(probs.win), float(probs.win_gammon), float(probs.win_backgammon),
-                   float(probs.lose_gammon), float(probs.lose_backgammon))
+        if isinstance(probs, Sequence | np.ndarray):
+            vals = [float(v) for v in probs]
+            if len(vals) != 5:
+                raise ValueError(f"expected 5 probabilities, got {len(vals)}")
+        else:
+            vals = [float(probs.win), float(probs.win_gammon), float(probs.win_backgammon),
+                    float(probs.lose_gammon), float(probs.lose_backgammon)]
+        return cls.clamped(*vals) if clamp else cls(*vals)
 
     def as_tuple(self) -> tuple[float, float, float, float, float]:
         """The five numbers in evaluator order."""
@@ -448,6 +471,16 @@ class CubeDecision:
         """The taker's normalised equity after passing (-1)."""
         return None if self.dp is None else -self.dp
 
+    @property
+    def taker_take_mwc(self) -> float | None:
+        """The taker's MWC after taking (match play)."""
+        return None if self.dt_mwc is None else 1.0 - self.dt_mwc
+
+    @property
+    def taker_pass_mwc(self) -> float | None:
+        """The taker's MWC after passing (match play)."""
+        return None if self.dp_mwc is None else 1.0 - self.dp_mwc
+
 
 def _action(redouble: bool, nd: float, dt: float, dp: float, beaver: bool) -> tuple[str, bool, bool, bool]:
     word = "redouble" if redouble else "double"
@@ -549,11 +582,13 @@ Evaluate = Callable[[Position], ProbabilitiesLike]
 def analyze_cube(position: Position, state: MatchState, player: int, evaluate: Evaluate, *,
                  met: MatchEquityTable | None = None, cube_life: float | None = None) -> CubeDecision:
     """Cube decision for ``player`` on roll in ``position`` (seen from him), probabilities from
-    ``evaluate`` and the cube life from the position class unless given.
+    ``evaluate`` (made consistent with :meth:`GameProbabilities.clamped`) and the cube life from
+    the position class unless given.
 
     >>> d = analyze_cube(Position.start(), MatchState(), 0, lambda pos: [0.5, 0.14, 0.01, 0.13, 0.01])
     >>> d.action, d.cube_life
     ('no double, take', 0.68)
     """
     x = cube_life_of(position) if cube_life is None else cube_life
-    return cube_decision(evaluate(position), state, player, cube_life=x, met=met)
+    probs = GameProbabilities.of(evaluate(position), clamp=True)
+    return cube_decision(probs, state, player, cube_life=x, met=met)
