@@ -471,7 +471,50 @@ def test_build_progress_cache_and_reload(tmp_path: os.PathLike[str], os_db: B.On
     assert B._load("one-sided", d) is not None
 
 
+def test_unwritable_cache_still_works(tmp_path: os.PathLike[str], ts_db: B.TwoSidedDB) -> None:
+    blocker = os.path.join(tmp_path, "file")
+    with open(blocker, "w") as f:
+        f.write("not a directory")
+    db = B.BearoffDB.two_sided(blocker)
+    assert np.array_equal(db.win, ts_db.win)
+    assert B.read_meta("two-sided", blocker) is None
+
+
 def test_doctests(os_db: B.OneSidedDB, ts_db: B.TwoSidedDB) -> None:
     for mod in (B, G):
         res = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
         assert res.failed == 0
+
+
+# ------------------------------------------------------------------ referee
+# GNU Backgammon 1.07 (Debian build), used only as a referee: gnubg.evaluate() and cfevaluate() at
+# 0-ply on these positions (gnubg answers home-board races from its own bear-off databases, which
+# store 16-bit values). Columns: roller's side, opponent's side, (win, win gammon, lose gammon),
+# and for sides of at most 6 checkers the money equity with a centred cube and half of gnubg's
+# double/take equity, i.e. our equity with the opponent owning the cube.
+GNUBG_REFEREE = [
+    ((0, 0, 0, 0, 0, 1), (0, 0, 0, 0, 0, 1), (0.81250, 0.0, 0.0), (0.99998, 0.49999)),
+    ((1, 1, 1, 0, 0, 0), (0, 2, 0, 1, 0, 0), (0.88038, 0.0, 0.0), (1.0, 0.76077)),
+    ((2, 2, 1, 1, 0, 0), (1, 1, 1, 1, 1, 1), (0.92404, 0.0, 0.0), (1.0, 0.84567)),
+    ((0, 0, 0, 0, 0, 6), (3, 3, 0, 0, 0, 0), (0.04154, 0.0, 0.0), (-0.96020, -0.96771)),
+    ((3, 3, 3, 2, 2, 2), (4, 4, 3, 2, 1, 1), (0.54603, 0.0, 0.0), None),
+    ((0, 0, 0, 0, 0, 15), (0, 0, 0, 0, 0, 15), (0.59488, 0.0, 0.0), None),
+    ((5, 5, 5, 0, 0, 0), (1, 0, 0, 0, 0, 0), (0.0, 0.0, 0.0), None),
+    ((0, 0, 0, 0, 0, 15), (0, 0, 0, 0, 0, 2), (0.0, 0.0, 0.11295), None),
+    ((2, 0, 0, 0, 0, 1), (15, 0, 0, 0, 0, 0), (1.0, 0.11112, 0.0), None),
+    ((4, 3, 3, 2, 2, 1), (0, 0, 2, 3, 4, 6), (0.97212, 0.0, 0.0), None),
+]
+
+
+@pytest.mark.parametrize(("me", "opp", "probs", "cubeful"), GNUBG_REFEREE)
+def test_agrees_with_gnubg_referee(me: tuple[int, ...], opp: tuple[int, ...], probs: tuple[float, ...],
+                                   cubeful: tuple[float, float] | None,
+                                   os_db: B.OneSidedDB, ts_db: B.TwoSidedDB) -> None:
+    pos = pos_of(me, opp)
+    if cubeful is None:
+        w = os_db.race_probabilities(pos)
+        assert (w[0], w[1], w[3]) == pytest.approx(probs, abs=1e-4)
+    else:
+        assert ts_db.win_probability(pos) == pytest.approx(probs[0], abs=1e-4)
+        assert ts_db.equity(pos, "centred") == pytest.approx(cubeful[0], abs=1e-4)
+        assert ts_db.equity(pos, "opponent") == pytest.approx(cubeful[1], abs=1e-4)

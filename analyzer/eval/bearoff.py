@@ -34,6 +34,7 @@ Compiled callers (rollouts) use the arrays and the ``njit`` functions directly:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -255,7 +256,14 @@ def _build_and_save(kind: str, d: Path, progress: ProgressFn | None) -> dict[str
         t = build_two_sided(progress)
         arrays = {"ts_win": t["win"], "ts_cube": t["cube"]}
     seconds = time.perf_counter() - t0
+    with contextlib.suppress(OSError):  # an unwritable cache only costs a rebuild next time
+        _save(kind, d, arrays, seconds)
+    return arrays
+
+
+def _save(kind: str, d: Path, arrays: dict[str, NDArray[np.float32]], seconds: float) -> None:
     d.mkdir(parents=True, exist_ok=True)
+    _meta_path(d, kind).unlink(missing_ok=True)  # the record is written last, after every file
     tag = f".tmp{os.getpid()}-{threading.get_ident()}"
     for name, arr in arrays.items():
         tmp = d / f"{name}{tag}.npy"
@@ -267,7 +275,6 @@ def _build_and_save(kind: str, d: Path, progress: ProgressFn | None) -> dict[str
     tmp_meta = d / f"{kind}{tag}.json"
     tmp_meta.write_text(json.dumps(meta, indent=1) + "\n")
     os.replace(tmp_meta, _meta_path(d, kind))
-    return arrays
 
 
 _lock = threading.Lock()
