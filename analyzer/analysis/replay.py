@@ -110,7 +110,8 @@ class Decision:
 @dataclass(frozen=True, slots=True)
 class GameReplay:
     """A replayed game. ``error`` is set when the game could not be replayed; its decisions are
-    then left out. ``end`` is ``"bearoff"``, ``"drop"``, ``"resign"``, ``"draw"`` or
+    then left out. ``end`` is ``"bearoff"``, ``"drop"``, ``"resign"``, ``"mother"``
+    (Mahbusa: the opponent's last checker pinned on his starting point), ``"draw"`` or
     ``"unfinished"``; ``points`` the computed value (cube included); ``score_error`` an
     inconsistency between this result and the next game's score line (the game itself is fine).
     """
@@ -373,7 +374,7 @@ def _roll(record: MatchRecord, game: GameRecord, rules: Variant, t: _Turn, act: 
         if out.points == 0:
             t.end, t.winner, t.points = "draw", None, 0
         else:
-            t.end = "bearoff"
+            t.end = "mother" if out.kind == "mother" else "bearoff"
             t.winner = side if out.winner == 0 else 1 - side
             t.points = out.points * t.state.cube
             if t.state.jacoby_active:
