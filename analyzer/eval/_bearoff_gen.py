@@ -274,7 +274,7 @@ def build_one_sided(sides: np.ndarray, order: np.ndarray, lo: int, hi: int,
                 x = buf[t]
                 if best < 0 or mean[x] < mean[best] or (mean[x] == mean[best] and x < best):
                     best = x
-                if x < i:  # fewer checkers? check the count only when needed
+                if x < i:  # a side with fewer checkers always has a lower index
                     cnt = 0
                     for k in range(NPOINTS):
                         cnt += sides[x, k]
