@@ -119,7 +119,8 @@ def main() -> None:
         _two_many(ts_db.win, small)
         dt = time.perf_counter() - t
         print(f"compiled two-sided lookups: {args.lookups / dt:,.0f} /s")
-        positions = [Position(bytes(b.tobytes())) for b in boards[:5000]]
+        positions = [Position(bytes(b.tobytes())) for b in boards[:20000]]
+        B.race_probabilities(positions[0])  # compile (or load) this signature first
         t = time.perf_counter()
         for p in positions:
             B.race_probabilities(p)
