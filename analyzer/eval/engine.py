@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
-from numba import njit
+from numba import get_num_threads, njit, prange
 from numpy.typing import NDArray
 
 from analyzer.core.layout import NSLOTS, VAR_STANDARD
@@ -173,6 +173,37 @@ def eval_many(boards: np.ndarray, ply: int, W: tuple, use_db: bool,  # type: ign
     return 0
 
 
+@njit(cache=True, parallel=True)
+def eval_many_parallel(boards: np.ndarray, ply: int, W: tuple, use_db: bool,  # type: ignore[type-arg]
+                       dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
+                       pool: np.ndarray, phash: np.ndarray, parent: np.ndarray, hfrom: np.ndarray,
+                       hto: np.ndarray, hhit: np.ndarray, ptag: np.ndarray, pterm: np.ndarray,
+                       table: np.ndarray, tstamp: np.ndarray, stampbox: np.ndarray, results: np.ndarray,
+                       out: np.ndarray) -> int:
+    """:func:`eval_many` split over threads; the workspace arrays carry a leading thread index."""
+    n = boards.shape[0]
+    nt = pool.shape[0]
+    step = (n + nt - 1) // nt
+    status = np.zeros(nt, np.int64)
+    nh = max(W[0].shape[1], W[4].shape[1], W[8].shape[1])
+    for t in prange(nt):
+        xc = np.zeros(F.N_CONTACT, np.float32)
+        xr = np.zeros(F.N_RACE, np.float32)
+        hid = np.zeros(nh, np.float32)
+        lo = t * step
+        hi = min(n, lo + step)
+        for i in range(lo, hi):
+            r = eval_plied(boards[i], ply, 0, W, use_db, dist, first, win2, pool[t], phash[t], parent[t],
+                           hfrom[t], hto[t], hhit[t], ptag[t], pterm[t], table[t], tstamp[t], stampbox[t],
+                           results[t], xc, xr, hid, out[i])
+            if r < 0:
+                status[t] = -1
+    for t in range(nt):
+        if status[t] < 0:
+            return -1
+    return 0
+
+
 @njit(cache=True)
 def flip_many(boards: np.ndarray, out: np.ndarray) -> None:
     """Flip every board (hand the turn to the other side)."""
@@ -181,23 +212,24 @@ def flip_many(boards: np.ndarray, out: np.ndarray) -> None:
 
 
 class _LevelWorkspace:
-    """Move-generation buffers, one set per recursion level."""
+    """Move-generation buffers, one set per recursion level (and per thread when ``threads``)."""
 
-    def __init__(self, capacity: int = CAPACITY, levels: int = LEVELS) -> None:
+    def __init__(self, capacity: int = CAPACITY, levels: int = LEVELS, threads: int = 0) -> None:
         tsize = 1 << (2 * capacity - 1).bit_length()
+        lead: tuple[int, ...] = (threads, levels) if threads else (levels,)
         self.arrays: tuple[NDArray[np.generic], ...] = (
-            np.zeros((levels, capacity, NSLOTS), np.int8),
-            np.zeros((levels, capacity), np.uint64),
-            np.zeros((levels, capacity), np.int32),
-            np.zeros((levels, capacity), np.int8),
-            np.zeros((levels, capacity), np.int8),
-            np.zeros((levels, capacity), np.int8),
-            np.zeros((levels, capacity), np.int8),
-            np.zeros((levels, capacity), np.bool_),
-            np.zeros((levels, tsize), np.int64),
-            np.zeros((levels, tsize), np.int64),
-            np.zeros((levels, 1), np.int64),
-            np.zeros((levels, capacity), np.int64),
+            np.zeros((*lead, capacity, NSLOTS), np.int8),
+            np.zeros((*lead, capacity), np.uint64),
+            np.zeros((*lead, capacity), np.int32),
+            np.zeros((*lead, capacity), np.int8),
+            np.zeros((*lead, capacity), np.int8),
+            np.zeros((*lead, capacity), np.int8),
+            np.zeros((*lead, capacity), np.int8),
+            np.zeros((*lead, capacity), np.bool_),
+            np.zeros((*lead, tsize), np.int64),
+            np.zeros((*lead, tsize), np.int64),
+            np.zeros((*lead, 1), np.int64),
+            np.zeros((*lead, capacity), np.int64),
         )
 
 
@@ -231,6 +263,8 @@ class Engine:
         else:
             self._db = _no_db()
         self._ws = _LevelWorkspace()
+        self.threads = max(1, int(get_num_threads()))
+        self._pws: _LevelWorkspace | None = None
         self._rules = Standard()
         self._cache: OrderedDict[tuple[bytes, int], NDArray[np.float32]] = OrderedDict()
         self.cache_size = cache_size
@@ -243,7 +277,14 @@ class Engine:
             raise ValueError(f"ply must be 0..{MAX_PLY}")
         boards = np.ascontiguousarray(boards, dtype=np.int8)
         out = np.zeros((boards.shape[0], NOUT), np.float32)
-        r = cast(Any, eval_many)(boards, ply, self._W, self.use_bearoff, *self._db, *self._ws.arrays, out)
+        work = boards.shape[0] * (1 if ply == 0 else 500 * 21 ** (ply - 1))
+        if self.threads > 1 and work >= 4000:
+            if self._pws is None:
+                self._pws = _LevelWorkspace(threads=self.threads)
+            r = cast(Any, eval_many_parallel)(boards, ply, self._W, self.use_bearoff, *self._db,
+                                              *self._pws.arrays, out)
+        else:
+            r = cast(Any, eval_many)(boards, ply, self._W, self.use_bearoff, *self._db, *self._ws.arrays, out)
         if r < 0:
             raise RuntimeError("move generation buffers overflowed")
         return out
@@ -324,6 +365,17 @@ class Engine:
     def _check(pos: Position) -> None:
         if pos.variant != "standard":
             raise ValueError(f"the evaluator handles standard positions, not {pos.variant}")
+
+
+def eval_parallel(engine: Engine, boards: NDArray[np.int8], ply: int = 0) -> NDArray[np.float32]:
+    """Evaluate ``boards`` split over the numba threads (benchmarks; :meth:`Engine.evaluate_boards`
+    does this by itself for large enough work)."""
+    if engine._pws is None:
+        engine._pws = _LevelWorkspace(threads=engine.threads)
+    out = np.zeros((boards.shape[0], NOUT), np.float32)
+    cast(Any, eval_many_parallel)(np.ascontiguousarray(boards), ply, engine._W, engine.use_bearoff,
+                                  *engine._db, *engine._pws.arrays, out)
+    return out
 
 
 def equity_of(p: NDArray[np.float32]) -> float:

@@ -85,8 +85,8 @@ def _sigmoid(z: FloatArray) -> FloatArray:
 def softmax(z: FloatArray) -> FloatArray:
     """Row-wise softmax.
 
-    >>> softmax(np.zeros((1, 6), np.float32)).round(3).tolist()
-    [[0.167, 0.167, 0.167, 0.167, 0.167, 0.167]]
+    >>> [round(float(v), 3) for v in softmax(np.zeros((1, 6), np.float32))[0]]
+    [0.167, 0.167, 0.167, 0.167, 0.167, 0.167]
     """
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)

@@ -49,7 +49,7 @@ class Probabilities:
         """The six exclusive outcomes: win single/gammon/backgammon, lose single/gammon/backgammon.
 
         >>> [round(v, 2) for v in Probabilities(0.6, 0.2, 0.01, 0.1, 0.005).outcomes()]
-        [0.4, 0.19, 0.01, 0.3, 0.095, 0.005]
+        [0.4, 0.19, 0.01, 0.3, 0.1, 0.01]
         """
         return (self.win - self.win_gammon, self.win_gammon - self.win_backgammon, self.win_backgammon,
                 1.0 - self.win - self.lose_gammon, self.lose_gammon - self.lose_backgammon,

@@ -3,17 +3,21 @@
 Examples::
 
     python -m analyzer.train td --checkpoint data/train/td.npz --games 300000 --log runs/td.log
+    python -m analyzer.train supervised --checkpoint data/train/sup.npz --init data/train/td.npz --rounds 100
     python -m analyzer.train export --checkpoint data/train/td.npz --out data/nets/standard.npz
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
+from analyzer.eval.net import NetSet
 from analyzer.train.td import TDConfig, TDTrainer
 
 
@@ -59,13 +63,79 @@ def _cmd_td(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_supervised(args: argparse.Namespace) -> int:
+    from analyzer.train.supervised import SupervisedConfig, SupervisedTrainer
+
+    ck = Path(args.checkpoint)
+    names = ("lr", "batch", "games_per_round", "noise", "epochs", "eval_every", "eval_seeds")
+    if ck.exists():
+        tr = SupervisedTrainer.load(ck)
+        for name in names:
+            val = getattr(args, name)
+            if val is not None:
+                setattr(tr.cfg, name, val)
+                if name == "lr":
+                    for o in tr.opts.values():
+                        o.lr = val
+        logging.getLogger(__name__).info("resumed %s at round %d (%s)", ck, tr.rounds, tr.cfg)
+    else:
+        if not args.init:
+            raise SystemExit("a new supervised run needs --init (a TD checkpoint or a net set)")
+        cfg = SupervisedConfig(seed=args.seed)
+        for name in names:
+            val = getattr(args, name)
+            if val is not None:
+                setattr(cfg, name, val)
+        tr = SupervisedTrainer.create(ck, cfg, _load_nets(args.init), source=args.init)
+        logging.getLogger(__name__).info("new supervised run %s from %s (%s)", ck, args.init, cfg)
+    stop = {"flag": False}
+
+    def _handler(signum: int, frame: object) -> None:
+        stop["flag"] = True
+
+    signal.signal(signal.SIGTERM, _handler)
+    signal.signal(signal.SIGINT, _handler)
+    tr.run(args.rounds, should_stop=lambda: stop["flag"])
+    return 0
+
+
+def _load_nets(path: str) -> NetSet:
+    import numpy as np
+
+    with np.load(path) as z:
+        files = set(z.files)
+    if "state_json" not in files:
+        return NetSet.load(path)
+    return _load_checkpoint(path)[0]
+
+
+def _load_checkpoint(path: str) -> tuple[NetSet, dict[str, Any]]:
+    import json
+
+    import numpy as np
+
+    with np.load(path) as z:
+        doc = json.loads(bytes(z["state_json"]).decode())
+    if doc.get("kind") == "supervised":
+        from analyzer.train.supervised import SupervisedTrainer
+
+        st = SupervisedTrainer.load(path)
+        info = {"kind": "supervised", "rounds": st.rounds, "positions": st.positions,
+                "config": vars(st.cfg), "source": st.source}
+        return st.nets, info
+    tr = TDTrainer.load(path)
+    return tr.nets, {"kind": "td", "games": tr.games, "positions": tr.positions, "config": vars(tr.cfg)}
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
-    tr = TDTrainer.load(args.checkpoint)
-    manifest = {"version": args.version, "training_run": {"checkpoint": str(args.checkpoint),
-                "games": tr.games, "positions": tr.positions, "config": vars(tr.cfg)}}
+    nets, info = _load_checkpoint(args.checkpoint)
+    manifest: dict[str, Any] = {"version": args.version,
+                                "training_run": {"checkpoint": str(args.checkpoint), **info}}
     if args.notes:
         manifest["notes"] = args.notes
-    tr.nets.save(args.out, manifest)
+    if args.benchmarks:
+        manifest["benchmarks"] = json.loads(Path(args.benchmarks).read_text())
+    nets.save(args.out, manifest)
     return 0
 
 
@@ -87,15 +157,32 @@ def main(argv: list[str] | None = None) -> int:
     td.add_argument("--eval-seeds", type=int)
     td.add_argument("--checkpoint-every", type=float, default=600.0, help="seconds between checkpoints")
     td.add_argument("--log", help="log file (default: stderr)")
+    sv = sub.add_parser("supervised",
+                        help="1-ply distillation rounds (resumes from --checkpoint if it exists)")
+    sv.add_argument("--checkpoint", default="data/train/sup.npz")
+    sv.add_argument("--init", help="starting nets for a new run: TD checkpoint or net set (.npz)")
+    sv.add_argument("--rounds", type=int, required=True, help="train until this many rounds in total")
+    sv.add_argument("--seed", type=int, default=11)
+    sv.add_argument("--lr", type=float)
+    sv.add_argument("--batch", type=int)
+    sv.add_argument("--games-per-round", type=int)
+    sv.add_argument("--noise", type=float)
+    sv.add_argument("--epochs", type=int)
+    sv.add_argument("--eval-every", type=int)
+    sv.add_argument("--eval-seeds", type=int)
+    sv.add_argument("--log", help="log file (default: stderr)")
     ex = sub.add_parser("export", help="write a checkpoint's nets as shipped weights + manifest")
     ex.add_argument("--checkpoint", default="data/train/td.npz")
     ex.add_argument("--out", default="data/nets/standard.npz")
     ex.add_argument("--version", default="0.1")
     ex.add_argument("--notes", default="")
+    ex.add_argument("--benchmarks", help="JSON file of benchmark results to record in the manifest")
     args = ap.parse_args(argv)
     _setup_log(getattr(args, "log", None))
     if args.cmd == "td":
         return _cmd_td(args)
+    if args.cmd == "supervised":
+        return _cmd_supervised(args)
     return _cmd_export(args)
 
 
