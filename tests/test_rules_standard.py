@@ -169,14 +169,16 @@ DICE = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
 
 
 def random_walk(seed: int, plies: int) -> Position:
-    """The position after ``plies`` random legal plays from the start (fixed by ``seed``)."""
+    """The position after ``plies`` random legal plays from the start (fixed by ``seed``), or the
+    last position before the game ended."""
     rng = random.Random(seed)
     pos = Position.start()
     for _ in range(plies):
-        if RULES.outcome(pos) is not None:
-            break
         rows = RULES.legal_results(pos, rng.choice(DICE))
-        pos = Position(rows[rng.randrange(len(rows))].tobytes()).flip()
+        nxt = Position(rows[rng.randrange(len(rows))].tobytes())
+        if RULES.outcome(nxt) is not None:
+            break
+        pos = nxt.flip()
     return pos
 
 

@@ -40,6 +40,8 @@ TERMINAL_TAG = 15
 HASHED_SLOTS = GAME_END + 1
 RESERVE_SRC = 26  # step source code for an entry from the Dutch reserve
 
+Arr = np.ndarray  # numba ignores annotations; this names the array arguments for mypy
+
 
 @njit(cache=True)
 def full_hash(b: np.ndarray) -> np.uint64:
@@ -54,11 +56,11 @@ def _can_hit(b: np.ndarray, variant: int, opts: int) -> bool:
     if variant != VAR_DUTCH:
         return True
     if opts & OPT_DUTCH_UNLOCK_CURRENT:
-        for p in range(1, 7):
+        for p in range(1, 7):  # noqa: SIM110 - numba compiles plain loops best
             if b[p] > 0:
                 return True
         return False
-    return b[MOVER_CAN_HIT] != 0
+    return bool(b[MOVER_CAN_HIT] != 0)
 
 
 @njit(cache=True)
@@ -80,10 +82,7 @@ def _all_home(b: np.ndarray, variant: int) -> bool:
 @njit(cache=True)
 def _dest(b: np.ndarray, src: int, d: int, variant: int, opts: int, home: bool) -> int:
     """Destination of moving from ``src`` by ``d``: 1..24, 0 for off, -1 if illegal."""
-    if src >= 25:
-        dst = 25 - d
-    else:
-        dst = src - d
+    dst = 25 - d if src >= 25 else src - d
     if dst <= 0:
         if not home:
             return -1
@@ -144,20 +143,21 @@ def _apply(b: np.ndarray, h: np.uint64, src: int, dst: int, variant: int, opts: 
                 hit = 1
         else:
             h = _set(b, h, dst, v + 1)
-        if variant == VAR_DUTCH and dst <= 6 and not (opts & OPT_DUTCH_UNLOCK_CURRENT) and b[MOVER_CAN_HIT] == 0:
+        if (variant == VAR_DUTCH and dst <= 6 and not (opts & OPT_DUTCH_UNLOCK_CURRENT)
+                and b[MOVER_CAN_HIT] == 0):
             h = _set(b, h, MOVER_CAN_HIT, 1)
     if variant == VAR_MAHBUSA:
         check = True
         if opts & OPT_MAHBUSA_ON_PIN:
             check = hit == 2 and dst == 1
-        if check and b[PIN0 + 1] == 1:
-            if b[PIN0 + 24] == -1 or b[24] <= 0:
-                h = _set(b, h, GAME_END, 1)
+        if check and b[PIN0 + 1] == 1 and (b[PIN0 + 24] == -1 or b[24] <= 0):
+            h = _set(b, h, GAME_END, 1)
     return h, hit
 
 
 @njit(cache=True)
-def _insert(pool, phash, ptag, table, tstamp, stamp, mask, n, h, tag) -> bool:
+def _insert(pool: Arr, phash: Arr, ptag: Arr, table: Arr, tstamp: Arr, stamp: int, mask: int, n: int,
+            h: np.uint64, tag: int) -> bool:
     """Register pool row ``n`` (hash ``h``) in set ``tag``; False if an equal row is there."""
     key = h ^ TAG_SALT[tag]
     slot = np.int64(key & np.uint64(mask))
@@ -179,33 +179,48 @@ def _insert(pool, phash, ptag, table, tstamp, stamp, mask, n, h, tag) -> bool:
 
 
 @njit(cache=True)
-def _expand(parent_idx, d, tag, variant, opts, board_at_start,
-            pool, phash, parent, hfrom, hto, hhit, ptag, pterm,
-            table, tstamp, stamp, mask, n, cap):
-    """Add every state one step of ``d`` away from pool row ``parent_idx``; returns new n or -1."""
+def _expand(parent_idx: int, d: int, tag: int, variant: int, opts: int, board_at_start: bool,
+            max_src: int, pool: Arr, phash: Arr, parent: Arr, hfrom: Arr, hto: Arr, hhit: Arr,
+            ptag: Arr, pterm: Arr, table: Arr, tstamp: Arr, stamp: int, mask: int, n: int,
+            cap: int) -> int:
+    """Add every state one step of ``d`` away from pool row ``parent_idx``; returns new n or -1.
+
+    Sources are tried in a fixed order: the bar alone when it holds a checker, otherwise the
+    Dutch reserve and then points 24..1. The all-home test that bear-offs need is made once,
+    and only when the die can reach off from the lowest occupied point. Sources above
+    ``max_src`` are skipped (see the doubles path of :func:`generate`).
+    """
     b = pool[parent_idx]
-    home = _all_home(b, variant)
-    nsrc = 0
-    srcs = np.empty(27, np.int64)
-    if b[MOVER_BAR] > 0:
-        srcs[0] = 25
-        nsrc = 1
+    h0 = phash[parent_idx]
+    from_bar = b[MOVER_BAR] > 0
+    if from_bar:
+        src_hi, src_lo = 25, 25
     else:
-        board_ok = True
-        if variant == VAR_DUTCH and b[MOVER_RES] > 0:
-            srcs[nsrc] = RESERVE_SRC
-            nsrc += 1
-            if opts & OPT_DUTCH_ENTER_ALL_FIRST:
-                board_ok = False
-        if variant == VAR_DUTCH and (opts & OPT_DUTCH_TURN_START) and not board_at_start:
-            board_ok = False
-        if board_ok:
-            for p in range(24, 0, -1):
-                if b[p] > 0:
-                    srcs[nsrc] = p
-                    nsrc += 1
-    for k in range(nsrc):
-        src = srcs[k]
+        src_hi, src_lo = 24, 1
+        if variant == VAR_DUTCH:
+            if b[MOVER_RES] > 0:
+                src_hi = RESERVE_SRC
+                if opts & OPT_DUTCH_ENTER_ALL_FIRST:
+                    src_lo = RESERVE_SRC
+            if (opts & OPT_DUTCH_TURN_START) and not board_at_start:
+                src_lo = RESERVE_SRC
+            if src_lo > src_hi:
+                return n
+    home = False
+    if src_hi <= 24:
+        for p in range(1, 7):
+            if b[p] > 0:
+                if d >= p:
+                    home = _all_home(b, variant)
+                break
+    if src_hi > max_src:
+        src_hi = max_src
+    for src in range(src_hi, src_lo - 1, -1):
+        if src <= 24:
+            if b[src] <= 0:
+                continue
+        elif src == 25 and not from_bar:
+            continue
         dst = _dest(b, src, d, variant, opts, home)
         if dst < 0:
             continue
@@ -214,7 +229,7 @@ def _expand(parent_idx, d, tag, variant, opts, board_at_start,
         row = pool[n]
         for i in range(NSLOTS):
             row[i] = b[i]
-        h, hit = _apply(row, phash[parent_idx], src, dst, variant, opts)
+        h, hit = _apply(row, h0, src, dst, variant, opts)
         term = row[GAME_END] != 0
         t = TERMINAL_TAG if term else tag
         phash[n] = h
@@ -230,8 +245,9 @@ def _expand(parent_idx, d, tag, variant, opts, board_at_start,
 
 
 @njit(cache=True)
-def generate(b0, d1, d2, variant, opts,
-             pool, phash, parent, hfrom, hto, hhit, ptag, pterm, table, tstamp, stampbox, results):
+def generate(b0: Arr, d1: int, d2: int, variant: int, opts: int, pool: Arr, phash: Arr, parent: Arr,
+             hfrom: Arr, hto: Arr, hhit: Arr, ptag: Arr, pterm: Arr, table: Arr, tstamp: Arr,
+             stampbox: Arr, results: Arr) -> int:
     """Fill ``results`` with the pool rows of the distinct legal results; returns their count.
 
     Returns -1 when the work buffers are too small (the caller grows them and retries).
@@ -268,8 +284,15 @@ def generate(b0, d1, d2, variant, opts,
             for i in range(lo, hi):
                 if pterm[i]:
                     continue
-                n = _expand(i, d1, k, variant, opts, board_at_start, pool, phash, parent, hfrom, hto,
-                            hhit, ptag, pterm, table, tstamp, stamp, mask, n, cap)
+                # Standard doubles: the steps of a play commute once sorted by falling source
+                # (a step never enables one from a higher point), so only that order is
+                # generated. The sources of a state's steps are fixed by the state, so the last
+                # step of the stored path (hfrom) is the lowest whichever path found it first.
+                limit = 26
+                if variant == VAR_STANDARD and k > 1:
+                    limit = hfrom[i]
+                n = _expand(i, d1, k, variant, opts, board_at_start, limit, pool, phash, parent, hfrom,
+                            hto, hhit, ptag, pterm, table, tstamp, stamp, mask, n, cap)
                 if n < 0:
                     return -1
             lo, hi = start, n
@@ -300,12 +323,12 @@ def generate(b0, d1, d2, variant, opts,
                     nres += 1
         return nres
     big, small = (d1, d2) if d1 > d2 else (d2, d1)
-    n = _expand(0, big, 1, variant, opts, board_at_start, pool, phash, parent, hfrom, hto,
+    n = _expand(0, big, 1, variant, opts, board_at_start, 26, pool, phash, parent, hfrom, hto,
                 hhit, ptag, pterm, table, tstamp, stamp, mask, n, cap)
     if n < 0:
         return -1
     mid = n
-    n = _expand(0, small, 2, variant, opts, board_at_start, pool, phash, parent, hfrom, hto,
+    n = _expand(0, small, 2, variant, opts, board_at_start, 26, pool, phash, parent, hfrom, hto,
                 hhit, ptag, pterm, table, tstamp, stamp, mask, n, cap)
     if n < 0:
         return -1
@@ -314,7 +337,7 @@ def generate(b0, d1, d2, variant, opts,
         if pterm[i]:
             continue
         d = small if i < mid else big
-        n = _expand(i, d, 3, variant, opts, board_at_start, pool, phash, parent, hfrom, hto,
+        n = _expand(i, d, 3, variant, opts, board_at_start, 26, pool, phash, parent, hfrom, hto,
                     hhit, ptag, pterm, table, tstamp, stamp, mask, n, cap)
         if n < 0:
             return -1
@@ -339,7 +362,7 @@ def generate(b0, d1, d2, variant, opts,
 
 
 @njit(cache=True)
-def extract_hops(idx, parent, hfrom, hto, hhit, out):
+def extract_hops(idx: int, parent: Arr, hfrom: Arr, hto: Arr, hhit: Arr, out: Arr) -> int:
     """Write the hops (from, to, hit) leading to pool row ``idx`` into ``out``; returns the count."""
     k = 0
     j = idx
@@ -358,8 +381,9 @@ def extract_hops(idx, parent, hfrom, hto, hhit, out):
 
 
 @njit(cache=True)
-def count_batch(boards, dice, variant, opts,
-                pool, phash, parent, hfrom, hto, hhit, ptag, pterm, table, tstamp, stampbox, results):
+def count_batch(boards: Arr, dice: Arr, variant: int, opts: int, pool: Arr, phash: Arr, parent: Arr,
+                hfrom: Arr, hto: Arr, hhit: Arr, ptag: Arr, pterm: Arr, table: Arr, tstamp: Arr,
+                stampbox: Arr, results: Arr) -> int:
     """Total number of distinct results over every board x every roll (benchmarks)."""
     total = 0
     for i in range(boards.shape[0]):
@@ -373,7 +397,7 @@ def count_batch(boards, dice, variant, opts,
 
 
 @njit(cache=True)
-def flip_into(src, dst):
+def flip_into(src: Arr, dst: Arr) -> None:
     """Write the flipped position of ``src`` (the other side on roll) into ``dst``."""
     for i in range(NSLOTS):
         dst[i] = 0
