@@ -48,7 +48,7 @@ from analyzer.core.errors import (
     RulesError,
 )
 from analyzer.core.match import MatchState, beaver, double_refusal, take
-from analyzer.core.play import BAR, OFF, RESERVE, Hop, format_play, parse_play
+from analyzer.core.play import BAR, OFF, RESERVE, Hop, format_play, parse_move
 from analyzer.core.position import Position
 from analyzer.formats.records import (
     Action,
@@ -341,7 +341,7 @@ def _roll(record: MatchRecord, game: GameRecord, rules: Variant, t: _Turn, act: 
     if t.turn is None:
         t.turn = side
         if side == 1:
-            t.pos = t.pos.flip()
+            t.pos = _flip(t.pos)
     elif side != t.turn:
         raise RulesError(f"{_player(record, game, side)} rolls, but it is "
                          f"{_player(record, game, t.turn)}'s turn", token=act.text)
@@ -349,14 +349,14 @@ def _roll(record: MatchRecord, game: GameRecord, rules: Variant, t: _Turn, act: 
     if act.note == "????" or (not act.play and act.note == ""):
         plays = _generate(rules, t.pos, dice)
         if act.note == "" and len(plays) == 1:
-            chosen = _play_at(rules, plays[0])  # a dance, or the only legal play (gnubg fills it in)
+            chosen = _play_at(rules, int(plays[0]))  # a dance, or the only legal play (gnubg fills it in)
         else:
             # Rolled, then resigned: the resignation line comes next.
             t.pending_resign = act
             return []
     elif act.note == "cannot move":
         plays = _generate(rules, t.pos, dice)
-        chosen = _play_at(rules, plays[0])
+        chosen = _play_at(rules, int(plays[0]))
         if len(plays) != 1 or chosen[0]:
             raise IllegalPlayError(f"'Cannot Move' written, but {dice[0]}{dice[1]} can be played",
                                    token=act.text)
@@ -367,7 +367,7 @@ def _roll(record: MatchRecord, game: GameRecord, rules: Variant, t: _Turn, act: 
             raise type(err)(f"{err.message} (roll {dice[0]}{dice[1]})", token=err.token) from None
     hops, result = chosen
     d = _decision(record, game, t, side, "move", act, dice=dice, played=act.play,
-                  normalised=format_play(hops), result=result, hops=hops)
+                  normalised=_format(hops), result=result, hops=hops)
     out = rules.outcome(result)
     if out is not None:
         t.over = True
@@ -379,7 +379,7 @@ def _roll(record: MatchRecord, game: GameRecord, rules: Variant, t: _Turn, act: 
             t.points = out.points * t.state.cube
             if t.state.jacoby_active:
                 t.points = t.state.cube
-    t.pos = result.flip()
+    t.pos = _flip(result)
     t.turn = 1 - side
     return [d]
 
@@ -396,25 +396,39 @@ def _workspace() -> kernel.Workspace:
     return ws
 
 
-def _generate(rules: Variant, pos: Position, dice: tuple[int, int]) -> list[int]:
+def _generate(rules: Variant, pos: Position, dice: tuple[int, int]) -> np.ndarray:
     """Pool rows of the legal results of ``dice`` in ``pos`` (valid until the next call)."""
     d1, d2 = check_dice(dice)
     ws = _workspace()
     n = ws.generate(np.frombuffer(pos.board, dtype=np.int8), d1, d2, rules.code, rules.options)
-    return [int(i) for i in ws.results[:n]]
+    rows: np.ndarray = ws.results[:n]
+    return rows
 
 
 def _play_at(rules: Variant, idx: int) -> tuple[tuple[Hop, ...], Position]:
     ws = _workspace()
     m = int(kernel.extract_hops(idx, ws.parent, ws.hfrom, ws.hto, ws.hhit, ws.hops))
-    hops = tuple(Hop(int(ws.hops[i, 0]), int(ws.hops[i, 1]), int(ws.hops[i, 2])) for i in range(m))
+    hops = tuple(Hop(a, b, c) for a, b, c in ws.hops[:m].tolist())
     return hops, Position(ws.pool[idx].tobytes(), rules.name)
+
+
+def _flip(pos: Position) -> Position:
+    """``pos.flip()``, by the compiled kernel (the replay flips once per roll)."""
+    buf: np.ndarray | None = getattr(_local, "flip", None)
+    if buf is None:
+        buf = np.zeros(64, dtype=np.int8)
+        _local.flip = buf
+    kernel.flip_into(np.frombuffer(pos.board, dtype=np.int8), buf)
+    return Position(buf.tobytes(), pos.variant)
+
+
+_format = functools.lru_cache(maxsize=1 << 16)(format_play)
 
 
 def _mover_counts(boards: np.ndarray, variant: str) -> np.ndarray:
     """The mover's checkers on 1..24, 25 (bar and reserve) and 26 (off) of each board row, at
     index 0..25 (standard positions hold them as the positive part of slots 1..26)."""
-    c: np.ndarray = np.maximum(boards[:, 1:27], 0).astype(np.int16)
+    c: np.ndarray = np.maximum(boards[:, 1:27], 0)
     if variant == "dutch":
         c[:, 24] += boards[:, 28]
     elif variant == "mahbusa":
@@ -422,33 +436,67 @@ def _mover_counts(boards: np.ndarray, variant: str) -> np.ndarray:
     return c
 
 
+@dataclass(frozen=True, slots=True)
+class _TextPlay:
+    """What a play text says: the change of the mover's checkers as ``(index, delta)`` pairs on
+    the index scheme of :func:`_mover_counts`, the points it names and the points it marks."""
+
+    change: tuple[tuple[int, int], ...]
+    named: frozenset[int]
+    marked: frozenset[int]
+
+
+_move = functools.lru_cache(maxsize=4096)(parse_move)
+
+
 @functools.lru_cache(maxsize=8192)
-def _text_change(text: str) -> tuple[tuple[int, int], ...]:
-    """The change of the mover's checkers that a play text describes, as ``(index, delta)``
-    pairs on the index scheme of :func:`_mover_counts`."""
+def _text_play(text: str) -> _TextPlay:
     change: dict[int, int] = {}
-    for mv in parse_play(text):
+    named: set[int] = set()
+    marked: set[int] = set()
+    for mv in map(_move, text.replace(",", " ").split()):
         src = 24 if mv.source in (BAR, RESERVE) else mv.source - 1
         dst = 25 if mv.dest == OFF else mv.dest - 1
         change[src] = change.get(src, 0) - mv.count
         change[dst] = change.get(dst, 0) + mv.count
-    return tuple(sorted((k, v) for k, v in change.items() if v))
+        named.update(mv.via)
+        if mv.dest != OFF:
+            named.add(mv.dest)
+        marked.update(mv.marked)
+    return _TextPlay(tuple(sorted((k, v) for k, v in change.items() if v)), frozenset(named),
+                     frozenset(marked))
 
 
 def _resolve(rules: Variant, pos: Position, dice: tuple[int, int],
              text: str) -> tuple[tuple[Hop, ...], Position]:
-    """The legal play that ``text`` describes: the one result whose change of the mover's
-    checkers equals the text's; when several results share it (they differ by hits) or none
-    does, :meth:`Variant.resolve` decides and explains."""
-    change = _text_change(text)
+    """The legal play that ``text`` describes (the rule of :meth:`Variant.resolve`, faster).
+
+    Candidates are the results whose change of the mover's checkers equals the text's; when
+    several remain (they differ by hits), the one whose hits all sit on points the text names,
+    with the most marked and then named hits, is chosen. Anything else (no candidate, a tie) is
+    left to :meth:`Variant.resolve`, which raises the precise error.
+    """
+    tp = _text_play(text)
     rows = _generate(rules, pos, dice)
     ws = _workspace()
     want = _mover_counts(np.frombuffer(pos.board, dtype=np.int8)[None, :], rules.name)[0]
-    for k, v in change:
+    for k, v in tp.change:
         want[k] += v
-    hit = np.flatnonzero(np.all(_mover_counts(ws.pool[rows], rules.name) == want, axis=1))
-    if len(hit) == 1 and change:
-        return _play_at(rules, rows[int(hit[0])])
+    hit = np.flatnonzero((_mover_counts(ws.pool[rows], rules.name) == want).all(axis=1))
+    if tp.change and len(hit) == 1:
+        return _play_at(rules, int(rows[hit[0]]))
+    if tp.change and len(hit) > 1:
+        scored = []
+        for i in hit.tolist():
+            hops, result = _play_at(rules, int(rows[i]))
+            hits = {h.dest for h in hops if h.hit}
+            if hits <= (tp.named | tp.marked):
+                scored.append(((len(tp.marked & hits), len(tp.named & hits)), hops, result))
+        if scored:
+            best = max(sc for sc, _, _ in scored)
+            top = [(h, r) for sc, h, r in scored if sc == best]
+            if len(top) == 1:
+                return top[0]
     play = rules.resolve(pos, dice, text)
     return play.hops, play.result
 
