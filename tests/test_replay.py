@@ -337,3 +337,37 @@ def test_normalise_keeps_decisions_and_true_wins_values():
     n = normalise(m)
     [last] = [a for a in n.games[-1].actions if isinstance(a, Win)]
     assert last.points == games[-1].points and last.match
+
+
+def test_money_session_with_a_beaver_written_as_a_second_double():
+    text = """; [Jacoby "On"]
+; [Beaver "On"]
+
+ 0 point match
+
+ Game 1
+ a : 0                          b : 0
+  1) 31: 8/5 6/5                 64: 24/18 13/9
+  2)  Doubles => 2                Doubles => 4
+  3) 51: 13/8 6/5                 Doubles => 8
+  4)  Drops
+                                  Wins 4 points
+
+ Game 2
+ a : 0                          b : 4
+  1) 31: 8/5 6/5
+"""
+    [m] = read_match_text(text)
+    assert m.length == 0 and m.jacoby and m.beaver
+    g1, g2 = replay_games(m)
+    assert g1.ok and g2.ok, (g1.error, g1.score_error)
+    beaver = g1.decisions[3]
+    assert (beaver.kind, beaver.side, beaver.normalised) == ("double", 1, "4")
+    assert g1.decisions[4].state.cube == 4 and g1.decisions[4].state.cube_owner == 1
+    assert (g1.end, g1.winner, g1.points) == ("drop", 1, 4)
+
+
+def test_beaver_is_refused_in_match_play():
+    body = "  1) 31: 8/5 6/5                  Doubles => 2\n  2)  Doubles => 4\n"
+    err = game_error(body)
+    assert isinstance(err, RulesError) and "beaver" in err.message
