@@ -50,6 +50,19 @@ class Outcome:
     kind: str
 
 
+def race_outcome(pos: Position, mars_name: str = "mars") -> Outcome | None:
+    """The 1-or-2 result of games without a backgammon (Dutch, Mahbusa): once a side has borne
+    off all 15 it wins 1, or 2 when the loser has borne off none.
+
+    >>> race_outcome(Position.from_notation("P | O 19:15 | off P15", "mahbusa"))
+    Outcome(winner=0, points=2, kind='mars')
+    """
+    for winner, won, loser_off in ((0, pos.mover_off, pos.opponent_off), (1, pos.opponent_off, pos.mover_off)):
+        if won == L.CHECKERS:
+            return Outcome(winner, 2, mars_name) if loser_off == 0 else Outcome(winner, 1, "single")
+    return None
+
+
 _local = threading.local()
 
 

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from analyzer.core import layout as L
 from analyzer.core.position import Position
-from analyzer.rules.base import Outcome, Variant
+from analyzer.rules.base import Outcome, Variant, race_outcome
 
 
 class Dutch(Variant):
@@ -40,8 +40,4 @@ class Dutch(Variant):
 
     def outcome(self, pos: Position) -> Outcome | None:
         """1 point, or 2 (mars) when the loser has borne off none. No backgammon."""
-        if pos.mover_off == L.CHECKERS:
-            return Outcome(0, 2 if pos.opponent_off == 0 else 1, "mars" if pos.opponent_off == 0 else "single")
-        if pos.opponent_off == L.CHECKERS:
-            return Outcome(1, 2 if pos.mover_off == 0 else 1, "mars" if pos.mover_off == 0 else "single")
-        return None
+        return race_outcome(pos)

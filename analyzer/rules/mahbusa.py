@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from analyzer.core import layout as L
 from analyzer.core.position import Position
-from analyzer.rules.base import Outcome, Variant
+from analyzer.rules.base import Outcome, Variant, race_outcome
 
 
 class Mahbusa(Variant):
@@ -42,8 +42,4 @@ class Mahbusa(Variant):
                 return Outcome(0, 2, "mother")
             if own_mother_pinned:
                 return Outcome(1, 2, "mother")
-        if pos.mover_off == L.CHECKERS:
-            return Outcome(0, 2 if pos.opponent_off == 0 else 1, "mars" if pos.opponent_off == 0 else "single")
-        if pos.opponent_off == L.CHECKERS:
-            return Outcome(1, 2 if pos.mover_off == 0 else 1, "mars" if pos.mover_off == 0 else "single")
-        return None
+        return race_outcome(pos)
