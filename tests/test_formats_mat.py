@@ -235,3 +235,9 @@ def test_a_game_without_match_line_is_a_money_game():
 
 def test_empty_input_gives_nothing():
     assert read_match_text("") == []
+
+
+def test_no_move_marker_after_moves_is_an_error():
+    [m] = read_match_text(" 1 point match\n Game 1\n a : 0   b : 0\n  1) 31: 8/5 6/5 ????\n")
+    [e] = m.errors
+    assert e.token == "????" and e.column == 18 and m.games == ()

@@ -313,12 +313,16 @@ class _Reader:
                 else:
                     break
                 tl = t.lower()
+                marker = ""
                 if tl == "cannot" and j < len(toks) and toks[j][0].lower() == "move":
                     j += 1
-                    note = "cannot move"
-                    continue
-                if set(t) == {"?"}:
-                    note = "????"
+                    marker = "cannot move"
+                elif set(t) == {"?"}:
+                    marker = "????"
+                if marker:
+                    if moves or note:
+                        raise ParseError(f"'{t}' after a move or marker", column=c + 1, token=t)
+                    note = marker
                     continue
                 if tl == "illegal":
                     raise ParseError("'Illegal play' (an edited position) is not supported",
