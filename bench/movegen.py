@@ -36,7 +36,10 @@ def build_positions(variant: str, count: int, seed: int) -> tuple[np.ndarray, in
         boards[i] = cur
         d1, d2 = ROLLS[rng.integers(len(ROLLS))]
         n = ws.generate(cur, int(d1), int(d2), code, opts)
-        row = ws.pool[ws.results[rng.integers(n)]]
+        # choose among the results sorted by content, so the set does not depend on the
+        # generator's internal order (which optimisations may change)
+        rows = sorted(ws.pool[ws.results[k]].tobytes() for k in range(n))
+        row = np.frombuffer(rows[rng.integers(n)], dtype=np.int8)
         if row[L.MOVER_OFF] >= L.CHECKERS or row[L.GAME_END]:
             cur = start.copy()
         else:

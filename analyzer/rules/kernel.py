@@ -337,7 +337,10 @@ def generate(b0: Arr, d1: int, d2: int, variant: int, opts: int, pool: Arr, phas
         if pterm[i]:
             continue
         d = small if i < mid else big
-        n = _expand(i, d, 3, variant, opts, board_at_start, 26, pool, phash, parent, hfrom, hto,
+        # Standard: as for doubles, a second step from a higher point than the first commutes
+        # with it, and the swapped order is generated from the other die's level-1 states.
+        limit = hfrom[i] if variant == VAR_STANDARD else 26
+        n = _expand(i, d, 3, variant, opts, board_at_start, limit, pool, phash, parent, hfrom, hto,
                     hhit, ptag, pterm, table, tstamp, stamp, mask, n, cap)
         if n < 0:
             return -1
