@@ -36,9 +36,10 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
+from numba import njit
 
 from analyzer.core.errors import (
     AmbiguousPlayError,
@@ -47,6 +48,8 @@ from analyzer.core.errors import (
     ParseError,
     RulesError,
 )
+from analyzer.core.layout import MOVER_RES as MOVER_RES_SLOT
+from analyzer.core.layout import PIN0, VAR_DUTCH, VAR_MAHBUSA
 from analyzer.core.match import MatchState, beaver, double_refusal, take
 from analyzer.core.play import BAR, OFF, RESERVE, Hop, format_play, parse_move
 from analyzer.core.position import Position
@@ -424,26 +427,63 @@ def _flip(pos: Position) -> Position:
     return Position(buf.tobytes(), pos.variant)
 
 
+PIN_FIRST = PIN0 + 1  # pin slot of point 1
 _format = functools.lru_cache(maxsize=1 << 16)(format_play)
 
 
-def _mover_counts(boards: np.ndarray, variant: str) -> np.ndarray:
-    """The mover's checkers on 1..24, 25 (bar and reserve) and 26 (off) of each board row, at
-    index 0..25 (standard positions hold them as the positive part of slots 1..26)."""
-    c: np.ndarray = np.maximum(boards[:, 1:27], 0)
-    if variant == "dutch":
-        c[:, 24] += boards[:, 28]
-    elif variant == "mahbusa":
-        c[:, 0:24] += boards[:, 32:56] == -1
-    return c
+def _match_buffer(n: int) -> np.ndarray:
+    buf: np.ndarray | None = getattr(_local, "match", None)
+    if buf is None or len(buf) < n:
+        buf = np.zeros(max(n, 1024), dtype=np.int64)
+        _local.match = buf
+    return buf
+
+
+@njit(cache=True)
+def _matching_rows(board: np.ndarray, pool: np.ndarray, rows: np.ndarray, cidx: np.ndarray,
+                   cval: np.ndarray, variant: int, out: np.ndarray) -> int:
+    """Write into ``out`` the indices (into ``rows``) of the results whose mover's checkers
+    (points 1..24, bar + reserve, off; pinned ones included) equal ``board``'s changed by
+    ``cval`` at ``cidx``; returns their number."""
+    want = np.zeros(26, np.int16)
+    for k in range(26):
+        v = board[k + 1]
+        want[k] = v if v > 0 else 0
+    if variant == VAR_DUTCH:
+        want[24] += board[MOVER_RES_SLOT]
+    elif variant == VAR_MAHBUSA:
+        for k in range(24):
+            if board[PIN_FIRST + k] == -1:
+                want[k] += 1
+    for j in range(cidx.shape[0]):
+        want[cidx[j]] += cval[j]
+    m = 0
+    for r in range(rows.shape[0]):
+        row = pool[rows[r]]
+        same = True
+        for k in range(26):
+            v = row[k + 1]
+            c = v if v > 0 else 0
+            if variant == VAR_DUTCH and k == 24:
+                c += row[MOVER_RES_SLOT]
+            elif variant == VAR_MAHBUSA and k < 24 and row[PIN_FIRST + k] == -1:
+                c += 1
+            if c != want[k]:
+                same = False
+                break
+        if same:
+            out[m] = r
+            m += 1
+    return m
 
 
 @dataclass(frozen=True, slots=True)
 class _TextPlay:
-    """What a play text says: the change of the mover's checkers as ``(index, delta)`` pairs on
-    the index scheme of :func:`_mover_counts`, the points it names and the points it marks."""
+    """What a play text says: the change of the mover's checkers as indices and deltas on the
+    index scheme of :func:`_matching_rows`, the points it names and the points it marks."""
 
-    change: tuple[tuple[int, int], ...]
+    cidx: np.ndarray = field(compare=False)
+    cval: np.ndarray = field(compare=False)
     named: frozenset[int]
     marked: frozenset[int]
 
@@ -465,8 +505,9 @@ def _text_play(text: str) -> _TextPlay:
         if mv.dest != OFF:
             named.add(mv.dest)
         marked.update(mv.marked)
-    return _TextPlay(tuple(sorted((k, v) for k, v in change.items() if v)), frozenset(named),
-                     frozenset(marked))
+    items = sorted((k, v) for k, v in change.items() if v)
+    return _TextPlay(np.array([k for k, _ in items], dtype=np.int64),
+                     np.array([v for _, v in items], dtype=np.int16), frozenset(named), frozenset(marked))
 
 
 def _resolve(rules: Variant, pos: Position, dice: tuple[int, int],
@@ -481,15 +522,14 @@ def _resolve(rules: Variant, pos: Position, dice: tuple[int, int],
     tp = _text_play(text)
     rows = _generate(rules, pos, dice)
     ws = _workspace()
-    want = _mover_counts(np.frombuffer(pos.board, dtype=np.int8)[None, :], rules.name)[0]
-    for k, v in tp.change:
-        want[k] += v
-    hit = np.flatnonzero((_mover_counts(ws.pool[rows], rules.name) == want).all(axis=1))
-    if tp.change and len(hit) == 1:
-        return _play_at(rules, int(rows[hit[0]]))
-    if tp.change and len(hit) > 1:
+    out = _match_buffer(len(rows))
+    n = int(_matching_rows(np.frombuffer(pos.board, dtype=np.int8), ws.pool, rows, tp.cidx, tp.cval,
+                           rules.code, out))
+    if len(tp.cidx) and n == 1:
+        return _play_at(rules, int(rows[out[0]]))
+    if len(tp.cidx) and n > 1:
         scored = []
-        for i in hit.tolist():
+        for i in out[:n].tolist():
             hops, result = _play_at(rules, int(rows[i]))
             hits = {h.dest for h in hops if h.hit}
             if hits <= (tp.named | tp.marked):
