@@ -1,0 +1,232 @@
+"""The HTML report: one self-contained file with the summary, charts, errors (largest first, one
+board each, candidates or cube table, IDs) and settings; hostile names and plays render inert."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from html import unescape
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from render_sample import SampleAnalysis, make_analysis
+
+from analyzer.render.html import render_html_report, write_html_report
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+class Collect(HTMLParser):
+    """Every start tag with its attributes and the path of enclosing elements with ids/classes."""
+
+    VOID = {"meta", "br", "img", "link", "input", "hr"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str], tuple[str, ...]]] = []
+        self.stack: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        self.tags.append((tag, a, tuple(self.stack)))
+        if tag not in self.VOID and not tag.endswith("/"):
+            label = a.get("id") or tag
+            self.stack.append(label)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, {k: v or "" for k, v in attrs}, tuple(self.stack)))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.VOID:
+            return
+        if self.stack:
+            self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    def inside(self, tag: str, anchor: str) -> list[dict[str, str]]:
+        return [a for t, a, path in self.tags if t == tag and anchor in path]
+
+
+def parse(html: str) -> Collect:
+    c = Collect()
+    c.feed(html)
+    c.close()
+    return c
+
+
+def articles(html: str) -> list[str]:
+    return re.findall(r'<article class="error" id="error-\d+">.*?</article>', html, re.S)
+
+
+@pytest.fixture(scope="module")
+def sample() -> SampleAnalysis:
+    return make_analysis()
+
+
+@pytest.fixture(scope="module")
+def report(sample: SampleAnalysis) -> str:
+    return render_html_report(sample)
+
+
+def test_sections_and_self_contained(report: str) -> None:
+    doc = parse(report)
+    ids = {a.get("id") for _t, a, _p in doc.tags}
+    assert {"summary", "charts", "errors", "settings"} <= ids
+    assert report.startswith("<!DOCTYPE html>")
+    assert [t for t, _a, _p in doc.tags if t == "style"]
+    for tag in ("script", "link", "img", "iframe", "object"):
+        assert not [t for t, _a, _p in doc.tags if t == tag], tag
+    # no network: the only absolute URLs are XML namespaces
+    urls = set(re.findall(r"https?://[^\s\"'<>)]+", report))
+    assert urls <= {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}, urls
+    assert "@import" not in report and "url(http" not in report and "@font-face" not in report
+    # three inline charts whose ids do not collide
+    assert len(doc.inside("figure", "charts")) == 3
+    all_ids = [a["id"] for _t, a, _p in doc.tags if "id" in a]
+    assert len(all_ids) == len(set(all_ids))
+
+
+def test_summary_table(report: str, sample: SampleAnalysis) -> None:
+    players = sample.summary["players"]
+    for p in players:
+        assert f'<span class="pr">{500 * p["pr_raw"]:.1f}</span>' in report
+        assert f"XG: {p['rating_xg']}" in report and f"gnubg: {p['rating_gnubg']}" in report
+        assert f"{p['luck']:+.3f}" in report and f"{p['luck_adjusted_result']:+.3f}" in report
+        assert f"{p['total_error']:.3f}" in report
+    summary = report[report.index('id="summary"'):report.index('id="charts"')]
+    rows = re.findall(r'<tr class="count"><td class="sub">([^<]+)</td>(.*?)</tr>', summary)
+    checker_rows = {name: re.findall(r">(\d+)<", cells) for name, cells in rows[:3]}
+    assert checker_rows == {"error": ["0", "1"], "blunder": ["0", "1"], "very bad": ["0", "1"]}
+    cube_rows = {name: re.findall(r">(\d+)<", cells) for name, cells in rows[3:]}
+    assert cube_rows == {"error": ["1", "0"], "blunder": ["1", "0"]}
+    assert "500 \u00d7 mean equity loss" in summary
+    settings = unescape(report[report.index('id="settings"'):])
+    for text in ("bgreview", "0.1.0", "contact-34k, race-34k", "Kazaross XG2",
+                 "xg: error \u2265 0.020, blunder \u2265 0.080, very bad \u2265 0.200, close cube < 0.160, "
+                 "lucky > 0.300, very lucky > 0.600"):
+        assert text in settings, text
+    assert re.search(r"<th>Seed</th><td>7</td>", settings) and re.search(r"<th>Ply</th><td>2</td>", settings)
+
+
+def test_errors_largest_first_each_with_one_board(report: str, sample: SampleAnalysis) -> None:
+    df = sample.decisions
+    errs = df.filter(df["error_class"] != "none").sort("equity_loss", descending=True)
+    arts = articles(report)
+    assert len(arts) == errs.height == 5
+    for art, row in zip(arts, errs.iter_rows(named=True), strict=True):
+        boards = re.findall(r'<svg xmlns="http://www.w3.org/2000/svg"[^>]*class="board [a-z]+".*?</svg>', art,
+                            re.S)
+        assert len(boards) == 1
+        root = ET.fromstring(boards[0])
+        assert root.tag == SVG_NS + "svg"
+        assert f"{row['equity_loss']:.3f} EMG ({1000 * row['equity_loss']:.0f} millipoints)" in art
+        assert f"Game {row['game']}, move {row['move_no']}: {row['player']}" in art
+        assert f"<dt>Played</dt><dd>{row['played']}</dd>" in art and f"<dt>Best</dt><dd>{row['best']}</dd>" in art
+        assert f"<code>{row['position_id']}:{row['match_id']}</code>" in art
+        assert f"<code>{row['xgid']}</code>" in art and f"<code>{row['key']}</code>" in art
+        if row["kind"] == "checker":
+            assert f"<dt>Dice</dt><dd>{row['dice']}</dd>" in art
+            dice = next(g for g in root.iter(SVG_NS + "g") if g.get("class") == "dice")
+            assert dice.get("data-dice") == row["dice"]
+    assert "very bad" in arts[0] and "blunder" in arts[1]
+
+
+def test_candidates_table(report: str, sample: SampleAnalysis) -> None:
+    art = articles(report)[0]  # the 0.250 checker error
+    row = sample.decisions.filter(sample.decisions["equity_loss"] == 0.25).row(0, named=True)
+    table = re.search(r'<table class="candidates">.*?</table>', art, re.S)
+    assert table
+    body = re.findall(r"<tr class=\"([^\"]*)\">(.*?)</tr>", table.group(0), re.S)
+    assert len(body) == len(row["candidates"]) == 3
+    best = max(c["equity"] for c in row["candidates"])
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", b) for _cls, b in body]
+    assert [c[1].replace(" (played)", "") for c in cells] == ["13/10 6/5", "24/21 13/12", "24/20"]
+    assert cells[0][2] == f"{best:+.3f}" and cells[0][3] == ""
+    assert cells[2][3] == f"{row['candidates'][2]['equity'] - best:+.3f}"
+    assert cells[0][4:] == ["52.0%", "12.0%", "1.0%", "48.0%", "10.0%", "0.5%"]
+    assert body[0][0] == "best" and body[2][0] == " played"
+    assert "Lose" in table.group(0) and "EMG" in table.group(0)  # match play: EMG column
+
+
+def test_cube_table(report: str) -> None:
+    cube_arts = [a for a in articles(report) if "(cube decision" in a or "(take decision" in a]
+    assert len(cube_arts) == 2
+    for art in cube_arts:
+        assert '<table class="candidates">' not in art
+        table = re.search(r'<table class="cube">.*?</table>', art, re.S)
+        assert table
+        rows = re.findall(r"<tr><td>([^<]+)</td><td class=\"num\">([^<]*)</td><td class=\"num\">([^<]*)</td></tr>",
+                          table.group(0))
+        # ND 0.61, D/T 0.74, D/P 1.0: best is double/take
+        assert rows == [("No double", "+0.610", "-0.130"), ("Double, take", "+0.740", ""),
+                        ("Double, pass", "+1.000", "+0.260")]
+        assert "Proper cube action: <strong>Double, take</strong>" in art
+    take = next(a for a in cube_arts if "(take decision" in a)
+    assert "for Bob, who doubled" in take and ": Alice" in take  # Alice takes: the doubler is Bob
+    assert "(take decision: wrong pass)" in take
+    assert any("(cube decision: missed double)" in a for a in cube_arts)
+
+
+def test_hostile_text_renders_inert(tmp_path: Path) -> None:
+    evil = "<script>alert(1)</script>"
+    names = (evil, 'O"Neil\' & <b onmouseover="x">co</b>')
+    a = make_analysis(names=names, event='"><img src=x onerror=alert(1)>', file="<svg onload=alert(1)>.mat")
+    rows = a.decisions.with_columns(
+        a.decisions["played"].str.replace("24/20", "<i>24/20</i>"))
+    a = SampleAnalysis(rows, a.summary, a.metadata)
+    path = write_html_report(a, tmp_path)
+    html = path.read_text(encoding="utf-8")
+    low = html.lower()
+    assert "<script" not in low and "<img" not in low
+    assert "<b onmouseover" not in low and "<i>24/20" not in low and "<svg onload" not in low
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "O&#34;Neil&#39; &amp; &lt;b onmouseover=&#34;x&#34;&gt;co&lt;/b&gt;" in html
+    doc = parse(html)
+    assert not [t for t, _a, _p in doc.tags if t in ("script", "img", "b", "i")]
+    assert not [a for _t, a, _p in doc.tags if any(k.startswith("on") for k in a)]
+    # the hostile names also reach the board captions: escaped there too, and still valid XML
+    for art in articles(html):
+        for board in re.findall(r"<svg xmlns=\"http://www.w3.org/2000/svg\".*?</svg>", art, re.S):
+            ET.fromstring(board)
+
+
+@pytest.mark.parametrize("variant", ["dutch", "mahbusa"])
+def test_other_variants(variant: str) -> None:
+    a = make_analysis(variant, length=0)
+    html = render_html_report(a, charts=False)
+    arts = articles(html)
+    assert len(arts) == 5
+    for art in arts:
+        assert f'class="board {variant}"' in art
+        assert "Position ID" not in art and "XGID" not in art and "<th>Key</th>" in art
+    assert "Money session" in html and ">Equity</th>" in html
+    if variant == "mahbusa":
+        assert "pinned" in html
+    else:
+        assert "reserve" in html
+
+
+def test_write_report_options(sample: SampleAnalysis, tmp_path: Path) -> None:
+    path = write_html_report(sample, tmp_path / "out", max_errors=2)
+    assert path == tmp_path / "out" / "report.html"
+    html = path.read_text(encoding="utf-8")
+    assert len(articles(html)) == 2 and "Showing the 2 largest of 5 errors." in html
+    again = render_html_report(sample, max_errors=2)
+    assert again == html  # deterministic
+    mirrored = render_html_report(sample, charts=False, home_side="left")
+    assert 'id="charts"' not in mirrored and len(articles(mirrored)) == 5
+
+
+def test_no_errors_and_missing_key() -> None:
+    a = make_analysis()
+    clean = a.decisions.with_columns(a.decisions["error_class"].str.replace(r".*", "none"))
+    html = render_html_report(SampleAnalysis(clean, a.summary, a.metadata), charts=False)
+    assert not articles(html) and "No errors" in html and "Errors (0)" in html
+    broken = a.decisions.with_columns(a.decisions["key"].str.replace(r".*", "S.not-a-key"))
+    html2 = render_html_report(SampleAnalysis(broken, a.summary, a.metadata), charts=False)
+    arts = articles(html2)
+    assert len(arts) == 5 and all("the position key could not be read" in x for x in arts)
