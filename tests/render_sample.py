@@ -137,14 +137,26 @@ def make_analysis(variant: str = "standard", length: int = 5, names: tuple[str, 
             "rating_xg": "Advanced" if side == 0 else "Intermediate",
             "rating_gnubg": "Casual player", "luck": float(mine["luck"].sum()),
             "luck_adjusted_result": 0.42 if side == 0 else -0.42,
+            # what analyzer.analysis.stats adds to the agreed keys
+            "checker_unforced": unforced.filter(pl.col("kind") == "checker").height,
+            "cube_decisions": unforced.filter(pl.col("kind") != "checker").height,
+            "cube_errors": {"missed double": 1 if side == 0 else 0, "wrong double": 0,
+                            "wrong take": 0, "wrong pass": 1 if side == 0 else 0},
+            "rating_xg_approximate": side == 1,
+            "luck_mwc": 0.05 if side == 0 else -0.05,
+            "actual_result": 1.0 - side if length else 2.0 * (1 - 2 * side),
+            "result_unit": "mwc" if length else "points",
         })
     thresholds = {"name": "xg", "levels": [["error", 0.02], ["blunder", 0.08], ["very bad", 0.2]],
                   "strict": False, "close_cube": 0.16, "lucky": 0.3, "very_lucky": 0.6}
-    metadata = {"engine": "bgreview", "version": "0.1.0", "nets": ["contact-34k", "race-34k"], "ply": 2,
+    metadata = {"engine": "bgreview", "engine_version": "0.1.0", "nets": ["contact-34k", "race-34k"], "ply": 2,
+                "move_filter": {"count": 8, "threshold": 0.16}, "bearoff": True,
                 "seed": 7, "thresholds": thresholds,
                 "met": "Kazaross XG2"}
     summary = {"metadata": metadata,
                "match": {"file": file, "players": list(names), "length": length, "event": event,
-                         "date": "2026-11-29", "site": "Home"},
+                         "date": "2026-11-29", "site": "Home", "round": "Final", "games": 3,
+                         "games_analysed": 2, "score_final": [5, 3],
+                         "errors": ["game 3, line 40: illegal play '<b>13/2</b>'"]},
                "players": players}
     return SampleAnalysis(df, summary, {"file": file})

@@ -95,7 +95,8 @@ def test_summary_table(report: str, sample: SampleAnalysis) -> None:
     for p in players:
         assert f'<span class="pr">{500 * p["pr_raw"]:.1f}</span>' in report
         assert f"XG: {p['rating_xg']}" in report and f"gnubg: {p['rating_gnubg']}" in report
-        assert f"{p['luck']:+.3f}" in report and f"{p['luck_adjusted_result']:+.3f}" in report
+        assert f"{p['luck']:+.3f}" in report and f"{100 * p['luck_adjusted_result']:+.1f}% MWC" in report
+        assert f"{100 * p['actual_result']:+.1f}% MWC" in report and f"{100 * p['luck_mwc']:+.1f}%" in report
         assert f"{p['total_error']:.3f}" in report
     summary = report[report.index('id="summary"'):report.index('id="charts"')]
     rows = re.findall(r'<tr class="count"><td class="sub">([^<]+)</td>(.*?)</tr>', summary)
@@ -104,8 +105,20 @@ def test_summary_table(report: str, sample: SampleAnalysis) -> None:
     cube_rows = {name: re.findall(r">(\d+)<", cells) for name, cells in rows[3:]}
     assert cube_rows == {"error": ["1", "0"], "blunder": ["1", "0"]}
     assert "500 \u00d7 mean equity loss" in summary
-    settings = unescape(report[report.index('id="settings"'):])
-    for text in ("bgreview", "0.1.0", "contact-34k, race-34k", "Kazaross XG2",
+    types = dict(re.findall(r'<tr class="cube-type"><td class="sub">([^<]+)</td>(.*?)</tr>', summary))
+    assert {k: re.findall(r">(\d+)<", v) for k, v in types.items()} == {
+        "missed double": ["1", "0"], "wrong double": ["0", "0"], "wrong take": ["0", "0"],
+        "wrong pass": ["1", "0"]}
+    assert "XG: Intermediate (approximate band)" in summary and "XG: Advanced<" in summary
+    info = unescape(summary)
+    for text in ("Final", "2 of 3 analysed", "Alice 5, Bob 3", "Games left out of the analysis",
+                 "illegal play '<b>13/2</b>'"):
+        assert text in info, text
+    assert "<b>13/2" not in summary
+    settings = report[report.index('id="settings"'):]
+    settings = settings.replace("&lt;", "<").replace("&gt;", ">")
+    for text in ("<th>Engine version</th><td>0.1.0", "contact-34k, race-34k", "Kazaross XG2",
+                 "<th>Bear-off databases</th><td>yes", "count: 8, threshold: 0.16",
                  "xg: error \u2265 0.020, blunder \u2265 0.080, very bad \u2265 0.200, close cube < 0.160, "
                  "lucky > 0.300, very lucky > 0.600"):
         assert text in settings, text
@@ -230,3 +243,29 @@ def test_no_errors_and_missing_key() -> None:
     html2 = render_html_report(SampleAnalysis(broken, a.summary, a.metadata), charts=False)
     arts = articles(html2)
     assert len(arts) == 5 and all("the position key could not be read" in x for x in arts)
+
+
+BRIEF_PLAYER_KEYS = {"name", "side", "decisions", "unforced", "checker", "cube", "total_error", "mean_error",
+                     "pr_raw", "rating_xg", "rating_gnubg", "luck", "luck_adjusted_result"}
+
+
+def test_summary_with_only_the_agreed_keys() -> None:
+    """The agreed summary keys alone (no stats extras, thresholds as a values mapping) render."""
+    a = make_analysis(length=0)
+    players = [{k: v for k, v in p.items() if k in BRIEF_PLAYER_KEYS} for p in a.summary["players"]]
+    metadata = {"engine": "bgreview", "version": "9.9", "nets": "n1", "ply": 1, "seed": 3,
+                "thresholds": {"name": "gnubg", "values": {"very bad": 0.12, "doubtful": 0.03, "bad": 0.06}},
+                "met": None}
+    summary = {"metadata": metadata, "match": {"players": ["Alice", "Bob"], "length": 0}, "players": players}
+    html = render_html_report(SampleAnalysis(a.decisions, summary, {}), charts=False)
+    assert "<th>Version</th><td>9.9</td>" in html
+    assert unescape("gnubg: doubtful \u2265 0.030, bad \u2265 0.060, very bad \u2265 0.120") in unescape(html)
+    assert "Actual result" not in html and "cube-type" not in html and "Luck (MWC)" not in html
+    assert "+0.420" in html and "-0.420" in html  # luck-adjusted result without a unit
+    assert "Money session" in html
+
+
+def test_money_results_in_points() -> None:
+    html = render_html_report(make_analysis(length=0), charts=False)
+    assert "+2.000 points" in html and "-2.000 points" in html
+    assert "Luck (MWC)" not in html and "MWC" not in html.split('id="errors"')[1].split('id="settings"')[0]

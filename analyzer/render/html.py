@@ -35,6 +35,14 @@ TEMPLATES = Path(__file__).parent / "templates"
 CLASS_ORDER = ("doubtful", "error", "bad", "blunder", "very bad", "howler")
 CHART_TITLES = {"winning-chances": "Winning chances", "cumulative-error": "Cumulative error",
                 "luck": "Luck"}
+SETTING_LABELS = (
+    ("engine", "Engine"), ("version", "Version"), ("engine_version", "Engine version"),
+    ("evaluator", "Evaluator"), ("nets", "Nets"), ("nets_feature_version", "Net features"),
+    ("ply", "Ply"), ("luck_ply", "Luck ply"), ("move_filter", "Move filter"), ("seed", "Seed"),
+    ("thresholds", "Error thresholds"), ("met", "Match equity table"), ("equity", "Equity"),
+    ("cube_model", "Cube model"), ("bearoff", "Bear-off databases"), ("schema_version", "Schema version"),
+)
+CUBE_ERROR_TYPES = ("missed double", "wrong double", "wrong take", "wrong pass")
 PR_NOTE = ("PR (Performance Rating, XG style) = 500 \u00d7 mean equity loss (EMG) per unforced decision; "
            "lower is better")
 
@@ -64,6 +72,15 @@ def fmt_pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
 
 
+def fmt_signed_pct(x: float | None) -> str:
+    """A change of probability (MWC, luck) as a signed percentage.
+
+    >>> fmt_signed_pct(-0.0412), fmt_signed_pct(0.1)
+    ('-4.1%', '+10.0%')
+    """
+    return "-" if x is None else f"{100 * x:+.1f}%"
+
+
 def fmt_pr(pr_raw: float | None) -> str:
     """PR = 500 x the mean EMG loss per unforced decision, one decimal."""
     return "-" if pr_raw is None else f"{500 * pr_raw:.1f}"
@@ -84,6 +101,7 @@ def _environment() -> Environment:
     env.filters["equity"] = fmt_equity
     env.filters["emg"] = fmt_emg
     env.filters["pct"] = fmt_pct
+    env.filters["spct"] = fmt_signed_pct
     env.filters["pr"] = fmt_pr
     env.filters["mp"] = fmt_millipoints
     return env
@@ -133,8 +151,7 @@ def _settings(analysis: AnalysisLike) -> tuple[list[tuple[str, str]], Any]:
     for k, v in (analysis.metadata or {}).items():
         meta.setdefault(k, v)
     rows: list[tuple[str, str]] = []
-    labels = (("engine", "Engine"), ("version", "Version"), ("nets", "Nets"), ("ply", "Ply"),
-              ("seed", "Seed"), ("thresholds", "Error thresholds"), ("met", "Match equity table"))
+    labels = SETTING_LABELS
     for key, label in labels:
         if key in meta and meta[key] is not None:
             rows.append((label, _describe(key, meta[key])))
@@ -161,6 +178,8 @@ def _describe(key: str, value: Any) -> str:
                 parts.append(f"{label} {rel} {value[k]:.3f}")
         name = str(value.get("name", ""))
         return f"{name}: " + ", ".join(parts) if name else ", ".join(parts)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, list | tuple):
         return ", ".join(str(v) for v in value)
     if isinstance(value, Mapping):
@@ -179,10 +198,35 @@ def _match_info(analysis: AnalysisLike, names: tuple[str, str]) -> dict[str, Any
     rows = [("Players", f"{names[0]} vs {names[1]}"), ("Match", kind)]
     if variants:
         rows.append(("Variant", ", ".join(variants)))
-    for key, label in (("event", "Event"), ("date", "Date"), ("site", "Site"), ("file", "File")):
+    for key, label in (("event", "Event"), ("round", "Round"), ("date", "Date"), ("site", "Site"),
+                       ("file", "File")):
         if match.get(key):
             rows.append((label, str(match[key])))
-    return {"rows": rows, "money": not length, "event": match.get("event") or ""}
+    if match.get("games") is not None:
+        analysed = match.get("games_analysed")
+        text = str(match["games"]) if analysed in (None, match["games"]) else f"{analysed} of {match['games']} analysed"
+        rows.append(("Games", text))
+    final = match.get("score_final")
+    if isinstance(final, list | tuple) and len(final) == 2:
+        rows.append(("Final score", f"{names[0]} {final[0]}, {names[1]} {final[1]}"))
+    problems = [str(e) for e in match.get("errors") or []]
+    return {"rows": rows, "money": not length, "event": match.get("event") or "", "problems": problems}
+
+
+def fmt_result(x: float | None, unit: str | None) -> str:
+    """A match result (or luck-adjusted result) in its unit: MWC as a signed percentage, points
+    with three decimals.
+
+    >>> fmt_result(0.1234, "mwc"), fmt_result(-2.0, "points"), fmt_result(None, "mwc")
+    ('+12.3% MWC', '-2.000 points', '-')
+    """
+    if x is None:
+        return "-"
+    if unit == "mwc":
+        return f"{100 * x:+.1f}% MWC"
+    if unit == "points":
+        return f"{x:+.3f} points"
+    return fmt_equity(x)
 
 
 def _player_rows(analysis: AnalysisLike, names: tuple[str, str], classes: list[str],
@@ -196,19 +240,27 @@ def _player_rows(analysis: AnalysisLike, names: tuple[str, str], classes: list[s
         p = by_side.get(side, {})
         checker = p.get("checker") or {}
         cube = p.get("cube") or {}
+        cube_errors = p.get("cube_errors") or {}
+        approx = " (approximate band)" if p.get("rating_xg_approximate") else ""
         out.append({
             "name": p.get("name", names[side]),
             "decisions": p.get("decisions", "-"),
             "unforced": p.get("unforced", "-"),
+            "checker_unforced": p.get("checker_unforced"),
+            "cube_decisions": p.get("cube_decisions"),
             "checker": [checker.get(c, 0) for c in classes],
             "cube": [cube.get(c, 0) for c in cube_classes],
+            "cube_errors": [cube_errors.get(t, 0) for t in CUBE_ERROR_TYPES] if cube_errors else [],
             "total_error": p.get("total_error"),
             "mean_error": p.get("mean_error"),
             "pr_raw": p.get("pr_raw"),
-            "rating_xg": p.get("rating_xg") or "-",
+            "rating_xg": (p.get("rating_xg") or "-") + approx,
             "rating_gnubg": p.get("rating_gnubg") or "-",
             "luck": p.get("luck"),
-            "luck_adjusted_result": p.get("luck_adjusted_result"),
+            "luck_mwc": p.get("luck_mwc"),
+            "actual_result": fmt_result(p.get("actual_result"), p.get("result_unit")),
+            "has_actual": p.get("actual_result") is not None,
+            "luck_adjusted_result": fmt_result(p.get("luck_adjusted_result"), p.get("result_unit")),
         })
     return out
 
@@ -345,7 +397,7 @@ def render_html_report(analysis: AnalysisLike, *, home_side: HomeSide = "right",
         title=title, names=names, info=info, settings=settings, classes=classes, cube_classes=cube_classes,
         players=_player_rows(analysis, names, classes, cube_classes), pr_note=PR_NOTE,
         charts=_charts(analysis) if charts else [], errors=errors, total_errors=total_errors,
-        money=info["money"],
+        money=info["money"], cube_error_types=CUBE_ERROR_TYPES,
     )
 
 
