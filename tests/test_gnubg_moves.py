@@ -114,3 +114,23 @@ def test_count_table_matches_fixture() -> None:
     for (_pid, dice, count), c in list(zip(rows, CASES, strict=True))[::25]:
         got = len(rules.legal_results(pos_from_json(c["pos"]), (int(dice[0]), int(dice[1]))))
         assert got == int(count)
+
+
+@pytest.mark.slow
+def test_every_gnubg_play_text_resolves() -> None:
+    """Every play text gnubg listed resolves to the result gnubg reached (slow: about 75,000
+    plays; run with ``-m slow``)."""
+    rules = Standard()
+    bad = []
+    for c in CASES:
+        pos = pos_from_json(c["pos"])
+        dice = (c["dice"][0], c["dice"][1])
+        for text, res in zip(c["plays"] or [""], c["results"], strict=True):
+            try:
+                got = rules.resolve(pos, dice, text).result
+            except Exception as exc:  # noqa: BLE001 - collect every failure kind
+                bad.append((c["id"], dice, text, repr(exc)))
+                continue
+            if got != pos_from_json(res):
+                bad.append((c["id"], dice, text, got.to_notation()))
+    assert not bad, f"{len(bad)} gnubg play texts misread; first: {bad[:5]}"
