@@ -11,13 +11,14 @@ from __future__ import annotations
 import random
 from itertools import permutations
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analyzer.core.play import BAR, OFF
 from analyzer.core.position import Position
-from analyzer.rules import LegalPlay, Outcome, Standard
+from analyzer.rules import LegalPlay, Outcome, Standard, kernel
 
 RULES = Standard()
 START = "P 24:2 13:5 8:3 6:5 | O 19:5 17:3 12:5 1:2"
@@ -280,3 +281,19 @@ def test_play_text_resolves_to_its_result(pos: Position, dice: tuple[int, int]) 
     plays = RULES.legal_plays(pos, dice)
     for play in plays[:: max(1, len(plays) // 8)]:
         assert RULES.resolve(pos, dice, play.text).result == play.result, play.text
+
+
+def test_workspace_survives_stamp_wraparound() -> None:
+    """The dedup table's call stamp restarts at 1 after 2**31 calls; results must not change."""
+    ws = kernel.Workspace()
+    fresh = kernel.Workspace()
+    pos = random_walk(11, 40)
+    board = np.frombuffer(pos.board, dtype=np.int8)
+    ws.stampbox[0] = 2**31 - 3
+    for d1, d2 in DICE:
+        n = ws.generate(board, d1, d2, Standard.code, 0)
+        m = fresh.generate(board, d1, d2, Standard.code, 0)
+        got = sorted(ws.pool[ws.results[k]].tobytes() for k in range(n))
+        want = sorted(fresh.pool[fresh.results[k]].tobytes() for k in range(m))
+        assert got == want, (d1, d2)
+    assert 1 <= ws.stampbox[0] < 100

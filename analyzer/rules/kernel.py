@@ -158,15 +158,22 @@ def _apply(b: np.ndarray, h: np.uint64, src: int, dst: int, variant: int, opts: 
 @njit(cache=True)
 def _insert(pool: Arr, phash: Arr, ptag: Arr, table: Arr, tstamp: Arr, stamp: int, mask: int, n: int,
             h: np.uint64, tag: int) -> bool:
-    """Register pool row ``n`` (hash ``h``) in set ``tag``; False if an equal row is there."""
+    """Register pool row ``n`` (hash ``h``) in set ``tag``; False if an equal row is there.
+
+    The open-addressing table is ``tstamp`` alone: an entry is ``stamp << 32 | row``, valid only
+    when its stamp is the current call's, so no clearing is needed between calls and each
+    probe touches one array. ``table`` is no longer read (kept so callers' argument lists
+    stay the same).
+    """
     key = h ^ TAG_SALT[tag]
     slot = np.int64(key & np.uint64(mask))
+    mark = stamp << 32
     while True:
-        if tstamp[slot] != stamp:
-            tstamp[slot] = stamp
-            table[slot] = n
+        e = tstamp[slot]
+        if (e >> 32) != stamp:
+            tstamp[slot] = mark | n
             return True
-        j = table[slot]
+        j = e & 0xFFFFFFFF
         if phash[j] == h and ptag[j] == tag:
             same = True
             for i in range(HASHED_SLOTS):
@@ -253,8 +260,11 @@ def generate(b0: Arr, d1: int, d2: int, variant: int, opts: int, pool: Arr, phas
     Returns -1 when the work buffers are too small (the caller grows them and retries).
     """
     cap = pool.shape[0]
-    mask = table.shape[0] - 1
+    mask = tstamp.shape[0] - 1
     stampbox[0] += 1
+    if stampbox[0] >= 2**31:  # stamps share an int64 with a row index: start again at 1
+        tstamp[:] = 0
+        stampbox[0] = 1
     stamp = stampbox[0]
     for i in range(NSLOTS):
         pool[0, i] = b0[i]
