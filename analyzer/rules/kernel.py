@@ -6,6 +6,9 @@ the distinct states reached after each number of dice (Zobrist hashing), applies
 (Mahbusa mother win or draw) as a complete play. Because each level is a set of *states*, all
 orders of the same steps collapse, and rules that depend on order (the Dutch unlock in mid-turn,
 the Mahbusa state check) are handled exactly: a state reached by any legal order is kept.
+In standard backgammon no step enables a step from a higher point, so steps are generated only
+in falling-source order (second step of a non-double, every step of a double); Dutch and
+Mahbusa keep every order, as their lock and state rules depend on it.
 
 Work buffers live in a :class:`Workspace` so that no call allocates.
 """
