@@ -145,9 +145,18 @@ def test_garbage_lines_skip_only_their_games():
 
 def test_too_many_errors_stop_the_file(tmp_path):
     p = tmp_path / "junk.mat"
-    p.write_text("".join(f"line {i} of junk\n" for i in range(1000)))
+    p.write_text(" 1 point match\n" + "".join(f"line {i} of junk\n" for i in range(1000)))
     [m] = list(read_matches(p))
     assert len(m.errors) <= 60 and "skipped" in m.errors[-1].message
+    assert m.errors[0].line == 2 and m.errors[0].token == "line 0 of junk"
+
+
+def test_a_text_that_is_no_match_file_gives_one_error(tmp_path):
+    p = tmp_path / "notes.txt"
+    p.write_text("".join(f"line {i} of prose\n" for i in range(1000)))
+    [m] = list(read_matches(p))
+    [e] = m.errors
+    assert "not a match file" in e.message and (e.line, e.token) == (1, "line 0 of prose")
 
 
 @pytest.mark.slow

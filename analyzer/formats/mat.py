@@ -155,6 +155,9 @@ class _Reader:
         self.pending_comments: list[str] = []
         self.errors = 0
         self.out: list[MatchRecord] = []
+        self.structure = False  # a match or game line was seen
+        self.preamble: list[tuple[int, int, str]] = []  # unreadable lines before that
+        self.preamble_count = 0
 
     # ------------------------------------------------------------------ errors
     def error(self, message: str, line: int, column: int | None, token: str | None) -> None:
@@ -207,10 +210,12 @@ class _Reader:
             return
         m = _MATCH_RE.match(text)
         if m:
+            self.found_structure()
             self.start_match(int(m.group(1)), lineno)
             return
         m = _GAME_RE.match(text)
         if m:
+            self.found_structure()
             self.end_game()
             if self.match.length is None:
                 # A game without a match line (a .gam file): one game of a money session.
@@ -223,6 +228,11 @@ class _Reader:
             return
         g = self.game
         if g is None:
+            if not self.structure:
+                self.preamble_count += 1
+                if len(self.preamble) < MAX_ERRORS:
+                    self.preamble.append((lineno, _first_col(text), stripped[:40]))
+                return
             self.error("unexpected line outside a game", lineno, _first_col(text), stripped[:40])
             return
         if g.bad:
@@ -387,8 +397,20 @@ class _Reader:
             return Resign(side=side, line=lineno, column=column, word=word), j
         raise ParseError("unreadable action", column=column, token=tok)
 
+    def found_structure(self) -> None:
+        if self.structure:
+            return
+        self.structure = True
+        junk, self.preamble = self.preamble, []
+        for lineno, col, token in junk:
+            self.error("unexpected line outside a game", lineno, col, token)
+
     # ------------------------------------------------------------------ driving
     def finish(self) -> None:
+        if not self.structure and self.preamble:
+            lineno, col, token = self.preamble[0]
+            self.error(f"not a match file: no 'N point match' or 'Game N' line in "
+                       f"{self.preamble_count} unreadable lines", lineno, col, token)
         self.end_match()
 
 
@@ -486,5 +508,8 @@ def _read_handle(fh: IO[str] | IO[bytes], label: str) -> Iterator[MatchRecord]:
                 rd.out = []
     except _TooManyErrors:
         pass
-    rd.finish()
+    try:
+        rd.finish()
+    except _TooManyErrors:
+        rd.end_match()
     yield from rd.out
