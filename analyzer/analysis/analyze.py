@@ -1,0 +1,313 @@
+"""Analyse a whole match: every checker play, cube decision and take/pass, plus luck and stats.
+
+:func:`analyze_match` replays a :class:`~analyzer.formats.records.MatchRecord` and returns a
+:class:`MatchAnalysis`: the decisions table (schema in :mod:`analyzer.analysis.schema`), the
+per-player summary (:mod:`analyzer.analysis.stats`) and the metadata every output records
+(engine and nets, ply, move filter, seed, thresholds, MET, equity basis).
+
+What is analysed, as gnubg does it:
+
+* **checker plays**: all legal plays at 0-ply, the filtered candidates deeper and the best few
+  (and the played play) at the requested ply; equities are cubeful EMG
+  (:mod:`analyzer.analysis.decisions`). Rolls with
+  one legal play (dances included) are *forced* and stay out of the rates.
+* **cube decisions**: before every roll where the player on roll could double (not before the
+  opening roll), No double / Double-take / Double-pass from the probabilities at the requested ply
+  (:func:`analyzer.eval.cube.analyze_cube`). Not doubling when doubling was right is a missed
+  double, doubling when it was not a wrong double (both the doubler's errors); the answer to a
+  double is scored from the taker's side (wrong take, wrong pass).
+* **luck** of every roll at 0-ply (:mod:`analyzer.analysis.luck`).
+
+Games that do not replay are left out and listed in ``summary["match"]["errors"]``. Dutch and
+Mahbusa games raise :class:`NoEvaluatorError`: there is no evaluator for them yet.
+
+>>> from analyzer.formats.mat import read_match_text
+>>> from analyzer.eval.engine import Engine
+>>> text = " 3 point match\\n Game 1\\n ann : 0      bob : 0\\n  1) 31: 8/5 6/5   42: 8/4 6/4\\n"
+>>> [m] = read_match_text(text)
+>>> a = analyze_match(m, engine=Engine(), ply=0)
+>>> a.decisions.select("player", "kind", "played", "error_class").rows()
+[('ann', 'checker', '8/5 6/5', 'none'), ('bob', 'checker', '8/4 6/4', 'none')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from analyzer.analysis.decisions import (
+    DEEP_FILTER,
+    CheckerAnalysis,
+    CubeScore,
+    Evaluator,
+    analyze_checker,
+    score_cube,
+    score_take,
+    to_mwc,
+)
+from analyzer.analysis.luck import luck_of, roll_values
+from analyzer.analysis.replay import Decision, GameReplay, decision_ids, replay_games
+from analyzer.analysis.schema import DECISIONS_SCHEMA
+from analyzer.analysis.stats import player_stats
+from analyzer.analysis.thresholds import XG, Thresholds
+from analyzer.core.errors import AnalyzerError
+from analyzer.core.ids import encode_key, xgid_from_position
+from analyzer.core.match import MatchState, can_double
+from analyzer.eval.cube import CubeDecision, analyze_cube
+from analyzer.eval.engine import ANALYSIS_FILTER, MAX_PLY, MoveFilter
+from analyzer.eval.met import MatchEquityTable, met_by_name, mwc, outcome_mwc
+from analyzer.formats.records import MatchRecord
+
+__all__ = ["EQUITY_BASIS", "MatchAnalysis", "NoEvaluatorError", "analyze_match"]
+
+SCHEMA_VERSION = 1
+EQUITY_BASIS = ("cubeful EMG: cubeless n-ply probabilities turned cubeful with Janowski's cube-life "
+                "model (gnubg defaults) at the decision's score and cube; money: per unit cube")
+
+Progress = Callable[[int, int], None]
+"""Called as ``progress(done, total)`` after each analysed decision."""
+
+
+class NoEvaluatorError(AnalyzerError, ValueError):
+    """The match is of a variant that has no evaluator yet."""
+
+
+@dataclass(frozen=True)
+class MatchAnalysis:
+    """The analysis of one match: ``decisions`` (one row per decision, schema
+    :data:`~analyzer.analysis.schema.DECISIONS_SCHEMA`), ``summary`` (``metadata``, ``match``,
+    ``players``; JSON-ready) and ``metadata`` (the same dict as ``summary["metadata"]``)."""
+
+    decisions: pl.DataFrame
+    summary: dict[str, Any]
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def players(self) -> list[dict[str, Any]]:
+        """The per-player statistics (``summary["players"]``)."""
+        players: list[dict[str, Any]] = self.summary["players"]
+        return players
+
+    def worst(self, n: int = 5) -> pl.DataFrame:
+        """The ``n`` decisions that lost the most equity (ties in table order)."""
+        return (self.decisions.with_row_index("_i")
+                .filter(pl.col("equity_loss") > 0)
+                .sort(["equity_loss", "_i"], descending=[True, False])
+                .head(n).drop("_i"))
+
+
+# ---------------------------------------------------------------------- helpers
+def _engine_info(engine: Evaluator) -> dict[str, Any]:
+    from analyzer import ENGINE_NAME, __version__
+
+    nets = getattr(engine, "nets", None)
+    meta: dict[str, Any] = dict(getattr(nets, "meta", None) or {})
+    return {"engine": ENGINE_NAME, "engine_version": __version__, "evaluator": type(engine).__name__,
+            "nets": meta.get("version"), "nets_feature_version": meta.get("feature_version"),
+            "bearoff": bool(getattr(engine, "use_bearoff", False))}
+
+
+def _dice_text(dice: tuple[int, int] | None) -> str | None:
+    return None if dice is None else f"{dice[0]}{dice[1]}"
+
+
+def _mwc_before(met: MatchEquityTable, state: MatchState, player: int) -> float:
+    return mwc(met, state.away(player), state.away(1 - player), post_crawford=state.post_crawford)
+
+
+def _game_results(games: list[GameReplay], met: MatchEquityTable | None) -> list[float]:
+    """Each player's actual result summed over the analysed games: MWC gained (match) or points."""
+    out = [0.0, 0.0]
+    for g in games:
+        if g.winner is None or g.points <= 0:
+            continue
+        for p in (0, 1):
+            sign = 1 if p == g.winner else -1
+            if met is None or g.state.is_money:
+                out[p] += sign * g.points
+            else:
+                after = outcome_mwc(met, g.state, p)(sign * g.points)
+                out[p] += after - _mwc_before(met, g.state, p)
+    return out
+
+
+def _final_score(games: list[GameReplay]) -> list[int] | None:
+    if not games:
+        return None
+    last = games[-1]
+    score = list(last.state.score)
+    if last.winner is not None:
+        score[last.winner] += last.points
+    return score
+
+
+class _Rows:
+    """Builds decision rows with the shared columns filled in."""
+
+    def __init__(self, ply: int, thresholds: Thresholds, met: MatchEquityTable | None) -> None:
+        self.ply = ply
+        self.thresholds = thresholds
+        self.met = met
+        self.rows: list[dict[str, Any]] = []
+
+    def base(self, d: Decision, kind: str, side: int, player: str) -> dict[str, Any]:
+        s = d.state
+        return {"file": d.file, "game": d.game, "move_no": d.move, "player": player, "side": side,
+                "kind": kind, "variant": d.variant, "dice": None, "match_length": s.length,
+                "score_me": s.score[side], "score_opp": s.score[1 - side], "cube": s.cube,
+                "candidates": [], "cube_nd": None, "cube_dt": None, "cube_dp": None,
+                "cube_action": None, "close": None, "cube_error": None, "luck": None,
+                "luck_mwc": None, "ply": self.ply}
+
+    def losses(self, row: dict[str, Any], state: MatchState, side: int, played: float,
+               best: float) -> None:
+        loss = max(0.0, best - played)
+        row["equity_played"] = played
+        row["equity_best"] = best
+        row["equity_loss"] = loss
+        mb, mp = to_mwc(self.met, state, side, best), to_mwc(self.met, state, side, played)
+        row["mwc_loss"] = None if mb is None or mp is None else max(0.0, mb - mp)
+        row["mwc"] = mb
+        row["error_class"] = self.thresholds.classify(loss)
+
+    def checker(self, d: Decision, ca: CheckerAnalysis, luck: float, luck_mwc: float | None) -> None:
+        ids = decision_ids(d)
+        row = self.base(d, "checker", d.side, d.player)
+        row.update(dice=_dice_text(d.dice), position_id=ids.position_id or None,
+                   match_id=ids.match_id or None, xgid=ids.xgid or None, key=ids.key,
+                   played=ca.played.play, best=ca.best.play, forced=ca.forced, luck=luck,
+                   luck_mwc=luck_mwc, win_prob=ca.best.probabilities.win)
+        self.losses(row, d.state, d.side, ca.played.equity, ca.best.equity)
+        row["candidates"] = [
+            {"play": c.play, "equity": c.equity, "win": c.probabilities.win,
+             "win_gammon": c.probabilities.win_gammon, "win_backgammon": c.probabilities.win_backgammon,
+             "lose_gammon": c.probabilities.lose_gammon, "lose_backgammon": c.probabilities.lose_backgammon}
+            for c in ca.candidates]
+        self.rows.append(row)
+
+    def cube(self, d: Decision, cd: CubeDecision, score: CubeScore, *, taker: bool) -> None:
+        side = 1 - d.on_roll if taker else d.on_roll
+        player = d.player
+        row = self.base(d, "take" if taker else "cube", side, player)
+        pos = d.position.flip() if taker else d.position
+        if d.variant == "standard":
+            if taker:
+                ids = decision_ids(d)
+                pid, mid, xgid = ids.position_id, ids.match_id, ids.xgid
+            else:
+                pid = d.position.gnubg_id()
+                mid = d.state.to_match_id(on_roll=side, game_state=1).encode()
+                xgid = str(xgid_from_position(d.position, d.state, mover=side))
+            row.update(position_id=pid, match_id=mid, xgid=xgid)
+        else:
+            row.update(position_id=None, match_id=None, xgid=None)
+        win = cd.probabilities.win
+        row.update(key=encode_key(pos), played=score.played, best=score.best,
+                   forced=not score.close, close=score.close, cube_error=score.cube_error,
+                   win_prob=1.0 - win if taker else win, cube_nd=cd.nd, cube_dt=cd.dt, cube_dp=cd.dp,
+                   cube_action=cd.action)
+        self.losses(row, d.state, side, score.equity_played, score.equity_best)
+        self.rows.append(row)
+
+
+# ---------------------------------------------------------------------- the analysis
+def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thresholds: Thresholds = XG,
+                  met: MatchEquityTable | None = None, seed: int = 0,
+                  move_filter: MoveFilter = ANALYSIS_FILTER, deep_filter: MoveFilter = DEEP_FILTER,
+                  progress: Progress | None = None) -> MatchAnalysis:
+    """Analyse ``record`` with ``engine`` at ``ply`` (see the module docstring).
+
+    ``met`` defaults to Kazaross-XG2 (unused in money play); ``seed`` is recorded for
+    reproducibility (the analysis itself draws no random numbers). Raises
+    :class:`NoEvaluatorError` for Dutch or Mahbusa games and :class:`ValueError` for a ply
+    outside 0..:data:`~analyzer.eval.engine.MAX_PLY`.
+    """
+    if not 0 <= ply <= MAX_PLY:
+        raise ValueError(f"ply must be 0..{MAX_PLY}, not {ply}")
+    games = list(replay_games(record))
+    for g in games:
+        if g.variant != "standard":
+            raise NoEvaluatorError(f"no evaluator for {g.variant} yet")
+    good = [g for g in games if g.error is None]
+    table = met if met is not None else met_by_name()
+    match_met = None if not record.length else table
+    rows = _Rows(ply, thresholds, match_met)
+    total = sum(len(g.decisions) for g in good)
+    done = 0
+
+    def evaluate(pos: Any) -> Any:
+        return engine.evaluate(pos, ply)
+
+    for g in good:
+        doubled = False
+        pending: CubeDecision | None = None
+        for d in g.decisions:
+            if d.kind == "move" and d.dice is not None:
+                if d.move > 1 and not doubled and can_double(d.state, d.side):
+                    cd = analyze_cube(d.position, d.state, d.side, evaluate, met=match_met)
+                    if cd.available:
+                        rows.cube(d, cd, score_cube(cd, False, close_cut=thresholds.close_cube), taker=False)
+                doubled = False
+                assert d.result is not None
+                values = roll_values(engine, d.position, d.state, d.side, match_met)
+                luck = luck_of(values, d.dice, opening=d.move == 1)
+                luck_mwc = None
+                if match_met is not None:
+                    best0 = values[(max(d.dice), min(d.dice))]
+                    hi, lo = to_mwc(match_met, d.state, d.side, best0), to_mwc(match_met, d.state, d.side,
+                                                                                best0 - luck)
+                    luck_mwc = None if hi is None or lo is None else hi - lo
+                ca = analyze_checker(engine, d.position, d.dice, d.result, d.state, d.side, ply=ply,
+                                     met=match_met, move_filter=move_filter, deep_filter=deep_filter)
+                rows.checker(d, ca, luck, luck_mwc)
+            elif d.kind == "double" and d.side == d.on_roll:
+                pending = analyze_cube(d.position, d.state, d.side, evaluate, met=match_met)
+                if pending.available:
+                    rows.cube(d, pending, score_cube(pending, True, close_cut=thresholds.close_cube),
+                              taker=False)
+                doubled = True
+            elif d.kind in ("take", "drop") or (d.kind == "double" and d.side != d.on_roll):
+                if pending is not None and pending.available:
+                    rows.cube(d, pending, score_take(pending, d.kind != "drop"), taker=True)
+                pending = None
+            done += 1
+            if progress is not None:
+                progress(done, total)
+
+    decisions = pl.DataFrame(rows.rows, schema=DECISIONS_SCHEMA, orient="row") if rows.rows \
+        else pl.DataFrame(schema=DECISIONS_SCHEMA)
+    metadata = {
+        **_engine_info(engine),
+        "ply": ply,
+        "luck_ply": 0,
+        "move_filter": {"count": move_filter.count, "threshold": move_filter.threshold},
+        "deep_filter": {"count": deep_filter.count, "threshold": deep_filter.threshold},
+        "seed": seed,
+        "thresholds": thresholds.as_dict(),
+        "met": table.name if record.length else None,
+        "equity": EQUITY_BASIS,
+        "cube_model": "Janowski cube life (gnubg: 0.68 contact, race 0.55 + 0.00125 x pips in [0.6, 0.7])",
+        "schema_version": SCHEMA_VERSION,
+    }
+    players = list(record.players)
+    results = _game_results(good, match_met)
+    money = not record.length
+    match = {
+        "file": record.source,
+        "players": players,
+        "length": record.length,
+        "event": record.event,
+        "round": record.round,
+        "date": record.date,
+        "site": record.site,
+        "games": len(games),
+        "games_analysed": len(good),
+        "score_final": _final_score(good),
+        "errors": [str(g.error) for g in games if g.error is not None],
+    }
+    summary = {"metadata": metadata, "match": match,
+               "players": player_stats(decisions, thresholds, players, results, money=money)}
+    return MatchAnalysis(decisions, summary, metadata)

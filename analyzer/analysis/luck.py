@@ -1,0 +1,54 @@
+"""The luck of a roll, as gnubg measures it.
+
+Luck = the value of the best play with the roll thrown minus the average, over all 36 rolls, of
+the value of the best play with each roll (over the 30 non-doubles for the opening roll, which
+cannot be a double). Values are 0-ply, as gnubg's luck analysis: the best play of each roll is
+the one the 0-ply evaluation prefers, valued as a cubeful normalised equity (EMG) with
+:func:`analyzer.analysis.decisions.equity_after`. A dance is valued like any play (the position
+is unchanged), so dancing shows negative luck.
+
+>>> from analyzer.core.dice import ALL_21
+>>> values = {r.dice: float(r.high + r.low) for r in ALL_21}
+>>> round(luck_of(values, (6, 6)), 4), round(luck_of(values, (6, 6), opening=True), 4)
+(5.0, 5.0)
+>>> round(sum(r.weight * luck_of(values, r.dice) for r in ALL_21), 9)
+0.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from analyzer.analysis.decisions import Evaluator, equity_after
+from analyzer.core.dice import ALL_21
+from analyzer.core.match import MatchState
+from analyzer.core.position import Position
+from analyzer.eval.met import MatchEquityTable
+
+__all__ = ["luck_of", "roll_values"]
+
+
+def _key(dice: tuple[int, int]) -> tuple[int, int]:
+    return (max(dice), min(dice))
+
+
+def roll_values(engine: Evaluator, position: Position, state: MatchState, player: int,
+                met: MatchEquityTable | None = None) -> dict[tuple[int, int], float]:
+    """The 0-ply value (cubeful EMG of ``player``) of the best play of each of the 21 rolls in
+    ``position`` (seen from ``player``, before his roll), keyed by ``(high, low)``."""
+    out: dict[tuple[int, int], float] = {}
+    for roll in ALL_21:
+        best = engine.rank_plays(position, roll.dice, 0)[0]
+        out[roll.dice] = equity_after(best.probabilities, best.result, state, player, met)
+    return out
+
+
+def luck_of(values: Mapping[tuple[int, int], float], dice: tuple[int, int], *, opening: bool = False) -> float:
+    """The luck of ``dice`` given :func:`roll_values`; ``opening`` averages over the non-doubles."""
+    total = weight = 0.0
+    for roll in ALL_21:
+        if opening and roll.is_double:
+            continue
+        total += roll.weight * values[roll.dice]
+        weight += roll.weight
+    return values[_key(dice)] - total / weight

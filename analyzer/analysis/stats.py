@@ -1,0 +1,190 @@
+"""Per-player statistics of a decisions table: error counts, error rate, PR, ratings, luck.
+
+Definitions (gnubg-referee notes §5, conventions Part 2):
+
+* *unforced* decisions: checker plays with more than one legal play, plus close or actual cube
+  decisions (a no-double is close when optimal - min(DT, DP) < 0.16; doubles, takes and passes
+  are actual decisions).
+* *mean error* (gnubg's error rate, shown there as mEMG per decision): total EMG lost divided by
+  the unforced decisions. *PR* (XG's Performance Rating) is 500 times the same mean; the data
+  keeps the raw mean (``pr_raw``) and the renderers multiply.
+* ratings: the XG scale names PR bands, the gnubg scale names bands of the mean error.
+* luck: the sum of the luck of the player's rolls (EMG, and MWC in match play). The
+  luck-adjusted result is gnubg's: actual result - own luck + the opponent's luck, in MWC for a
+  match and in points for money play.
+
+>>> xg_rating(0.004), xg_rating(0.03)
+('World Champ', 'Intermediate')
+>>> gnubg_rating(0.004), gnubg_rating(0.04)
+('World class', 'Awful!')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from analyzer.analysis.thresholds import NO_ERROR, Thresholds
+
+__all__ = ["GNUBG_SCALE", "XG_APPROXIMATE", "XG_SCALE", "gnubg_rating", "player_stats", "xg_rating"]
+
+XG_SCALE: tuple[tuple[float, str], ...] = (
+    (2.5, "World Champ"),
+    (5.0, "World Class"),
+    (7.5, "Expert"),
+    (12.5, "Advanced"),
+    (17.5, "Intermediate"),
+    (22.5, "Casual"),
+    (30.0, "Beginner"),
+    (float("inf"), "Distracted"),
+)
+"""XG's rating bands: (upper PR bound, name). A PR exactly on a bound takes the next band."""
+
+XG_APPROXIMATE = frozenset({"Intermediate", "Casual", "Beginner", "Distracted"})
+"""XG band names below Advanced whose bounds are not confirmed by a primary source."""
+
+GNUBG_SCALE: tuple[tuple[float, str], ...] = (
+    (0.002, "Supernatural"),
+    (0.005, "World class"),
+    (0.008, "Expert"),
+    (0.012, "Advanced"),
+    (0.018, "Intermediate"),
+    (0.026, "Casual player"),
+    (0.035, "Beginner"),
+    (float("inf"), "Awful!"),
+)
+"""gnubg's ratings (``analysis.c``): (upper bound of the mean EMG error per decision, name)."""
+
+
+def xg_rating(mean_error: float) -> str:
+    """XG's name for a mean error per unforced decision (PR = 500 x ``mean_error``).
+
+    >>> xg_rating(0.0)
+    'World Champ'
+    >>> xg_rating(0.1)
+    'Distracted'
+    """
+    pr = 500.0 * mean_error
+    return next(name for bound, name in XG_SCALE if pr < bound)
+
+
+def gnubg_rating(mean_error: float) -> str:
+    """gnubg's rating of a mean error per decision (EMG; gnubg shows it x1000 as mEMG).
+
+    >>> gnubg_rating(0.0019), gnubg_rating(0.002)
+    ('Supernatural', 'World class')
+    """
+    return next(name for bound, name in GNUBG_SCALE if mean_error < bound)
+
+
+def _counted() -> pl.Expr:
+    """Rows that count in the rates: unforced checker plays, close or actual cube decisions."""
+    checker = pl.col("kind") == "checker"
+    return (checker & ~pl.col("forced")) | (~checker & pl.col("close").fill_null(False))
+
+
+def _aggregates(decisions: pl.DataFrame) -> pl.DataFrame:
+    checker = pl.col("kind") == "checker"
+    counted = _counted()
+    return (
+        decisions.group_by("side")
+        .agg(
+            pl.len().alias("decisions"),
+            counted.sum().alias("unforced"),
+            (checker & ~pl.col("forced")).sum().alias("checker_unforced"),
+            (~checker & counted).sum().alias("cube_decisions"),
+            pl.col("equity_loss").sum().alias("total_error"),
+            pl.col("equity_loss").filter(checker).sum().alias("checker_error"),
+            pl.col("equity_loss").filter(~checker).sum().alias("cube_error"),
+            pl.col("mwc_loss").sum().alias("total_mwc_loss"),
+            pl.col("luck").sum().alias("luck"),
+            pl.col("luck_mwc").sum().alias("luck_mwc"),
+            (pl.col("luck") * pl.col("cube")).sum().alias("luck_points"),
+            pl.col("luck").is_not_null().sum().alias("rolls"),
+        )
+        .sort("side")
+    )
+
+
+def _class_counts(decisions: pl.DataFrame, thresholds: Thresholds, side: int, cube: bool) -> dict[str, int]:
+    kind = pl.col("kind") != "checker" if cube else pl.col("kind") == "checker"
+    got = (decisions.filter((pl.col("side") == side) & kind & (pl.col("error_class") != NO_ERROR))
+           .group_by("error_class").len())
+    counts = {str(k): int(v) for k, v in got.iter_rows()}
+    return {name: counts.get(name, 0) for name in thresholds.classes}
+
+
+def _cube_errors(decisions: pl.DataFrame, side: int) -> dict[str, int]:
+    got = (decisions.filter((pl.col("side") == side) & pl.col("cube_error").is_not_null())
+           .group_by("cube_error").len())
+    counts = {str(k): int(v) for k, v in got.iter_rows()}
+    return {k: counts.get(k, 0) for k in ("missed double", "wrong double", "wrong take", "wrong pass")}
+
+
+def _ratio(total: float, n: int) -> float | None:
+    return total / n if n else None
+
+
+def player_stats(decisions: pl.DataFrame, thresholds: Thresholds, names: Sequence[str],
+                 actual: Sequence[float] | None = None, *, money: bool = False) -> list[dict[str, Any]]:
+    """One summary dict per player (side 0 then 1) from a decisions table.
+
+    ``actual`` is each player's actual result (MWC gained in a match, points won in money play);
+    without it the luck-adjusted result is left ``None``.
+
+    >>> from analyzer.analysis.schema import empty_decisions
+    >>> from analyzer.analysis.thresholds import XG
+    >>> p = player_stats(empty_decisions(), XG, ["ann", "bob"])
+    >>> p[0]["name"], p[0]["decisions"], p[0]["pr_raw"], p[0]["checker"]
+    ('ann', 0, None, {'error': 0, 'blunder': 0})
+    """
+    agg = {int(r["side"]): r for r in _aggregates(decisions).iter_rows(named=True)}
+    out: list[dict[str, Any]] = []
+    for side in (0, 1):
+        r = agg.get(side, {})
+        unforced = int(r.get("unforced") or 0)
+        checker_n = int(r.get("checker_unforced") or 0)
+        cube_n = int(r.get("cube_decisions") or 0)
+        total = float(r.get("total_error") or 0.0)
+        mean = _ratio(total, unforced)
+        luck_total = float(r.get("luck") or 0.0)
+        luck_mwc = None if money else float(r.get("luck_mwc") or 0.0)
+        luck_unit = float(r.get("luck_points") or 0.0) if money else (luck_mwc or 0.0)
+        out.append({
+            "name": names[side],
+            "side": side,
+            "decisions": int(r.get("decisions") or 0),
+            "unforced": unforced,
+            "checker_unforced": checker_n,
+            "cube_decisions": cube_n,
+            "checker": _class_counts(decisions, thresholds, side, cube=False),
+            "cube": _class_counts(decisions, thresholds, side, cube=True),
+            "cube_errors": _cube_errors(decisions, side),
+            "total_error": total,
+            "checker_error": float(r.get("checker_error") or 0.0),
+            "cube_error": float(r.get("cube_error") or 0.0),
+            "total_mwc_loss": None if money else float(r.get("total_mwc_loss") or 0.0),
+            "mean_error": mean,
+            "checker_mean_error": _ratio(float(r.get("checker_error") or 0.0), checker_n),
+            "cube_mean_error": _ratio(float(r.get("cube_error") or 0.0), cube_n),
+            "pr_raw": mean,
+            "rating_xg": None if mean is None else xg_rating(mean),
+            "rating_xg_approximate": mean is not None and xg_rating(mean) in XG_APPROXIMATE,
+            "rating_gnubg": None if mean is None else gnubg_rating(mean),
+            "rolls": int(r.get("rolls") or 0),
+            "luck": luck_total,
+            "luck_mwc": luck_mwc,
+            "luck_points": float(r.get("luck_points") or 0.0) if money else None,
+            "_luck_unit": luck_unit,
+        })
+    for side in (0, 1):
+        me, opp = out[side], out[1 - side]
+        res = None if actual is None else float(actual[side])
+        me["actual_result"] = res
+        me["luck_adjusted_result"] = None if res is None else res - me["_luck_unit"] + opp["_luck_unit"]
+        me["result_unit"] = "points" if money else "mwc"
+    for p in out:
+        del p["_luck_unit"]
+    return out

@@ -1,0 +1,209 @@
+"""``bgreview analyze`` (a whole match) and ``bgreview position`` (hint or cube decision)."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from analyzer.cli import app
+from analyzer.cli.common import fail, input_error
+from analyzer.core.errors import InputError
+
+if TYPE_CHECKING:
+    from analyzer.analysis.analyze import MatchAnalysis
+
+
+class AnalyzeFormat(StrEnum):
+    table = "table"
+    json = "json"
+
+
+def _engine() -> Any:
+    from analyzer.eval.engine import Engine
+
+    try:
+        return Engine()
+    except FileNotFoundError as e:
+        fail(f"evaluator weights not found: {e.filename}")
+
+
+def _check_ply(ply: int) -> None:
+    from analyzer.eval.engine import MAX_PLY
+
+    if not 0 <= ply <= MAX_PLY:
+        fail(f"--ply must be 0..{MAX_PLY}")
+
+
+def _rollout_available() -> bool:
+    return importlib.util.find_spec("analyzer.eval.rollout") is not None
+
+
+def _extra_writers(analysis: MatchAnalysis, out_dir: Path, warn: Any) -> list[Path]:
+    """Charts and the HTML report, when their renderers exist (they are optional)."""
+    written: list[Path] = []
+    for module, func in (("analyzer.render.charts", "write_charts"), ("analyzer.render.html", "write_html_report")):
+        if importlib.util.find_spec(module) is None:
+            continue
+        try:
+            writer = getattr(importlib.import_module(module), func, None)
+            if writer is None:
+                continue
+            got = writer(analysis, out_dir)
+        except Exception as e:  # an optional renderer must not lose the tables already written
+            warn(f"warning: {module}.{func} failed: {type(e).__name__}: {e}")
+            continue
+        written.extend(got if isinstance(got, list) else [got])
+    return written
+
+
+@app.command()
+def analyze(
+    file: Annotated[str, typer.Argument(help="Match file (.mat, .txt, .sgf).")],
+    ply: Annotated[int, typer.Option("--ply", "-p", help="Lookahead of the analysis (gnubg numbering).")] = 2,
+    rollout: Annotated[bool, typer.Option("--rollout", help="Roll out the decisions (not available yet).")]
+    = False,
+    trials: Annotated[int, typer.Option("--trials", help="Rollout trials (with --rollout).")] = 1296,
+    thresholds: Annotated[str, typer.Option("--thresholds", "-t",
+                                            help="Error classes: xg, gnubg or a JSON file.")] = "xg",
+    out: Annotated[Path | None, typer.Option("--out", "-o",
+                                             help="Output folder (default reports/<file stem>).")] = None,
+    fmt: Annotated[AnalyzeFormat, typer.Option("--format", "-f", help="table or json (the summary).")]
+    = AnalyzeFormat.table,
+    html: Annotated[bool, typer.Option("--html/--no-html", help="Also write charts and the HTML report.")]
+    = True,
+    progress: Annotated[bool | None, typer.Option("--progress/--no-progress",
+                                                  help="Progress bar (default: on a terminal).")] = None,
+) -> None:
+    """Analyse every checker play, cube decision and take/pass of a match, with luck and PR.
+
+    Writes decisions.parquet, decisions.csv and summary.json (plus charts and report.html when
+    those renderers are installed) into the output folder, then prints the per-player summary
+    and the five worst decisions (or the summary as JSON). Exit codes: 0 ok, 1 some games could
+    not be replayed (the others are analysed), 2 usage error, unreadable file or a variant
+    without an evaluator (Dutch, Mahbusa).
+    """
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from analyzer.analysis.analyze import NoEvaluatorError, analyze_match
+    from analyzer.analysis.thresholds import load_thresholds
+    from analyzer.formats import read_any
+    from analyzer.render.tables import default_out_dir, write_tables
+    from analyzer.render.terminal import analysis_view
+
+    if rollout:
+        if not _rollout_available():
+            fail("rollouts are not available yet (no rollout evaluator in analyzer.eval); use --ply N")
+        fail("rollout analysis is not wired into bgreview analyze yet; use --ply N")
+    if trials < 1:
+        fail("--trials must be at least 1")
+    _check_ply(ply)
+    try:
+        thr = load_thresholds(thresholds)
+    except ValueError as e:
+        fail(str(e))
+    try:
+        records = list(read_any(file))
+    except InputError as e:
+        input_error(e)
+    except OSError as e:
+        fail(f"{file}: {e.strerror or 'cannot read the file'}")
+    if not records:
+        fail(f"{file}: no match found")
+    err = Console(stderr=True)
+    show = err.is_terminal if progress is None else progress
+    engine = _engine()
+    problems = 0
+    summaries: list[dict[str, Any]] = []
+    views: list[Any] = []
+    for i, record in enumerate(records):
+        for problem in record.errors:
+            problems += 1
+            err.print(f"error: {problem}", markup=False, highlight=False, soft_wrap=True)
+        bar = Progress(TextColumn("analyse"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                       console=err, disable=not show, transient=True)
+        with bar:
+            task = bar.add_task("analyse", total=None)
+
+            def tick(done: int, total: int, _task: Any = task, _bar: Any = bar) -> None:
+                _bar.update(_task, completed=done, total=total)
+
+            try:
+                analysis = analyze_match(record, engine=engine, ply=ply, thresholds=thr, progress=tick)
+            except NoEvaluatorError as e:
+                fail(str(e))
+        for msg in analysis.summary["match"]["errors"]:
+            problems += 1
+            err.print(f"error: {msg}", markup=False, highlight=False, soft_wrap=True)
+        target = out if out is not None and len(records) == 1 else (
+            out / default_out_dir(record.source, i).name if out is not None else default_out_dir(record.source, i))
+        written = write_tables(analysis, target)
+        if html:
+            written += _extra_writers(analysis, target,
+                                      lambda m: err.print(m, markup=False, highlight=False, soft_wrap=True))
+        summaries.append({**analysis.summary, "files": [str(p) for p in written]})
+        views.append((analysis, written))
+    if fmt is AnalyzeFormat.json:
+        from analyzer.render.tables import json_text
+
+        sys.stdout.write(json_text(summaries[0] if len(summaries) == 1 else summaries))
+    else:
+        console = Console()
+        for analysis, written in views:
+            console.print(analysis_view(analysis))
+            console.print("written: " + ", ".join(str(p) for p in written), markup=False, highlight=False)
+    if problems:
+        raise typer.Exit(1)
+
+
+@app.command()
+def position(
+    position: Annotated[str, typer.Argument(help="Position: gnubg ID, ID:MatchID, XGID, key or JSON.")],
+    dice: Annotated[str | None, typer.Option("--dice", "-d", help="The roll (e.g. 31): show the plays.")]
+    = None,
+    ply: Annotated[int, typer.Option("--ply", "-p", help="Lookahead (gnubg numbering).")] = 2,
+    top: Annotated[int, typer.Option("--top", "-n", help="Show this many plays.")] = 10,
+) -> None:
+    """Draw a position, then rank the plays of a roll (--dice) or analyse the cube decision.
+
+    Equities are cubeful (money: per unit cube; match: EMG) for the side on roll, at the score
+    and cube the identifier carries (money play with a centred cube when it carries none).
+    """
+    from rich.console import Console
+
+    from analyzer.analysis.decisions import hint
+    from analyzer.core.ids import parse_position_spec
+    from analyzer.core.match import MatchState
+    from analyzer.eval.cube import analyze_cube
+    from analyzer.eval.met import met_by_name
+    from analyzer.render.position_text import show_position
+    from analyzer.render.terminal import cube_table, hint_table
+    from analyzer.rules.listing import parse_dice_text
+
+    _check_ply(ply)
+    try:
+        spec = parse_position_spec(position)
+        roll = parse_dice_text(dice) if dice is not None else spec.dice
+        board = show_position(spec)
+    except InputError as e:
+        input_error(e)
+    if spec.position.variant != "standard":
+        fail(f"no evaluator for {spec.position.variant} yet")
+    state = spec.match or MatchState()
+    me = spec.on_roll if spec.on_roll is not None else 0
+    met = None if state.is_money else met_by_name()
+    engine = _engine()
+    sys.stdout.write(board + "\n")
+    console = Console()
+    if roll is not None:
+        cands = hint(engine, spec.position, roll, state, me, ply=ply, met=met)
+        console.print(hint_table(cands[: max(top, 1)], roll, match=not state.is_money))
+        return
+    cd = analyze_cube(spec.position, state, me, lambda p: engine.evaluate(p, ply), met=met)
+    console.print(cube_table(cd))

@@ -1,0 +1,168 @@
+"""Terminal views (rich) of an analysis, a hint and a cube decision.
+
+Functions build rich renderables and never print; :func:`render_text` turns them into plain
+text (for tests and pipes). This is where raw numbers become display units: PR = 500 x the mean
+EMG error, gnubg's rate in mEMG (x1000), equities with three decimals, MWC in percent. Names
+from match files are shown as text, never as rich markup.
+
+>>> from analyzer.eval.cube import cube_decision
+>>> from analyzer.core.match import MatchState
+>>> cd = cube_decision([0.7, 0.0, 0.0, 0.0, 0.0], MatchState(), 0, cube_life=0.68)
+>>> print(render_text(cube_table(cd), width=60).splitlines()[-1])
+Proper cube action: double, take
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from analyzer.analysis.analyze import MatchAnalysis
+    from analyzer.analysis.decisions import Candidate
+    from analyzer.eval.cube import CubeDecision
+
+__all__ = ["analysis_view", "cube_table", "hint_table", "render_text", "summary_table", "worst_table"]
+
+
+def render_text(renderable: RenderableType, *, width: int = 110) -> str:
+    """Render to plain text (no colours) at ``width`` columns."""
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
+    console.print(renderable)
+    return buf.getvalue()
+
+
+def _num(value: float | None, fmt: str, scale: float = 1.0) -> str:
+    return "n/a" if value is None else format(value * scale, fmt)
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return " ".join(f"{n}" for n in counts.values())
+
+
+def summary_table(analysis: MatchAnalysis) -> Table:
+    """Per-player table: decisions, error counts, PR with the XG name, gnubg's rate and name, luck."""
+    summary = analysis.summary
+    meta = summary.get("metadata", {})
+    thr = meta.get("thresholds", {})
+    classes = [str(n) for n, _ in thr.get("levels", [])]
+    match = summary.get("match", {})
+    length = match.get("length") or 0
+    what = f"{length}-point match" if length else "money session"
+    title = Text(f"{what}, {meta.get('ply', '?')}-ply, thresholds {thr.get('name', '?')}"
+                 f" ({'/'.join(classes)})")
+    table = Table(title=title, title_justify="left")
+    table.add_column("", no_wrap=True)
+    players = summary.get("players", [])
+    for p in players:
+        table.add_column(Text(str(p["name"])), justify="right")
+
+    def row(label: str, values: Sequence[str]) -> None:
+        table.add_row(Text(label), *(Text(v) for v in values))
+
+    row("decisions (unforced)", [f"{p['decisions']} ({p['unforced']})" for p in players])
+    row(f"checker errors {'/'.join(classes)}", [_counts(p["checker"]) for p in players])
+    row(f"cube errors {'/'.join(classes)}", [_counts(p["cube"]) for p in players])
+    row("missed/wrong doubles", [f"{p['cube_errors']['missed double']}/{p['cube_errors']['wrong double']}"
+                                 for p in players])
+    row("wrong takes/passes", [f"{p['cube_errors']['wrong take']}/{p['cube_errors']['wrong pass']}"
+                               for p in players])
+    row("total error (EMG)", [f"{p['total_error']:.3f}" for p in players])
+
+    def pr(p: dict[str, Any]) -> str:
+        if p["pr_raw"] is None:
+            return "n/a"
+        approx = " ~" if p.get("rating_xg_approximate") else ""
+        return f"{500 * p['pr_raw']:.1f}  XG: {p['rating_xg']}{approx}"
+
+    def rate(p: dict[str, Any]) -> str:
+        if p["mean_error"] is None:
+            return "n/a"
+        return f"{1000 * p['mean_error']:.1f}  gnubg: {p['rating_gnubg']}"
+
+    row("PR (500 x mean EMG)", [pr(p) for p in players])
+    row("error rate (mEMG/decision)", [rate(p) for p in players])
+    row("luck (EMG)", [f"{p['luck']:+.3f}" for p in players])
+    unit = players[0].get("result_unit", "mwc") if players else "mwc"
+
+    def result(v: float | None) -> str:
+        if v is None:
+            return "n/a"
+        return f"{100 * v:+.1f}% MWC" if unit == "mwc" else f"{v:+.3f} pts"
+
+    if unit == "mwc":
+        row("luck (MWC)", [result(p.get("luck_mwc")) for p in players])
+    row("actual result", [result(p.get("actual_result")) for p in players])
+    row("luck-adjusted result", [result(p.get("luck_adjusted_result")) for p in players])
+    if any(p.get("rating_xg_approximate") for p in players):
+        table.caption = "~ XG band below Advanced: bounds not confirmed"
+    return table
+
+
+def worst_table(analysis: MatchAnalysis, n: int = 5) -> Table:
+    """The ``n`` decisions that lost the most equity."""
+    table = Table(title=f"{n} worst decisions", title_justify="left")
+    for col, just in (("game", "right"), ("move", "right"), ("player", "left"), ("kind", "left"),
+                      ("dice", "left"), ("played", "left"), ("best", "left"), ("loss (mEMG)", "right"),
+                      ("class", "left"), ("XGID / key", "left")):
+        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    for r in analysis.worst(n).iter_rows(named=True):
+        table.add_row(Text(str(r["game"])), Text(str(r["move_no"])), Text(str(r["player"])),
+                      Text(str(r["kind"])), Text(r["dice"] or ""), Text(r["played"] or "(no move)"),
+                      Text(r["best"] or "(no move)"), Text(f"{1000 * r['equity_loss']:.0f}"),
+                      Text(str(r["error_class"])), Text(r["xgid"] or r["key"] or ""))
+    return table
+
+
+def analysis_view(analysis: MatchAnalysis, *, worst: int = 5) -> Group:
+    """The terminal report: the per-player table and the worst decisions."""
+    return Group(summary_table(analysis), worst_table(analysis, worst))
+
+
+def hint_table(candidates: Sequence[Candidate], dice: tuple[int, int], *, match: bool = False) -> Table:
+    """Ranked plays: equity (EMG, or money equity per cube), difference from the best, chances."""
+    unit = "EMG" if match else "equity"
+    table = Table(title=f"Plays of {dice[0]}{dice[1]} (cubeful {unit}, side on roll)", title_justify="left")
+    for col in ("#", "ply", "play", unit, "diff", "Win", "W g", "W bg", "Lose", "L g", "L bg"):
+        table.add_column(col, justify="left" if col == "play" else "right", no_wrap=col == "play")
+    best = candidates[0].equity if candidates else 0.0
+    for i, c in enumerate(candidates, 1):
+        p = c.probabilities
+        table.add_row(str(i), f"{c.ply}", Text(c.play or "(no move)"), f"{c.equity:+.3f}",
+                      "" if i == 1 else f"{c.equity - best:+.3f}", f"{p.win:.3f}", f"{p.win_gammon:.3f}",
+                      f"{p.win_backgammon:.3f}", f"{1 - p.win:.3f}", f"{p.lose_gammon:.3f}",
+                      f"{p.lose_backgammon:.3f}")
+    return table
+
+
+def cube_table(cd: CubeDecision) -> Group:
+    """gnubg's cube analysis: the three cubeful equities, their difference from the best, the
+    cubeless chances and the proper action."""
+    p = cd.probabilities
+    head = Text(f"Cubeless: win {p.win:.3f} (g {p.win_gammon:.3f}, bg {p.win_backgammon:.3f}), "
+                f"lose {p.lose:.3f} (g {p.lose_gammon:.3f}, bg {p.lose_backgammon:.3f}); "
+                f"cube life {cd.cube_life:.2f}")
+    word = "Redouble" if cd.redouble else "Double"
+    table = Table(title="Cubeful equities", title_justify="left")
+    table.add_column("action")
+    table.add_column("EMG" if cd.nd_mwc is not None else "equity", justify="right")
+    table.add_column("diff", justify="right")
+    if cd.nd_mwc is not None:
+        table.add_column("MWC", justify="right")
+    best = cd.best
+    rows: list[tuple[str, float | None, float | None]] = [(f"No {word.lower()}", cd.nd, cd.nd_mwc)]
+    if cd.available:
+        rows += [(f"{word}, take", cd.dt, cd.dt_mwc), (f"{word}, pass", cd.dp, cd.dp_mwc)]
+    for name, eq, mwc in rows:
+        cells = [name, _num(eq, "+.3f"), "" if eq is None or abs(eq - best) < 1e-12 else _num(eq - best, "+.3f")]
+        if cd.nd_mwc is not None:
+            cells.append(_num(mwc, ".1f", 100.0) + "%")
+        table.add_row(*cells)
+    action = Text(f"Proper cube action: {cd.action}")
+    return Group(head, table, action)
