@@ -79,7 +79,7 @@ def eval_cmd(
     table.add_column("Equity", justify="right")
     for r in rows:
         table.add_row(f"{r['ply']}-ply", *(f"{r[c]:.3f}" for c in _PROB_COLS), f"{r['equity']:+.3f}")
-    Console().print(table)
+    Console(width=max(Console().width, 110)).print(table)
 
 
 @app.command()
@@ -123,7 +123,7 @@ def hint(
     table = Table(title=f"{len(ranked)} plays of {roll[0]}{roll[1]} (cubeless equity, side on roll)")
     table.add_column("#", justify="right")
     table.add_column("ply", justify="right")
-    table.add_column("play")
+    table.add_column("play", no_wrap=True)
     table.add_column("Equity", justify="right")
     table.add_column("diff", justify="right")
     for h in _HEAD:
@@ -131,4 +131,4 @@ def hint(
     for i, r in enumerate(rows, 1):
         table.add_row(str(i), f"{r['ply']}", r["play"] or "(no move)", f"{r['equity']:+.3f}",
                       "" if i == 1 else f"{r['diff']:+.3f}", *(f"{r[c]:.3f}" for c in _PROB_COLS))
-    Console().print(table)
+    Console(width=max(Console().width, 110)).print(table)

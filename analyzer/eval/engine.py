@@ -95,17 +95,78 @@ def eval0(b: np.ndarray, W: tuple, use_db: bool, dist: np.ndarray, first: np.nda
 
 
 @njit(cache=True)
-def eval_plied(b: np.ndarray, ply: int, lv: int, W: tuple, use_db: bool,  # type: ignore[type-arg]
-               dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
-               pool: np.ndarray, phash: np.ndarray, parent: np.ndarray, hfrom: np.ndarray, hto: np.ndarray,
-               hhit: np.ndarray, ptag: np.ndarray, pterm: np.ndarray, table: np.ndarray,
-               tstamp: np.ndarray, stampbox: np.ndarray, results: np.ndarray,
-               xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, out: np.ndarray) -> int:
-    """``ply``-ply outcome distribution of ``b`` (side on roll) into ``out``; work buffers of
-    recursion level ``lv`` (first index of the workspace arrays). Returns -1 on buffer overflow."""
-    if ply <= 0 or F.classify(b) == F.CLASS_OVER:
-        eval0(b, W, use_db, dist, first, win2, xc, xr, hid, out)
-        return 0
+def _best_reply(b: np.ndarray, d1: int, d2: int, lv: int, W: tuple, use_db: bool,  # type: ignore[type-arg]
+                dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
+                pool: np.ndarray, phash: np.ndarray, parent: np.ndarray, hfrom: np.ndarray, hto: np.ndarray,
+                hhit: np.ndarray, ptag: np.ndarray, pterm: np.ndarray, table: np.ndarray,
+                tstamp: np.ndarray, stampbox: np.ndarray, results: np.ndarray,
+                xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, tmp: np.ndarray, pa: np.ndarray,
+                pb: np.ndarray, bestp: np.ndarray) -> int:
+    """The 0-ply best play of roll (d1, d2) from ``b`` using the level-``lv`` buffers: returns its
+    pool row (-1 on overflow) and leaves its distribution (mover's side) in ``bestp``."""
+    n = generate(b, d1, d2, VAR_STANDARD, 0, pool[lv], phash[lv], parent[lv], hfrom[lv], hto[lv],
+                 hhit[lv], ptag[lv], pterm[lv], table[lv], tstamp[lv], stampbox[lv], results[lv])
+    if n < 0:
+        return -1
+    best = -1e30
+    best_row = int(results[lv, 0])
+    for k in range(n):
+        row = results[lv, k]
+        cand = pool[lv, row]
+        if cand[26] >= 15:
+            o = F.game_over_outcome(cand)
+            for i in range(NOUT):
+                pb[i] = 0.0
+            pb[o] = 1.0
+        else:
+            flip_into(cand, tmp)
+            eval0(tmp, W, use_db, dist, first, win2, xc, xr, hid, pa)
+            swap_outcomes(pa, pb)
+        e = equity6(pb)
+        if e > best:
+            best = e
+            best_row = int(row)
+            for i in range(NOUT):
+                bestp[i] = pb[i]
+    return best_row
+
+
+@njit(cache=True)
+def _ply1(b: np.ndarray, lv: int, W: tuple, use_db: bool,  # type: ignore[type-arg]
+          dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
+          pool: np.ndarray, phash: np.ndarray, parent: np.ndarray, hfrom: np.ndarray, hto: np.ndarray,
+          hhit: np.ndarray, ptag: np.ndarray, pterm: np.ndarray, table: np.ndarray,
+          tstamp: np.ndarray, stampbox: np.ndarray, results: np.ndarray,
+          xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, out: np.ndarray) -> int:
+    """1-ply: mean over the 21 rolls of the best 0-ply afterstate."""
+    acc = np.zeros(NOUT, np.float64)
+    tmp = np.zeros(NSLOTS, np.int8)
+    pa = np.zeros(NOUT, np.float32)
+    pb = np.zeros(NOUT, np.float32)
+    bestp = np.zeros(NOUT, np.float32)
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            wt = 1.0 if d1 == d2 else 2.0
+            row = _best_reply(b, d1, d2, lv, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto,
+                              hhit, ptag, pterm, table, tstamp, stampbox, results, xc, xr, hid, tmp, pa, pb,
+                              bestp)
+            if row < 0:
+                return -1
+            for i in range(NOUT):
+                acc[i] += wt * bestp[i]
+    for i in range(NOUT):
+        out[i] = acc[i] / 36.0
+    return 0
+
+
+@njit(cache=True)
+def _ply2(b: np.ndarray, lv: int, W: tuple, use_db: bool,  # type: ignore[type-arg]
+          dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
+          pool: np.ndarray, phash: np.ndarray, parent: np.ndarray, hfrom: np.ndarray, hto: np.ndarray,
+          hhit: np.ndarray, ptag: np.ndarray, pterm: np.ndarray, table: np.ndarray,
+          tstamp: np.ndarray, stampbox: np.ndarray, results: np.ndarray,
+          xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, out: np.ndarray) -> int:
+    """2-ply: each roll's 0-ply best afterstate evaluated at 1-ply."""
     acc = np.zeros(NOUT, np.float64)
     tmp = np.zeros(NSLOTS, np.int8)
     pa = np.zeros(NOUT, np.float32)
@@ -115,36 +176,16 @@ def eval_plied(b: np.ndarray, ply: int, lv: int, W: tuple, use_db: bool,  # type
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             wt = 1.0 if d1 == d2 else 2.0
-            n = generate(b, d1, d2, VAR_STANDARD, 0, pool[lv], phash[lv], parent[lv], hfrom[lv], hto[lv],
-                         hhit[lv], ptag[lv], pterm[lv], table[lv], tstamp[lv], stampbox[lv], results[lv])
-            if n < 0:
+            row = _best_reply(b, d1, d2, lv, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto,
+                              hhit, ptag, pterm, table, tstamp, stampbox, results, xc, xr, hid, tmp, pa, pb,
+                              bestp)
+            if row < 0:
                 return -1
-            best = -1e30
-            best_row = results[lv, 0]
-            for k in range(n):
-                row = results[lv, k]
-                cand = pool[lv, row]
-                if cand[26] >= 15:
-                    o = F.game_over_outcome(cand)
-                    for i in range(NOUT):
-                        pb[i] = 0.0
-                    pb[o] = 1.0
-                else:
-                    flip_into(cand, tmp)
-                    eval0(tmp, W, use_db, dist, first, win2, xc, xr, hid, pa)
-                    swap_outcomes(pa, pb)
-                e = equity6(pb)
-                if e > best:
-                    best = e
-                    best_row = row
-                    for i in range(NOUT):
-                        bestp[i] = pb[i]
-            chosen = pool[lv, best_row]
-            if ply > 1 and chosen[26] < 15:
+            chosen = pool[lv, row]
+            if chosen[26] < 15:
                 flip_into(chosen, tmp)
-                r = eval_plied(tmp, ply - 1, lv + 1, W, use_db, dist, first, win2, pool, phash, parent, hfrom,
-                               hto, hhit, ptag, pterm, table, tstamp, stampbox, results, xc, xr, hid, sub)
-                if r < 0:
+                if _ply1(tmp, lv + 1, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto, hhit,
+                         ptag, pterm, table, tstamp, stampbox, results, xc, xr, hid, sub) < 0:
                     return -1
                 swap_outcomes(sub, bestp)
             for i in range(NOUT):
@@ -152,6 +193,65 @@ def eval_plied(b: np.ndarray, ply: int, lv: int, W: tuple, use_db: bool,  # type
     for i in range(NOUT):
         out[i] = acc[i] / 36.0
     return 0
+
+
+@njit(cache=True)
+def _ply3(b: np.ndarray, lv: int, W: tuple, use_db: bool,  # type: ignore[type-arg]
+          dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
+          pool: np.ndarray, phash: np.ndarray, parent: np.ndarray, hfrom: np.ndarray, hto: np.ndarray,
+          hhit: np.ndarray, ptag: np.ndarray, pterm: np.ndarray, table: np.ndarray,
+          tstamp: np.ndarray, stampbox: np.ndarray, results: np.ndarray,
+          xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, out: np.ndarray) -> int:
+    """3-ply: each roll's 0-ply best afterstate evaluated at 2-ply."""
+    acc = np.zeros(NOUT, np.float64)
+    tmp = np.zeros(NSLOTS, np.int8)
+    pa = np.zeros(NOUT, np.float32)
+    pb = np.zeros(NOUT, np.float32)
+    bestp = np.zeros(NOUT, np.float32)
+    sub = np.zeros(NOUT, np.float32)
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            wt = 1.0 if d1 == d2 else 2.0
+            row = _best_reply(b, d1, d2, lv, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto,
+                              hhit, ptag, pterm, table, tstamp, stampbox, results, xc, xr, hid, tmp, pa, pb,
+                              bestp)
+            if row < 0:
+                return -1
+            chosen = pool[lv, row]
+            if chosen[26] < 15:
+                flip_into(chosen, tmp)
+                if _ply2(tmp, lv + 1, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto, hhit,
+                         ptag, pterm, table, tstamp, stampbox, results, xc, xr, hid, sub) < 0:
+                    return -1
+                swap_outcomes(sub, bestp)
+            for i in range(NOUT):
+                acc[i] += wt * bestp[i]
+    for i in range(NOUT):
+        out[i] = acc[i] / 36.0
+    return 0
+
+
+@njit(cache=True)
+def eval_plied(b: np.ndarray, ply: int, lv: int, W: tuple, use_db: bool,  # type: ignore[type-arg]
+               dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
+               pool: np.ndarray, phash: np.ndarray, parent: np.ndarray, hfrom: np.ndarray, hto: np.ndarray,
+               hhit: np.ndarray, ptag: np.ndarray, pterm: np.ndarray, table: np.ndarray,
+               tstamp: np.ndarray, stampbox: np.ndarray, results: np.ndarray,
+               xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, out: np.ndarray) -> int:
+    """``ply``-ply (0..3) outcome distribution of ``b`` (side on roll) into ``out``, using the work
+    buffers from recursion level ``lv`` on (first index of the workspace arrays). Returns -1 on
+    buffer overflow. (Written without recursion: numba's cache mishandles recursive functions.)"""
+    if ply <= 0 or F.classify(b) == F.CLASS_OVER:
+        eval0(b, W, use_db, dist, first, win2, xc, xr, hid, out)
+        return 0
+    if ply == 1:
+        return int(_ply1(b, lv, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto, hhit, ptag,
+                         pterm, table, tstamp, stampbox, results, xc, xr, hid, out))
+    if ply == 2:
+        return int(_ply2(b, lv, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto, hhit, ptag,
+                         pterm, table, tstamp, stampbox, results, xc, xr, hid, out))
+    return int(_ply3(b, lv, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto, hhit, ptag,
+                     pterm, table, tstamp, stampbox, results, xc, xr, hid, out))
 
 
 @njit(cache=True)

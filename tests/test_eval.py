@@ -1,0 +1,170 @@
+"""Evaluator: feature encoding invariants, consistent probabilities, exact game-over values, n-ply sanity."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analyzer.core.position import Position
+from analyzer.eval import features as F
+from analyzer.eval.engine import DEFAULT_NETS, Engine
+from analyzer.eval.net import NetSet, evaluate_boards
+from analyzer.eval.probabilities import Probabilities
+from analyzer.rules.standard import Standard
+
+
+def _b(text: str) -> np.ndarray:
+    return np.frombuffer(Position.from_notation(text).board, dtype=np.int8).copy()
+
+
+def _contact(text: str) -> np.ndarray:
+    x = np.zeros(F.N_CONTACT, np.float32)
+    F.encode_contact(_b(text), x)
+    return x
+
+
+def _hand(x: np.ndarray, side: int, f: int) -> float:
+    return float(x[side * F.SIDE_INPUTS + F.HAND_OFFSET + f])
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine()
+
+
+# ------------------------------------------------------------------ features
+def test_classes() -> None:
+    assert F.classify(_b("P 24:2 13:5 8:3 6:5 | O 19:5 17:3 12:5 1:2")) == F.CLASS_CONTACT
+    assert F.classify(_b("P 6:5 5:5 4:5 | O 19:5 20:5 21:5")) == F.CLASS_RACE
+    assert F.classify(_b("P 6:15 | O 19:14 | off O1")) == F.CLASS_RACE
+    assert F.classify(_b("P | O 19:15 | off P15")) == F.CLASS_OVER
+    # contact, but the opponent has only a few checkers in play beyond its heavy 1- and 2-points
+    assert F.classify(_b("P 20:1 6:14 | O 24:10 23:4 1:1")) == F.CLASS_CRASHED
+
+
+def test_encoding_is_symmetric_under_flip() -> None:
+    pos = Position.from_notation("P 24:2 13:4 10:1 8:3 6:4 5:1 | O 19:4 17:3 12:4 1:2 3:2")
+    x = np.zeros(F.N_CONTACT, np.float32)
+    y = np.zeros(F.N_CONTACT, np.float32)
+    F.encode_contact(np.frombuffer(pos.board, dtype=np.int8), x)
+    F.encode_contact(np.frombuffer(pos.flip().board, dtype=np.int8), y)
+    s = F.SIDE_INPUTS
+    assert np.array_equal(x[:s], y[s:])
+    assert np.array_equal(x[s:], y[:s])
+
+
+def test_point_units() -> None:
+    x = _contact("P 24:2 13:5 8:3 6:5 | O 19:5 17:3 12:5 1:2")
+    # the mover's 6-point holds 5: units (0, 0, 1, 1.0)
+    assert x[4 * 5: 4 * 5 + 4].tolist() == [0.0, 0.0, 1.0, 1.0]
+    assert x[4 * 23: 4 * 23 + 4].tolist() == [0.0, 1.0, 0.0, 0.0]
+    assert _hand(x, 0, F.F_PIPS) == pytest.approx(167 / 167)
+
+
+def test_hit_rolls_direct_six() -> None:
+    # a blot six pips in front of one opponent checker; the 6-point blocks 4-2 and 2-2
+    x = _contact("P 10:1 6:14 | O 4:1 24:14")
+    assert round(_hand(x, 0, F.F_HIT_ROLLS) * 36) == 16
+    x = _contact("P 10:1 7:14 | O 4:1 24:14")
+    assert round(_hand(x, 0, F.F_HIT_ROLLS) * 36) == 16  # 6s, 5-1, 4-2, 2-2; 3-3 is blocked on 7
+
+
+def test_escapes_behind_full_prime() -> None:
+    x = _contact("P 24:1 6:14 | O 18:2 17:2 16:2 15:2 14:2 13:2 1:3")
+    assert _hand(x, 0, F.F_ESCAPES) == 0.0
+    x = _contact("P 24:1 6:14 | O 1:15")
+    assert _hand(x, 0, F.F_ESCAPES) == 1.0
+
+
+# ------------------------------------------------------------------ nets and probabilities
+def test_random_net_probabilities_consistent() -> None:
+    nets = NetSet.initial(hidden=16, race_hidden=8, seed=3)
+    rules = Standard()
+    boards = rules.legal_results(Position.start(), (6, 4))
+    p = evaluate_boards(nets, boards)
+    assert np.allclose(p.sum(axis=1), 1.0, atol=1e-5)
+    assert (p >= 0).all()
+    for row in p:
+        pr = Probabilities.from_outcomes(row.tolist())
+        assert pr.win_backgammon <= pr.win_gammon <= pr.win <= 1.0
+        assert pr.lose_backgammon <= pr.lose_gammon <= pr.lose
+
+
+def test_save_load_roundtrip(tmp_path: object) -> None:
+    import pathlib
+
+    d = pathlib.Path(str(tmp_path))
+    nets = NetSet.initial(hidden=4, race_hidden=4, seed=5)
+    nets.save(d / "n.npz", {"version": "test"})
+    back = NetSet.load(d / "n.npz")
+    assert np.array_equal(back.contact.w1, nets.contact.w1)
+    assert back.meta["version"] == "test"
+
+
+def test_probabilities_flip_and_equity() -> None:
+    p = Probabilities(0.6, 0.2, 0.01, 0.1, 0.005)
+    assert p.flip().flip() == p
+    assert p.flip().equity == pytest.approx(-p.equity)
+    assert sum(p.outcomes()) == pytest.approx(1.0)
+
+
+# ------------------------------------------------------------------ engine
+@pytest.mark.skipif(not DEFAULT_NETS.exists(), reason="shipped nets missing")
+def test_game_over_is_exact(engine: Engine) -> None:
+    won = engine.evaluate(Position.from_notation("P | O 19:15 | off P15"))
+    assert (won.win, won.win_gammon, won.win_backgammon) == (1.0, 1.0, 0.0)
+    lost_bg = engine.evaluate(Position.from_notation("P 19:1 | O | off P14 O15"))
+    assert lost_bg.win == 0.0 and lost_bg.lose_gammon == 0.0
+    lost = engine.evaluate(Position.from_notation("P 1:15 | O | off O15"))
+    assert lost.equity == pytest.approx(-2.0)
+    bg = engine.evaluate(Position.from_notation("P 20:15 | O | off O15"))
+    assert bg.equity == pytest.approx(-3.0)
+
+
+@pytest.mark.skipif(not DEFAULT_NETS.exists(), reason="shipped nets missing")
+def test_bearoff_uses_database(engine: Engine) -> None:
+    p = engine.evaluate(Position.from_notation("P 6:1 | O 19:1"))
+    assert p.win == pytest.approx(0.8125, abs=1e-4)
+
+
+@pytest.mark.skipif(not DEFAULT_NETS.exists(), reason="shipped nets missing")
+def test_engine_probabilities_consistent(engine: Engine) -> None:
+    for ply in (0, 1):
+        p = engine.evaluate(Position.start(), ply)
+        assert 0.35 < p.win < 0.65
+        assert 0 <= p.win_backgammon <= p.win_gammon <= p.win
+        assert 0 <= p.lose_backgammon <= p.lose_gammon <= p.lose
+        assert sum(p.outcomes()) == pytest.approx(1.0, abs=1e-5)
+
+
+@pytest.mark.skipif(not DEFAULT_NETS.exists(), reason="shipped nets missing")
+def test_ranks_obvious_plays(engine: Engine) -> None:
+    # 31 opening: making the 5-point is best
+    plays = engine.rank_plays(Position.start(), (3, 1))
+    assert plays[0].play == "8/5 6/5"
+    assert [p.equity for p in plays] == sorted((p.equity for p in plays), reverse=True)
+    # bearing off beats moving inside
+    pos = Position.from_notation("P 6:2 2:1 | O 24:2 23:3 | off P12 O10")
+    plays = engine.rank_plays(pos, (6, 2))
+    assert plays[0].play == "6/off 2/off"
+    # at 1-ply as well: 65 runs a back checker, 31 makes the 5-point
+    best1 = engine.rank_plays(Position.start(), (6, 5), ply=1)[0]
+    assert best1.ply == 1 and best1.play == "24/13"
+    assert engine.rank_plays(Position.start(), (3, 1), ply=1)[0].play == "8/5 6/5"
+
+
+@pytest.mark.skipif(not DEFAULT_NETS.exists(), reason="shipped nets missing")
+def test_plied_evaluation_is_consistent(engine: Engine) -> None:
+    pos = Position.from_notation("P 24:2 13:4 8:3 6:4 5:2 | O 19:4 17:3 12:4 1:2 3:2")
+    e0 = engine.evaluate(pos, 0).equity
+    e1 = engine.evaluate(pos, 1).equity
+    assert abs(e0 - e1) < 0.4
+    # a 1-ply evaluation is the mean over 21 rolls of the best 0-ply replies
+    rules = Standard()
+    tot = 0.0
+    for a in range(1, 7):
+        for b in range(a, 7):
+            best = max(-engine.evaluate(Position(r.tobytes()).flip(), 0).equity
+                       for r in rules.legal_results(pos, (a, b)))
+            tot += (1 if a == b else 2) * best
+    assert e1 == pytest.approx(tot / 36, abs=1e-4)
