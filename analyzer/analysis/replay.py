@@ -203,12 +203,18 @@ def replay_games(record: MatchRecord) -> Iterator[GameReplay]:
         if record.length and max(game.score) >= record.length:
             break
         crawford, post = flags[i]
-        base = MatchState(length=record.length, score=game.score, crawford=crawford,
-                          post_crawford=post, jacoby=bool(record.jacoby) and not record.length,
-                          beavers=bool(record.beaver) and not record.length,
-                          cube_limit=_limit(record.cube_limit),
-                          crawford_rule=record.crawford is not False or crawford)
         variant_name = variant_of(game.variation) if game.variation else record.variant
+        try:
+            base = MatchState(length=record.length, score=game.score, crawford=crawford,
+                              post_crawford=post, jacoby=bool(record.jacoby) and not record.length,
+                              beavers=bool(record.beaver) and not record.length,
+                              cube_limit=_limit(record.cube_limit),
+                              crawford_rule=record.crawford is not False or crawford)
+        except InputError as err:
+            yield GameReplay(file=record.source, match_index=record.index, number=game.number,
+                             line=game.line, variant=variant_name, state=MatchState(),
+                             error=err.located(file=record.source, line=game.line + 1))
+            continue
         g = _replay_game(record, game, base, variant_name)
         nxt = games[i + 1] if i + 1 < len(games) else None
         if g.error is None and nxt is not None and nxt.number == game.number + 1:
