@@ -136,6 +136,9 @@ def _run(paths: list[str], fmt: ReplayFormat, bar: Any, tally: _Tally, out: Any,
                 raise
             except OSError as e:
                 report(InputError(e.strerror or "cannot read the file", file=path), path)
+            except Exception as e:  # a bug of ours: report it and go on with the other files
+                report(InputError(f"internal error ({type(e).__name__}: {e}), please report it",
+                                  file=path), path)
             bar.advance(task)
 
 
