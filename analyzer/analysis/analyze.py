@@ -26,8 +26,10 @@ Mahbusa games raise :class:`NoEvaluatorError`: there is no evaluator for them ye
 >>> text = " 3 point match\\n Game 1\\n ann : 0      bob : 0\\n  1) 31: 8/5 6/5   42: 8/4 6/4\\n"
 >>> [m] = read_match_text(text)
 >>> a = analyze_match(m, engine=Engine(), ply=0)
->>> a.decisions.select("player", "kind", "played", "error_class").rows()
-[('ann', 'checker', '8/5 6/5', 'none'), ('bob', 'checker', '8/4 6/4', 'none')]
+>>> a.decisions.select("player", "kind", "played").rows()
+[('ann', 'checker', '8/5 6/5'), ('bob', 'cube', 'no double'), ('bob', 'checker', '8/4 6/4')]
+>>> sorted(a.summary), a.players[0]["decisions"]
+(['match', 'metadata', 'players'], 1)
 """
 
 from __future__ import annotations
