@@ -371,3 +371,39 @@ def test_beaver_is_refused_in_match_play():
     body = "  1) 31: 8/5 6/5                  Doubles => 2\n  2)  Doubles => 4\n"
     err = game_error(body)
     assert isinstance(err, RulesError) and "beaver" in err.message
+
+
+@pytest.mark.parametrize("answer,winner,points,cube", [("Takes", None, 0, 8), ("Drops", 0, 4, 8)])
+def test_raccoon_and_its_answer(answer, winner, points, cube):
+    text = f"""; [Beaver "On"]
+
+ 0 point match
+
+ Game 1
+ a : 0                          b : 0
+  1) 31: 8/5 6/5                 64: 24/18 13/9
+  2)  Doubles => 2                Beavers => 4
+  3)  Raccoons => 8               {answer}
+"""
+    [m] = read_match_text(text)
+    [g] = replay_games(m)
+    assert g.error is None, g.error
+    assert [d.kind for d in g.decisions][2:] == ["double", "double", "double", answer.lower()[:-1]]
+    assert g.decisions[4].normalised == "8" and g.decisions[-1].state.cube == cube
+    assert (g.winner, g.points) == (winner, points)
+
+
+def test_the_doubler_may_refuse_a_beaver():
+    text = """; [Beaver "On"]
+
+ 0 point match
+
+ Game 1
+ a : 0                          b : 0
+  1) 31: 8/5 6/5                 64: 24/18 13/9
+  2)  Doubles => 2                Beavers => 4
+  3)  Drops
+"""
+    [m] = read_match_text(text)
+    [g] = replay_games(m)
+    assert g.error is None and (g.end, g.winner, g.points) == ("drop", 1, 2)

@@ -50,7 +50,7 @@ from analyzer.core.errors import (
 )
 from analyzer.core.layout import MOVER_RES as MOVER_RES_SLOT
 from analyzer.core.layout import PIN0, VAR_DUTCH, VAR_MAHBUSA
-from analyzer.core.match import MatchState, beaver, double_refusal, take
+from analyzer.core.match import MatchState, beaver, double_refusal, raccoon, refusal_value, take
 from analyzer.core.play import BAR, OFF, RESERVE, Hop, format_play, parse_move
 from analyzer.core.position import Position
 from analyzer.formats.records import (
@@ -150,6 +150,7 @@ class _Turn:
     turn: int | None = None
     state: MatchState = MatchState()
     pending_double: int | None = None
+    beaver_by: int | None = None  # who beavered (or raccooned) last; the other may still refuse
     pending_resign: Roll | None = None
     over: bool = False
     winner: int | None = None
@@ -208,6 +209,7 @@ def replay_games(record: MatchRecord) -> Iterator[GameReplay]:
             base = MatchState(length=record.length, score=game.score, crawford=crawford,
                               post_crawford=post, jacoby=bool(record.jacoby) and not record.length,
                               beavers=bool(record.beaver) and not record.length,
+                              raccoons=bool(record.beaver) and not record.length,
                               cube_limit=_limit(record.cube_limit),
                               crawford_rule=record.crawford is not False or crawford)
         except InputError as err:
@@ -318,11 +320,19 @@ def _step(record: MatchRecord, game: GameRecord, rules: Variant, t: _Turn, act: 
         if isinstance(act, Resign) and t.end == "resign" and act.side != t.winner:
             return
         raise RulesError("action after the end of the game", token=act.text)
+    if not isinstance(act, (Double, Take, Drop)):
+        t.beaver_by = None  # the next roll implies that the beaver was accepted
     if isinstance(act, Roll):
         out.extend(_roll(record, game, rules, t, act))
     elif isinstance(act, Double):
         out.extend(_double(record, game, rules, t, act))
     elif isinstance(act, Take):
+        if t.pending_double is None and t.beaver_by is not None and side != t.beaver_by:
+            # The doubler accepts the beaver (or raccoon): nothing changes.
+            out.append(_decision(record, game, t, side, "take", act, played=act.text, normalised="",
+                                 on_roll=side))
+            t.beaver_by = None
+            return
         if t.pending_double is None or t.pending_double == side:
             raise RulesError("'Takes' without a double to take", token=act.text)
         out.append(_decision(record, game, t, side, "take", act, played=act.text, normalised="",
@@ -330,6 +340,13 @@ def _step(record: MatchRecord, game: GameRecord, rules: Variant, t: _Turn, act: 
         t.state = take(t.state, side)
         t.pending_double = None
     elif isinstance(act, Drop):
+        if t.pending_double is None and t.beaver_by is not None and side != t.beaver_by:
+            # The doubler refuses the beaver: he loses half the beavered cube.
+            out.append(_decision(record, game, t, side, "drop", act, played=act.text, normalised="",
+                                 on_roll=side))
+            t.over, t.end, t.winner, t.points = True, "drop", t.beaver_by, refusal_value(t.state)
+            t.beaver_by = None
+            return
         if t.pending_double is None or t.pending_double == side:
             raise RulesError("'Drops' without a double to drop", token=act.text)
         out.append(_decision(record, game, t, side, "drop", act, played=act.text, normalised="",
@@ -563,6 +580,17 @@ def _double(record: MatchRecord, game: GameRecord, rules: Variant, t: _Turn, act
                       on_roll=t.pending_double)
         t.state = s
         t.pending_double = None
+        t.beaver_by = side
+        return [d]
+    if t.beaver_by is not None and side != t.beaver_by and t.turn == side:
+        # The doubler answers the beaver with a raccoon (a third double in gnubg's writing).
+        s = raccoon(t.state, side)
+        if act.value is not None and act.value != s.cube:
+            raise RulesError(f"the raccoon makes the cube {s.cube}", token=act.text)
+        d = _decision(record, game, t, side, "double", act, played=act.text, normalised=str(s.cube),
+                      on_roll=side)
+        t.state = s
+        t.beaver_by = side
         return [d]
     if act.kind != "double":
         raise RulesError(f"a {act.kind} needs a double to answer", token=act.text)
