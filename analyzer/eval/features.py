@@ -207,11 +207,12 @@ def _hit_rolls(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int
     their bar is our point 0); our points with two or more checkers block them. Checkers on
     their bar must come in first (handled approximately for two or more on the bar).
     """
-    nblots = 0
-    for p in range(1, 25):
+    top = 0  # our highest blot: their checkers at or above it cannot hit anything
+    for p in range(24, 0, -1):
         if me[p] == 1:
-            nblots += 1
-    if nblots == 0:
+            top = p
+            break
+    if top == 0:
         return 0, 0
     bar = them[25]
     one = 0
@@ -219,10 +220,10 @@ def _hit_rolls(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             w = 1 if d1 == d2 else 2
-            for i in range(26):
+            for i in range(top + 1):
                 reach[i] = 0
             steps_max = 4 if d1 == d2 else 2
-            for r in range(0, 25):
+            for r in range(0, top):
                 cnt = bar if r == 0 else them[25 - r]
                 if cnt <= 0:
                     continue
@@ -275,7 +276,7 @@ def _hit_rolls(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int
                             if q2 <= 24 and me[q2] < 2:
                                 reach[q2] = 1
             hits = 0
-            for p in range(1, 25):
+            for p in range(1, top + 1):
                 if me[p] == 1 and reach[p] != 0:
                     hits += 1
             if hits >= 1:

@@ -118,10 +118,12 @@ class NetSet:
         return NetSet(self.contact.copy(), self.crashed.copy(), self.race.copy(), dict(self.meta))
 
     def kernel_args(self) -> tuple[FloatArray, ...]:
-        """The 12 weight arrays in the order the compiled kernels expect."""
+        """The 12 weight arrays in the order the compiled kernels expect (per net: ``w1``,
+        ``b1``, ``w2`` transposed to 6 x hidden, ``b2``)."""
         out: list[FloatArray] = []
         for n in (self.contact, self.crashed, self.race):
-            out += [n.w1, n.b1, n.w2, n.b2]
+            out += [np.ascontiguousarray(n.w1), np.ascontiguousarray(n.b1), np.ascontiguousarray(n.w2.T),
+                    np.ascontiguousarray(n.b2)]
         return tuple(out)
 
     def save(self, path: Path | str, manifest: dict[str, Any] | None = None) -> None:
@@ -161,9 +163,10 @@ class NetSet:
 
 # ---------------------------------------------------------------------------------------- kernels
 @njit(cache=True, fastmath=True)
-def forward_one(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray,
+def forward_one(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2t: np.ndarray, b2: np.ndarray,
                 hid: np.ndarray, out: np.ndarray) -> None:
-    """Probabilities of one input vector ``x`` into ``out`` (6); skips zero inputs."""
+    """Probabilities of one input vector ``x`` into ``out`` (6); skips zero inputs. ``w2t`` is
+    the output layer transposed (6 x hidden)."""
     nh = w1.shape[1]
     for j in range(nh):
         hid[j] = b1[j]
@@ -178,8 +181,9 @@ def forward_one(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b
     zmax = -1e30
     for k in range(NOUT):
         s = b2[k]
+        row2 = w2t[k]
         for j in range(nh):
-            s += hid[j] * w2[j, k]
+            s += hid[j] * row2[j]
         out[k] = s
         if s > zmax:
             zmax = s
