@@ -81,3 +81,15 @@ def test_games_of_two_matches_split_into_two_records():
 def test_no_game_in_sgf(junk):
     [m] = list(read_sgf(io.StringIO(junk)))
     assert m.games == () and m.errors
+
+
+def test_roll_then_resign_survives_sgf(tmp_path):
+    from analyzer.analysis.replay import normalise
+    from analyzer.formats.sgf_writer import format_sgf
+
+    [m] = list(read_any(GNUBG / "gnubg_roll_then_resign_1p.mat"))
+    [back] = list(read_sgf(io.StringIO(format_sgf(normalise(m)))))
+    last_roll = [a for a in back.games[0].actions if isinstance(a, Roll)][-1]
+    assert last_roll.note == "????" and last_roll.dice == (5, 1)
+    [g] = replay_games(back)
+    assert (g.end, g.winner, g.decisions[-1].kind, g.decisions[-1].dice) == ("resign", 0, "resign", (5, 1))

@@ -24,7 +24,7 @@ import io
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO
 
 from analyzer.core.errors import InputError, ParseError
@@ -253,8 +253,12 @@ def _game(nodes: list[_Node], name: str) -> tuple[dict[str, str], GameRecord]:
         if m:
             resigned = bool(m.group(3))
             line, col = next((ln, c) for k, _, ln, c in root.props if k == "RE")
-            actions.append(Win(side=0 if m.group(1).upper() == "W" else 1, points=int(m.group(2)),
-                               line=line, column=col))
+            winner = 0 if m.group(1).upper() == "W" else 1
+            last = actions[-1] if actions else None
+            if resigned and isinstance(last, Roll) and not last.play and last.side != winner:
+                # Rolled, then resigned: the roll was never played.
+                actions[-1] = replace(last, note="????")
+            actions.append(Win(side=winner, points=int(m.group(2)), line=line, column=col))
     crawford = "crawfordgame" in rules
     game = GameRecord(number=number, line=root.line, score=score, actions=tuple(actions),
                       variation=variation, names=(info.get("PW", ""), info.get("PB", "")),
