@@ -138,10 +138,6 @@ class GameReplay:
         return self.error is None and self.score_error is None
 
 
-class _GameOver(Exception):
-    pass
-
-
 @dataclass
 class _Turn:
     """Mutable replay state of one game."""
