@@ -321,3 +321,38 @@ def test_bad_ply(engine: Engine) -> None:
     [m] = read_match_text(" 1 point match\n\n Game 1\n a : 0      b : 0\n  1) 31: 8/5 6/5\n")
     with pytest.raises(ValueError, match="ply"):
         analyze_match(m, engine=engine, ply=9)
+
+
+def test_money_session(engine: Engine) -> None:
+    text = (" 0 point match\n\n Game 1\n ann : 0                 bob : 0\n"
+            "  1) 31: 8/5 6/5                    42: 8/4 6/4\n"
+            "  2)  Doubles => 2                  Drops\n      Wins 1 point\n")
+    [m] = read_match_text(text)
+    a = analyze_match(m, engine=engine, ply=0)
+    df = a.decisions
+    assert df["mwc"].null_count() == df.height and df["mwc_loss"].null_count() == df.height
+    assert df["match_length"].unique().to_list() == [0]
+    assert a.summary["metadata"]["met"] is None
+    ann, bob = a.players
+    assert ann["result_unit"] == "points" and ann["actual_result"] == 1.0 and bob["actual_result"] == -1.0
+    assert ann["luck_mwc"] is None and ann["luck_points"] == pytest.approx(ann["luck"])
+    assert ann["luck_adjusted_result"] == pytest.approx(1.0 - ann["luck_points"] + bob["luck_points"])
+
+
+def test_two_ply_ranking_follows_the_filters(engine: Engine) -> None:
+    from analyzer.analysis.decisions import DEEP_FILTER, ranking
+
+    pos = Position.start()
+    every = engine.rank_plays(pos, (6, 4), 0)
+    ranked = ranking(engine, pos, (6, 4), 2)
+    assert {r.result for r in ranked} == {r.result for r in every}
+    plies = [r.ply for r in ranked]
+    assert plies == sorted(plies, reverse=True) and 1 <= plies.count(2) <= DEEP_FILTER.count
+    assert plies.count(1) + plies.count(2) <= 16
+    deep = [r.equity for r in ranked if r.ply == 2]
+    assert deep == sorted(deep, reverse=True)
+    worst = every[-1].result
+    ca = analyze_checker(engine, pos, (6, 4), worst, MatchState(length=7), 0, ply=2, met=met_by_name())
+    assert ca.played.ply == 2 and ca.best.ply == 2 and ca.loss > 0.08
+    n_deep = [c.ply for c in ca.candidates].count(2)
+    assert ca.played in ca.candidates[:n_deep] and ca.best == ca.candidates[0]
