@@ -1,0 +1,296 @@
+"""Run a batch: walk the inputs, hand the work units to workers, gather, rebuild the tables.
+
+Workers run in this process (``jobs=1``), in a local :class:`~concurrent.futures.ProcessPoolExecutor`
+(the default, one worker per core) or on an existing Dask distributed cluster (``scheduler``, e.g.
+``"tcp://host:8786"``). Each worker processes whole files and writes its own part files into the
+dataset folder (with Dask that folder must be reachable from the workers under the same path).
+
+``resume=True`` continues an interrupted run in the same folder: units whose marker is in place
+for the same input version are skipped, and inside an unfinished unit every match whose part file
+is in place is skipped. Without ``resume`` the dataset files of an earlier run are removed first.
+
+>>> import tempfile
+>>> from pathlib import Path
+>>> text = " 3 point match\\n Game 1\\n ann : 0      bob : 0\\n  1) 31: 8/5 6/5   42: 8/4 6/4\\n"
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     src = Path(tmp, "m.mat")
+...     _ = src.write_text(text)
+...     r = run_batch([str(src)], Path(tmp, "out"), options=BatchOptions(replay_only=True), jobs=1)
+...     (r.files, r.matches, r.decisions, r.errors, r.ok)
+(1, 1, 2, 0, True)
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from analyzer.core.errors import AnalyzerError
+from analyzer.formats import expand_inputs
+
+from .layout import (
+    DECISIONS_DIR,
+    ERRORS_TABLE,
+    MANIFEST,
+    MATCHES_TABLE,
+    PLAYERS_TABLE,
+    UNITS_DIR,
+    atomic_write_json,
+    read_json,
+    remove_temporaries,
+)
+from .tables import Tables, rebuild_tables, write_tables
+from .units import BatchOptions, Unit, UnitResult, error_row, make_unit, prepare_folders, process_unit, unit_done
+
+__all__ = ["DEFAULT_OUT", "BatchError", "BatchProgress", "BatchResult", "ProgressCallback", "run_batch"]
+
+DEFAULT_OUT = Path("reports") / "batch"
+MANIFEST_VERSION = 1
+MANIFEST_EVERY_S = 5.0
+
+
+class BatchError(AnalyzerError, ValueError):
+    """A batch that cannot start: a resume with other options, no inputs, ..."""
+
+
+@dataclass(frozen=True, slots=True)
+class BatchProgress:
+    """Where a run stands: files (units) and their bytes done of the total, matches finished in
+    this run, and the input being worked on (in-process runs) or just finished."""
+
+    files_done: int
+    files_total: int
+    matches_done: int
+    bytes_done: int
+    bytes_total: int
+    current: str
+
+
+ProgressCallback = Callable[[BatchProgress], None]
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """The outcome of a run: ``files`` inputs (``files_skipped`` of them already done before a
+    resume), the rows of the tables, the number of error rows and of inputs with errors."""
+
+    out: Path
+    files: int
+    files_skipped: int
+    matches: int
+    decisions: int
+    errors: int
+    failed_files: int
+    seconds: float
+    tables: Tables = field(repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """True when no input failed (the CLI's exit code 0)."""
+        return self.errors == 0
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def _clear(out: Path) -> None:
+    """Remove the dataset files of an earlier run (only files this module writes)."""
+    for sub, suffixes in ((DECISIONS_DIR, (".parquet", ".tmp")), (UNITS_DIR, (".json", ".tmp"))):
+        folder = out / sub
+        if folder.is_dir():
+            for p in folder.iterdir():
+                if p.is_file() and p.name.endswith(suffixes):
+                    p.unlink()
+    for name in (MATCHES_TABLE, PLAYERS_TABLE, ERRORS_TABLE):
+        for ext in (".parquet", ".csv"):
+            (out / f"{name}{ext}").unlink(missing_ok=True)
+    (out / MANIFEST).unlink(missing_ok=True)
+
+
+class _Manifest:
+    """The manifest: written at the start, every few seconds while running, and at the end."""
+
+    def __init__(self, out: Path, units: list[Unit], options: BatchOptions, started: str) -> None:
+        from analyzer import ENGINE_NAME, __version__
+
+        self.path = out / MANIFEST
+        self.units = units
+        self.status: dict[str, dict[str, Any]] = {u.unit: {"status": "pending"} for u in units}
+        self.head: dict[str, Any] = {
+            "manifest_version": MANIFEST_VERSION, "tool": "bgreview batch", "version": __version__,
+            "engine": ENGINE_NAME, "engine_version": __version__, "evaluator": None,
+            "options": options.as_dict(), "seed": options.seed, "started": started, "finished": None,
+            "state": "running",
+        }
+        self.last = 0.0
+
+    def set(self, unit: str, **info: Any) -> None:
+        self.status[unit] = info
+
+    def write(self, *, force: bool = False, **head: Any) -> None:
+        self.head.update(head)
+        now = time.monotonic()
+        if not force and now - self.last < MANIFEST_EVERY_S:
+            return
+        self.last = now
+        inputs = [{**u.stamp(), "unit": u.unit, **self.status[u.unit]} for u in self.units]
+        atomic_write_json(self.path, {**self.head, "inputs": inputs})
+
+
+def _check_resume(out: Path, options: BatchOptions) -> dict[str, Any] | None:
+    old = read_json(out / MANIFEST)
+    if old is None:
+        return None
+    if old.get("options") != options.as_dict():
+        raise BatchError(f"cannot resume: {out} was started with options {old.get('options')}, "
+                         f"not {options.as_dict()}")
+    return old
+
+
+def _inline(units: list[Unit], out: str, options: BatchOptions,
+            on_match: Callable[[Unit, int], None]) -> Iterator[tuple[Unit, UnitResult | BaseException]]:
+    for u in units:
+        def hook(n: int, u: Unit = u) -> None:
+            on_match(u, n)
+        try:
+            yield u, process_unit(u, out, options, hook)
+        except Exception as e:  # recorded as a crashed unit, retried by --resume
+            yield u, e
+
+
+def _pool(units: list[Unit], out: str, options: BatchOptions,
+          jobs: int) -> Iterator[tuple[Unit, UnitResult | BaseException]]:
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        futures: dict[Future[UnitResult], Unit] = {pool.submit(process_unit, u, out, options): u for u in units}
+        for fut in as_completed(futures):
+            exc = fut.exception()
+            yield futures[fut], exc if exc is not None else fut.result()
+
+
+def _dask(units: list[Unit], out: str, options: BatchOptions,
+          scheduler: str) -> Iterator[tuple[Unit, UnitResult | BaseException]]:
+    from distributed import Client
+    from distributed import as_completed as dask_completed
+
+    with Client(scheduler) as client:  # type: ignore[no-untyped-call]
+        futures = {client.submit(process_unit, u, out, options, pure=False): u for u in units}
+        for fut in dask_completed(list(futures)):  # type: ignore[no-untyped-call]
+            try:
+                res: UnitResult | BaseException = fut.result()
+            except Exception as e:  # recorded as a crashed unit, retried by --resume
+                res = e
+            yield futures[fut], res
+
+
+def run_batch(paths: Sequence[str], out_dir: str | os.PathLike[str] = DEFAULT_OUT, *,
+              options: BatchOptions | None = None, jobs: int | None = None, scheduler: str | None = None,
+              resume: bool = False, progress: ProgressCallback | None = None) -> BatchResult:
+    """Replay or analyse every match of ``paths`` (files, folders, globs) into the dataset
+    folder ``out_dir`` (see the module docstring). ``jobs`` defaults to the number of cores.
+
+    Raises :class:`BatchError` when a resume would mix options or there is nothing to do, and
+    :class:`~analyzer.core.errors.InputError` for a path that names nothing.
+    """
+    opts = options or BatchOptions()
+    t0 = time.perf_counter()
+    out = Path(out_dir)
+    old = _check_resume(out, opts) if resume else None
+    if not paths:
+        if old is None:
+            raise BatchError("no inputs given (and no earlier run to resume)")
+        paths = [str(i["path"]) for i in old.get("inputs") or []]
+    inputs = expand_inputs(list(paths))
+    if not inputs:
+        raise BatchError("no match files found in the inputs")
+    units = list({u.unit: u for u in map(make_unit, inputs)}.values())  # a file named twice is one unit
+    if not resume:
+        _clear(out)
+    prepare_folders(out)
+    for sub in (DECISIONS_DIR, UNITS_DIR):
+        remove_temporaries(out / sub)
+    remove_temporaries(out)
+
+    manifest = _Manifest(out, units, opts, _now() if old is None else str(old.get("started")))
+    pending: list[Unit] = []
+    for u in units:
+        if resume and unit_done(out, u):
+            manifest.set(u.unit, status="done")
+        else:
+            (out / UNITS_DIR / f"{u.unit}.json").unlink(missing_ok=True)
+            pending.append(u)
+    manifest.write(force=True)
+
+    total_bytes = sum(u.size or 0 for u in units)
+    skipped = len(units) - len(pending)
+    state = {"files": skipped, "matches": 0, "bytes": sum(u.size or 0 for u in units if u not in pending)}
+
+    def tell(current: str) -> None:
+        if progress is not None:
+            progress(BatchProgress(state["files"], len(units), state["matches"], state["bytes"], total_bytes,
+                                   current))
+
+    def on_match(u: Unit, n: int) -> None:
+        state["matches"] += 1
+        tell(u.path)
+
+    n_jobs = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
+    if scheduler:
+        stream = _dask(pending, str(out), opts, scheduler)
+    elif n_jobs == 1 or len(pending) <= 1:
+        stream = _inline(pending, str(out), opts, on_match)
+    else:
+        stream = _pool(pending, str(out), opts, min(n_jobs, len(pending)))
+    tell("")
+    for u, res in stream:
+        state["files"] += 1
+        state["bytes"] += u.size or 0
+        if isinstance(res, BaseException):
+            marker = {"unit": u.unit, "stamp": u.stamp(), "matches": 0, "status": "crashed",
+                      "errors": [error_row(res if isinstance(res, Exception) else RuntimeError(repr(res)),
+                                           file=u.path, kind="internal")]}
+            atomic_write_json(out / UNITS_DIR / f"{u.unit}.json", marker)
+            manifest.set(u.unit, status="crashed")
+        else:
+            if scheduler or not (n_jobs == 1 or len(pending) <= 1):
+                state["matches"] += res.written
+            manifest.set(u.unit, status="done")
+        manifest.write()
+        tell(u.path)
+
+    tables = rebuild_tables(out, units)
+    write_tables(out, tables)
+    failed = set(tables.errors["file"].to_list())
+    for u in units:
+        info = manifest.status[u.unit]
+        n_err = tables.errors.filter(tables.errors["file"] == u.path).height if u.path in failed else 0
+        n_match = tables.matches.filter(tables.matches["file"] == u.path).height
+        status = info["status"] if info["status"] == "crashed" else ("failed" if n_err else "done")
+        manifest.set(u.unit, status=status, matches=n_match, errors=n_err)
+    evaluator = _evaluator_info(out, tables) if not opts.replay_only else None
+    decisions = int(tables.matches["decisions"].sum() or 0)
+    totals = {"files": len(units), "matches": tables.matches.height, "decisions": decisions,
+              "errors": tables.errors.height, "failed_files": len(failed)}
+    manifest.write(force=True, evaluator=evaluator, finished=_now(), state="complete", totals=totals)
+    return BatchResult(out, len(units), skipped, tables.matches.height, decisions, tables.errors.height,
+                       len(failed), time.perf_counter() - t0, tables)
+
+
+def _evaluator_info(out: Path, tables: Tables) -> dict[str, Any] | None:
+    """The analysis metadata (engine, nets, ply, thresholds, MET) of the first analysed match."""
+    from .layout import read_part_meta
+
+    for part in tables.matches.filter(tables.matches["pr_0"].is_not_null())["part"].head(1).to_list():
+        meta = read_part_meta(out / DECISIONS_DIR / part)
+        summary = (meta or {}).get("summary") or {}
+        md = summary.get("metadata")
+        return md if isinstance(md, dict) else None
+    return None

@@ -1,0 +1,112 @@
+"""``bgreview batch``: replay or analyse whole archives into a Parquet dataset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from analyzer.cli import app
+from analyzer.cli.common import fail
+from analyzer.core.errors import InputError
+
+if TYPE_CHECKING:
+    from analyzer.batch import BatchResult
+
+
+@app.command()
+def batch(
+    paths: Annotated[list[str] | None, typer.Argument(
+        help="Match files, folders (walked, sorted) or globs; with --resume, default: the earlier run's.")] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Dataset folder.")] = Path("reports/batch"),
+    ply: Annotated[int, typer.Option("--ply", "-p", help="Lookahead of the analysis (gnubg numbering).")] = 2,
+    replay_only: Annotated[bool, typer.Option("--replay-only", help="Only replay (check) the matches.")] = False,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Local worker processes (default: cores).")]
+    = None,
+    scheduler: Annotated[str | None, typer.Option(
+        "--scheduler", help="Dask scheduler address (tcp://host:8786) to run on instead of local cores.")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted run in --out.")] = False,
+    thresholds: Annotated[str, typer.Option("--thresholds", "-t", help="Error classes: xg, gnubg or a JSON file.")]
+    = "xg",
+    seed: Annotated[int, typer.Option("--seed", help="Seed recorded with the outputs.")] = 0,
+    progress: Annotated[bool | None, typer.Option("--progress/--no-progress",
+                                                  help="Progress bar (default: on a terminal).")] = None,
+) -> None:
+    """Replay or analyse every match of PATHS and write a dataset into --out.
+
+    The dataset: decisions/ (one Parquet part per match), matches, players and errors tables
+    (Parquet and CSV) and manifest.json. See docs/batch.md for the columns, Dask clusters and
+    example queries. Exit codes: 0 every input read, 1 some inputs failed (listed in the errors
+    table; everything else is in the dataset), 2 usage error.
+    """
+    from rich.console import Console
+
+    from analyzer.batch import BatchError, BatchOptions, run_batch
+
+    if jobs is not None and jobs < 1:
+        fail("--jobs must be at least 1")
+    if not replay_only:
+        from analyzer.analysis.thresholds import load_thresholds
+        from analyzer.eval.engine import MAX_PLY
+
+        if not 0 <= ply <= MAX_PLY:
+            fail(f"--ply must be 0..{MAX_PLY}")
+        try:
+            load_thresholds(thresholds)
+        except ValueError as e:
+            fail(str(e))
+    options = BatchOptions(ply=0 if replay_only else ply, replay_only=replay_only, seed=seed, thresholds=thresholds)
+    err = Console(stderr=True)
+    show = err.is_terminal if progress is None else progress
+    bar, callback = _progress_bar(err, show)
+    try:
+        with bar:
+            result = run_batch(paths or [], out, options=options, jobs=jobs, scheduler=scheduler, resume=resume,
+                               progress=callback)
+    except (BatchError, InputError) as e:
+        fail(str(e))
+    except OSError as e:
+        fail(f"{e.filename or out}: {e.strerror or e}")
+    err.print(_summary(result))
+    if not result.ok:
+        raise typer.Exit(1)
+
+
+def _progress_bar(console: Any, show: bool) -> tuple[Any, Any]:
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from analyzer.batch import BatchProgress
+
+    bar = Progress(TextColumn("batch"), BarColumn(), DownloadColumn(), TextColumn("{task.fields[files]} files"),
+                   TextColumn("{task.fields[matches]} matches ({task.fields[rate]}/min)"), TimeElapsedColumn(),
+                   TimeRemainingColumn(), console=console, disable=not show, transient=True)
+    task = bar.add_task("batch", total=None, files="0/0", matches=0, rate="-")
+
+    def callback(p: BatchProgress) -> None:
+        elapsed = bar.tasks[task].elapsed or 0.0
+        rate = f"{60.0 * p.matches_done / elapsed:.0f}" if elapsed > 1 else "-"
+        bar.update(task, total=max(p.bytes_total, 1), completed=p.bytes_done, matches=p.matches_done,
+                   files=f"{p.files_done}/{p.files_total}", rate=rate)
+
+    return bar, callback
+
+
+def _summary(r: BatchResult) -> Any:
+    from rich.table import Table
+
+    table = Table(title=f"batch summary ({r.out})")
+    for col in ("files", "resumed", "matches", "decisions", "files with errors", "errors", "seconds",
+                "matches/min"):
+        table.add_column(col, justify="right")
+    rate = 60.0 * r.matches / r.seconds if r.seconds > 0 else 0.0
+    table.add_row(str(r.files), str(r.files_skipped), str(r.matches), str(r.decisions), str(r.failed_files),
+                  str(r.errors), f"{r.seconds:.1f}", f"{rate:.0f}")
+    return table

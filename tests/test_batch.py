@@ -1,0 +1,379 @@
+"""``bgreview batch`` and ``bgreview report``: the dataset, errors, resume, pool and Dask runs."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+from typer.testing import CliRunner
+
+from analyzer.analysis.replay import replay_games
+from analyzer.batch import (
+    BatchError,
+    BatchOptions,
+    BatchProgress,
+    players_table,
+    run_batch,
+    write_batch_report,
+)
+from analyzer.batch.layout import DECISIONS_DIR, UNITS_DIR
+from analyzer.batch.report import game_phase
+from analyzer.batch.units import analysis_schema, match_date
+from analyzer.cli import app
+from analyzer.formats import read_any
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "data" / "corpus"
+BROKEN = ROOT / "tests" / "data" / "broken"
+GALAXY = sorted((CORPUS / "bglab" / "galaxy").glob("*.txt"))
+REPLAY = BatchOptions(replay_only=True)
+TABLES = ("matches", "players", "errors")
+
+TINY = """ 3 point match
+
+ Game 1
+ {a} : 0                        {b} : 0
+  1) 31: 8/5 6/5                 64: 24/18 13/9
+  2)  Doubles => 2                Drops
+      Wins 1 point
+"""
+
+
+def _copy(files: list[Path], folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for f in files:
+        out.append(folder / f.name)
+        shutil.copyfile(f, out[-1])
+    return out
+
+
+@pytest.fixture
+def mixed(tmp_path: Path) -> Path:
+    """Good files (one holding two matches), broken files and files that are no match at all."""
+    folder = tmp_path / "in"
+    _copy(GALAXY[:3] + [CORPUS / "gnubgparser" / "charlot1-charlot2_7p_2025-11-08-2308.sgf"], folder / "good")
+    two = folder / "good" / "two_matches.txt"
+    two.write_bytes(GALAXY[3].read_bytes() + b"\n" + GALAXY[4].read_bytes())
+    _copy([BROKEN / n for n in ("truncated.mat", "binary_junk.mat", "illegal_move.mat", "utf16.mat")],
+          folder / "bad")
+    (folder / "bad" / "junk.txt").write_text("just some notes\nnothing to see\n")
+    (folder / "bad" / "empty.mat").write_text("")
+    (folder / "readme.md").write_text("not a match suffix: not walked\n")
+    return folder
+
+
+def _tables(out: Path) -> dict[str, pl.DataFrame]:
+    got = {t: pl.read_parquet(out / f"{t}.parquet") for t in TABLES}
+    got["decisions"] = pl.read_parquet(out / DECISIONS_DIR / "*.parquet").sort(["file", "match_index", "game",
+                                                                                 "move_no"])
+    return got
+
+
+def _same(a: Path, b: Path) -> None:
+    ta, tb = _tables(a), _tables(b)
+    for name in ta:
+        assert_frame_equal(ta[name], tb[name], check_exact=True)
+    names = [sorted(p.name for p in (d / DECISIONS_DIR).iterdir()) for d in (a, b)]
+    assert names[0] == names[1]
+
+
+def _expected(folder: Path) -> tuple[dict[tuple[str, int], int], set[str]]:
+    """Independently: decisions per (file, match) of the good games, and the files with errors."""
+    decisions: dict[tuple[str, int], int] = {}
+    bad: set[str] = set()
+    for f in sorted(str(p) for p in folder.rglob("*") if p.suffix in (".txt", ".mat", ".sgf")):
+        recs = list(read_any(f))
+        if not recs:
+            bad.add(f)
+        for i, r in enumerate(recs):
+            if r.errors:
+                bad.add(f)
+            games = list(replay_games(r))
+            if any(not g.ok for g in games):
+                bad.add(f)
+            if r.games:
+                decisions[(f, i)] = sum(len(g.decisions) for g in games if g.error is None)
+    return decisions, bad
+
+
+def test_doctests() -> None:
+    import analyzer.batch.layout as layout
+    import analyzer.batch.report as report
+    import analyzer.batch.run as run
+    import analyzer.batch.tables as tables
+    import analyzer.batch.units as units
+
+    for mod in (layout, units, tables, run, report):
+        result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.failed == 0, mod.__name__
+        assert result.attempted > 0, mod.__name__
+
+
+def test_mixed_folder_every_match_and_every_error(mixed: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["batch", str(mixed), "--out", str(out), "--replay-only", "--jobs", "1",
+                                   "--no-progress"])
+    assert res.exit_code == 1, res.output
+    t = _tables(out)
+    decisions, bad = _expected(mixed)
+    got = {(r["file"], r["match_index"]): r["decisions"] for r in t["matches"].iter_rows(named=True)}
+    assert got == decisions
+    per_match = t["decisions"].group_by("file", "match_index").len()
+    assert {(r["file"], r["match_index"]): r["len"] for r in per_match.iter_rows(named=True)} == \
+        {k: v for k, v in decisions.items() if v}
+    assert set(t["errors"]["file"]) == bad
+    assert {Path(f).name for f in bad} >= {"truncated.mat", "binary_junk.mat", "illegal_move.mat", "utf16.mat",
+                                            "junk.txt", "empty.mat"}
+    assert not any("good" in Path(f).parts for f in bad)
+    assert t["matches"].filter(pl.col("file").str.ends_with("two_matches.txt"))["match_index"].to_list() == [0, 1]
+    illegal = t["errors"].filter(pl.col("file").str.ends_with("illegal_move.mat")).row(0, named=True)
+    assert illegal["kind"] == "replay" and illegal["line"] is not None and illegal["game"] is not None
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["state"] == "complete" and manifest["options"]["replay_only"] is True
+    status = {Path(i["path"]).name: i["status"] for i in manifest["inputs"]}
+    assert status["junk.txt"] == "failed" and status[GALAXY[0].name] == "done"
+    assert all(i["size"] is not None and i["mtime_ns"] for i in manifest["inputs"])
+    # players: one row per name, decisions add up to the matches table
+    assert t["players"]["decisions"].sum() == t["matches"]["decisions"].sum()
+    assert t["players"]["matches"].sum() == 2 * t["matches"].height
+
+
+def test_good_inputs_exit_zero(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    _copy(GALAXY[:2], folder)
+    res = CliRunner().invoke(app, ["batch", str(folder), "--out", str(tmp_path / "out"), "--replay-only",
+                                   "--jobs", "1", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    assert "batch summary" in res.output
+
+
+def test_progress_callback_counts_matches(mixed: Path, tmp_path: Path) -> None:
+    seen: list[BatchProgress] = []
+    res = run_batch([str(mixed)], tmp_path / "out", options=REPLAY, jobs=1, progress=seen.append)
+    assert seen[-1].files_done == seen[-1].files_total == res.files == 11
+    assert seen[-1].bytes_done == seen[-1].bytes_total
+    assert seen[-1].matches_done == sum(len(list(read_any(str(p)))) for p in mixed.rglob("*")
+                                        if p.suffix in (".txt", ".mat", ".sgf"))
+    assert [p.matches_done for p in seen] == sorted(p.matches_done for p in seen)
+
+
+def test_resume_after_lost_work_is_identical(mixed: Path, tmp_path: Path) -> None:
+    clean, broken = tmp_path / "clean", tmp_path / "broken"
+    run_batch([str(mixed)], clean, options=REPLAY, jobs=1)
+    run_batch([str(mixed)], broken, options=REPLAY, jobs=1)
+    # an interruption: one unit lost its marker and one of its parts, the tables are gone,
+    # a temporary file is left behind
+    marker = next(p for p in sorted((broken / UNITS_DIR).iterdir()) if p.name.startswith("two_matches"))
+    marker.unlink()
+    part = next(p for p in sorted((broken / DECISIONS_DIR).iterdir()) if p.name.startswith("two_matches"))
+    part.unlink()
+    (broken / DECISIONS_DIR / ".x.parquet.1.tmp").write_bytes(b"half")
+    for t in TABLES:
+        (broken / f"{t}.parquet").unlink()
+    res = run_batch([str(mixed)], broken, options=REPLAY, jobs=1, resume=True)
+    assert res.files_skipped == res.files - 1
+    assert not list((broken / DECISIONS_DIR).glob(".*"))
+    _same(clean, broken)
+
+
+def test_resume_redoes_a_changed_input(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    [a, b] = _copy(GALAXY[:2], folder)
+    out = tmp_path / "out"
+    run_batch([str(folder)], out, options=REPLAY, jobs=1)
+    b.write_bytes(GALAXY[5].read_bytes())
+    res = run_batch([str(folder)], out, options=REPLAY, jobs=1, resume=True)
+    assert res.files_skipped == 1
+    clean = tmp_path / "clean"
+    run_batch([str(folder)], clean, options=REPLAY, jobs=1)
+    _same(clean, out)
+
+
+def test_resume_with_other_options_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    _copy(GALAXY[:1], folder)
+    out = tmp_path / "out"
+    run_batch([str(folder)], out, options=REPLAY, jobs=1)
+    with pytest.raises(BatchError, match="cannot resume"):
+        run_batch([str(folder)], out, options=BatchOptions(ply=0), jobs=1, resume=True)
+    res = CliRunner().invoke(app, ["batch", str(folder), "--out", str(out), "--ply", "0", "--resume"])
+    assert res.exit_code == 2
+    # resume without paths takes the earlier run's inputs
+    again = run_batch([], out, options=REPLAY, jobs=1, resume=True)
+    assert again.files == again.files_skipped == 1
+
+
+def test_fresh_run_replaces_an_old_dataset(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    _copy(GALAXY[:3], folder)
+    out = tmp_path / "out"
+    run_batch([str(folder)], out, options=REPLAY, jobs=1)
+    res = run_batch([str(folder / GALAXY[0].name)], out, options=REPLAY, jobs=1)
+    assert res.matches == 1
+    assert len(list((out / DECISIONS_DIR).iterdir())) == 1
+
+
+def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
+    res = CliRunner().invoke(app, ["batch", str(tmp_path / "nope"), "--out", str(tmp_path / "o"), "--replay-only"])
+    assert res.exit_code == 2
+    assert "no such file" in res.output
+
+
+def test_local_pool_equals_in_process(mixed: Path, tmp_path: Path) -> None:
+    run_batch([str(mixed)], tmp_path / "one", options=REPLAY, jobs=1)
+    res = run_batch([str(mixed)], tmp_path / "two", options=REPLAY, jobs=2)
+    assert not res.ok
+    _same(tmp_path / "one", tmp_path / "two")
+
+
+def test_dask_local_cluster_equals_local_pool(mixed: Path, tmp_path: Path) -> None:
+    from distributed import LocalCluster
+
+    run_batch([str(mixed)], tmp_path / "local", options=REPLAY, jobs=1)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None, protocol="tcp://",
+                      host="127.0.0.1") as cluster:
+        res = run_batch([str(mixed)], tmp_path / "dask", options=REPLAY, scheduler=cluster.scheduler_address)
+    assert res.files == 11
+    _same(tmp_path / "local", tmp_path / "dask")
+
+
+def _kill_and_resume(tmp_path: Path, n_files: int, kill_after: int) -> None:
+    folder = tmp_path / "in"
+    _copy(GALAXY[:n_files], folder)
+    out, clean = tmp_path / "out", tmp_path / "clean"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "analyzer", "batch", str(folder), "--out", str(out),
+                             "--replay-only", "--jobs", "1", "--no-progress"], cwd=tmp_path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    parts = out / DECISIONS_DIR
+    while time.monotonic() < deadline and proc.poll() is None:
+        if parts.is_dir() and len(list(parts.glob("*.parquet"))) >= kill_after:
+            break
+        time.sleep(0.005)
+    assert proc.poll() is None, "the run ended before it could be killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = len(list(parts.glob("*.parquet")))
+    assert kill_after <= done < n_files
+    assert not (out / "matches.parquet").exists()
+    res = subprocess.run([sys.executable, "-m", "analyzer", "batch", str(folder), "--out", str(out),
+                          "--replay-only", "--jobs", "1", "--no-progress", "--resume"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    run_batch([str(folder)], clean, options=REPLAY, jobs=1)
+    _same(clean, out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert [i["status"] for i in manifest["inputs"]] == ["done"] * n_files
+
+
+def test_sigkill_then_resume_fast(tmp_path: Path) -> None:
+    _kill_and_resume(tmp_path, 12, 3)
+
+
+@pytest.mark.slow
+def test_sigkill_then_resume_30_files(tmp_path: Path) -> None:
+    _kill_and_resume(tmp_path, 30, 10)
+
+
+# ---------------------------------------------------------------------- analysis and report
+@pytest.fixture(scope="module")
+def analysed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 0-ply dataset of two tiny matches (one player with markup in the name) and one bad file."""
+    folder = tmp_path_factory.mktemp("analysed")
+    inp = folder / "in"
+    inp.mkdir()
+    (inp / "a.mat").write_text("; [EventDate \"2024.01.02\"]\n" + TINY.format(a="<b>Ann&Co", b="bob"))
+    (inp / "b.mat").write_text("; [EventDate \"2024.02.03\"]\n" + TINY.format(a="bob", b="<b>Ann&Co"))
+    (inp / "c.mat").write_text("garbage\n")
+    res = run_batch([str(inp)], folder / "out", options=BatchOptions(ply=0), jobs=1)
+    assert res.errors == 1 and res.matches == 2
+    return folder / "out"
+
+
+def test_analysis_dataset(analysed: Path) -> None:
+    t = _tables(analysed)
+    assert t["decisions"].schema == pl.Schema(analysis_schema())
+    m = t["matches"]
+    assert m["ply"].to_list() == [0, 0]
+    assert m["pr_0"].null_count() == 0 and m["error_rate_1"].null_count() == 0
+    assert m["winner"].to_list() == [None, None]  # 1-0 in a 3-point match
+    assert m["score_0"].to_list() == [1, 1]
+    assert m["date"].to_list() == ["2024-01-02", "2024-02-03"]
+    manifest = json.loads((analysed / "manifest.json").read_text())
+    assert manifest["evaluator"]["ply"] == 0 and manifest["evaluator"]["engine"] == "bgreview"
+
+
+def test_report(analysed: Path, tmp_path: Path) -> None:
+    res = CliRunner().invoke(app, ["report", str(analysed), "--out", str(tmp_path / "rep")])
+    assert res.exit_code == 0, res.output
+    html = (tmp_path / "rep" / "index.html").read_text()
+    assert "<b>Ann" not in html and "&lt;b&gt;Ann&amp;Co" in html
+    assert html.count('href="matches/') == 2
+    for link in (tmp_path / "rep" / "matches").glob("*/report.html"):
+        assert "&lt;b&gt;Ann" in link.read_text()
+    players = pl.read_csv(tmp_path / "rep" / "players.csv")
+    assert players["player"].to_list() == ["<b>Ann&Co", "bob"]
+    assert players["matches"].to_list() == [2, 2]
+    assert len(list((tmp_path / "rep" / "pr").glob("*.svg"))) == 2
+    mix = pl.read_csv(tmp_path / "rep" / "phase_mix.csv")
+    assert mix["phase"].to_list() == ["contact"]
+    assert mix["decisions"].sum() == _tables(analysed)["decisions"].height
+    assert "garbage" in html or "c.mat" in html
+
+
+def test_report_of_a_replay_dataset(mixed: Path, tmp_path: Path) -> None:
+    run_batch([str(mixed)], tmp_path / "out", options=REPLAY, jobs=1)
+    rep = write_batch_report(tmp_path / "out")
+    assert rep.match_reports == 0
+    mix = pl.read_csv(tmp_path / "out" / "report" / "phase_mix.csv")
+    assert set(mix["phase"]) <= {"contact", "race", "bear-off"} and "race" in set(mix["phase"])
+    assert mix["decisions"].sum() == _tables(tmp_path / "out")["decisions"].height
+
+
+def test_report_needs_a_dataset(tmp_path: Path) -> None:
+    res = CliRunner().invoke(app, ["report", str(tmp_path)])
+    assert res.exit_code == 2
+
+
+# ---------------------------------------------------------------------- small pieces
+def test_game_phase_bar_is_contact() -> None:
+    from analyzer.core.ids import encode_key
+    from analyzer.core.position import Position
+
+    race = Position.from_notation("P 10:5 | O 20:5 | off P10 O10")
+    on_bar = Position.from_notation("P 10:4 | O 20:5 | bar P1 O0 | off P10 O10")
+    passed = Position.from_notation("P 10:5 | O 9:5 | off P10 O10")
+    assert game_phase(encode_key(race)) == "race"
+    assert game_phase(encode_key(on_bar)) == "contact"
+    assert game_phase(encode_key(passed)) == "contact"
+    assert game_phase("nonsense") == "unknown"
+
+
+def test_match_date_rejects_impossible_dates() -> None:
+    assert match_date("2024.02.30") is None
+    assert match_date("played 2024.12.31 18.00") == "2024-12-31"
+
+
+def test_players_trend_is_the_slope_over_time() -> None:
+    rows = [{"file": f"f{i}", "match_index": 0, "player_0": "ann", "player_1": f"opp{i}", "date": d,
+             "decisions_0": 10, "decisions_1": 10, "winner_side": 0, "unforced_0": 10, "unforced_1": 10,
+             "total_error_0": pr / 500 * 10, "total_error_1": 0.1, "errors_0": 1, "errors_1": 1, "pr_0": pr,
+             "pr_1": 5.0} for i, (d, pr) in enumerate([("2024-03-01", 6.0), ("2024-01-01", 10.0),
+                                                         ("2024-02-01", 8.0)])]
+    p = players_table(pl.DataFrame(rows)).filter(pl.col("player") == "ann").row(0, named=True)
+    assert p["pr_trend"] == pytest.approx(-2.0)
+    assert p["mean_pr"] == pytest.approx(8.0)
+    assert p["first_date"] == "2024-01-01" and p["last_date"] == "2024-03-01"
+    assert p["wins"] == 3
