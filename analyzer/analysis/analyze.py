@@ -38,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from analyzer.analysis.decisions import (
@@ -58,9 +59,11 @@ from analyzer.analysis.thresholds import XG, Thresholds
 from analyzer.core.errors import AnalyzerError
 from analyzer.core.ids import encode_key, xgid_from_position
 from analyzer.core.match import MatchState, can_double
+from analyzer.core.position import Position
 from analyzer.eval.cube import CubeDecision, analyze_cube
 from analyzer.eval.engine import ANALYSIS_FILTER, MAX_PLY, MoveFilter
 from analyzer.eval.met import MatchEquityTable, met_by_name, mwc, outcome_mwc
+from analyzer.eval.probabilities import Probabilities
 from analyzer.formats.records import MatchRecord
 
 __all__ = ["EQUITY_BASIS", "MatchAnalysis", "NoEvaluatorError", "analyze_match"]
@@ -215,6 +218,24 @@ class _Rows:
         self.rows.append(row)
 
 
+def _cube_probabilities(engine: Evaluator, games: list[GameReplay], ply: int) -> dict[Position, Probabilities]:
+    """Cubeless probabilities at ``ply`` of every position where a player on roll could double,
+    evaluated in one batch (the engine spreads a batch over its threads)."""
+    if ply == 0:
+        return {}
+    todo: dict[Position, None] = {}
+    for g in games:
+        for d in g.decisions:
+            if d.kind in ("move", "double") and d.move > 1 and can_double(d.state, d.on_roll):
+                todo[d.position] = None
+    if not todo:
+        return {}
+    positions = list(todo)
+    boards = np.stack([np.frombuffer(p.board, dtype=np.int8) for p in positions])
+    out = engine.evaluate_boards(boards, ply).tolist()
+    return {p: Probabilities.from_outcomes(o) for p, o in zip(positions, out, strict=True)}
+
+
 # ---------------------------------------------------------------------- the analysis
 def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thresholds: Thresholds = XG,
                   met: MatchEquityTable | None = None, seed: int = 0,
@@ -240,8 +261,11 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
     total = sum(len(g.decisions) for g in good)
     done = 0
 
-    def evaluate(pos: Any) -> Any:
-        return engine.evaluate(pos, ply)
+    before_roll = _cube_probabilities(engine, good, ply)
+
+    def evaluate(pos: Position) -> Probabilities:
+        got = before_roll.get(pos)
+        return got if got is not None else engine.evaluate(pos, ply)
 
     for g in good:
         doubled = False
