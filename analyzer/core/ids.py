@@ -524,8 +524,9 @@ def xgid_from_position(
         raise ParseError("a double is offered before the dice are rolled", token=str(dice))
     view = pos if bottom == mover else pos.flip()
     checkers = [0] * 26
+    vm, vo = view.mover, view.opponent
     for p in range(1, 25):
-        checkers[p] = view.mover[p - 1] - view.opponent[p - 1]
+        checkers[p] = vm[p - 1] - vo[p - 1]
     checkers[25] = view.mover_bar
     checkers[0] = -view.opponent_bar
     if dice is not None:

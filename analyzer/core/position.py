@@ -191,22 +191,16 @@ class Position:
     @property
     def mover(self) -> tuple[int, ...]:
         """The mover's checkers on points 1..24 (index 0 = point 1), pinned ones included."""
-        out = []
-        for p in range(1, 25):
-            top = self._slot(p)
-            pin = self._slot(L.PIN0 + p)
-            out.append(max(top, 0) + (1 if pin == -1 else 0))
-        return tuple(out)
+        a = np.frombuffer(self.board, dtype=np.int8)
+        counts = np.maximum(a[1:25], 0) + (a[L.PIN0 + 1 : L.PIN0 + 25] == -1)
+        return tuple(counts.tolist())
 
     @property
     def opponent(self) -> tuple[int, ...]:
         """The opponent's checkers on the mover's points 1..24, pinned ones included."""
-        out = []
-        for p in range(1, 25):
-            top = self._slot(p)
-            pin = self._slot(L.PIN0 + p)
-            out.append(max(-top, 0) + (1 if pin == 1 else 0))
-        return tuple(out)
+        a = np.frombuffer(self.board, dtype=np.int8)
+        counts = np.maximum(-a[1:25].astype(np.int16), 0) + (a[L.PIN0 + 1 : L.PIN0 + 25] == 1)
+        return tuple(counts.tolist())
 
     @property
     def mover_bar(self) -> int:
