@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 from analyzer.core.layout import NSLOTS, VAR_STANDARD
 from analyzer.core.position import Position
 from analyzer.eval import features as F
+from analyzer.eval import jitcache
 from analyzer.eval.bearoff import bearoff_class, race_probs_board, two_sided_win_board
 from analyzer.eval.net import NOUT, NetSet, equity6, eval_board, swap_outcomes
 from analyzer.eval.probabilities import Probabilities
@@ -41,6 +42,8 @@ DEFAULT_NETS = Path(__file__).resolve().parents[2] / "data" / "nets" / "standard
 MAX_PLY = 3
 LEVELS = MAX_PLY + 1
 CAPACITY = 16384
+
+jitcache.refresh()
 
 
 @dataclass(frozen=True, slots=True)

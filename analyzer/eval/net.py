@@ -30,12 +30,15 @@ from numba import njit
 from numpy.typing import NDArray
 
 from analyzer.eval import features as F
+from analyzer.eval import jitcache
 
 NOUT = 6
 CLASS_KEYS = ("contact", "crashed", "race")
 OUTCOME_POINTS = np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0], dtype=np.float64)
 
 FloatArray = NDArray[np.float32]
+
+jitcache.refresh()
 
 
 @dataclass

@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 from analyzer.core.layout import NSLOTS, VAR_STANDARD
 from analyzer.core.position import Position
 from analyzer.eval import features as F
+from analyzer.eval import jitcache
 from analyzer.eval.net import NOUT, NetSet, equity6, eval_board, swap_outcomes
 from analyzer.rules.kernel import Workspace, flip_into, generate
 
@@ -37,6 +38,8 @@ START_BOARD = np.frombuffer(Position.start().board, dtype=np.int8).copy()
 
 PLAYER_NET = 0
 PLAYER_HEURISTIC = 1
+
+jitcache.refresh()
 
 
 @njit(cache=True)
