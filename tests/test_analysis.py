@@ -356,3 +356,12 @@ def test_two_ply_ranking_follows_the_filters(engine: Engine) -> None:
     assert ca.played.ply == 2 and ca.best.ply == 2 and ca.loss > 0.08
     n_deep = [c.ply for c in ca.candidates].count(2)
     assert ca.played in ca.candidates[:n_deep] and ca.best == ca.candidates[0]
+
+
+def test_match_without_games(engine: Engine) -> None:
+    [m] = read_match_text(" 5 point match\n")
+    a = analyze_match(m, engine=engine, ply=0)
+    assert a.decisions.height == 0 and dict(a.decisions.schema) == DECISIONS_SCHEMA
+    assert a.summary["match"]["games"] == 0 and a.summary["match"]["score_final"] is None
+    assert [p["decisions"] for p in a.players] == [0, 0] and a.players[0]["rating_xg"] is None
+    assert "0 (0)" in render_text(analysis_view(a))

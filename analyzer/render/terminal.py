@@ -107,16 +107,22 @@ def summary_table(analysis: MatchAnalysis) -> Table:
 
 def worst_table(analysis: MatchAnalysis, n: int = 5) -> Table:
     """The ``n`` decisions that lost the most equity."""
+    worst = analysis.worst(n)
+    match = worst.height > 0 and worst["mwc_loss"].null_count() < worst.height
     table = Table(title=f"{n} worst decisions", title_justify="left")
-    for col, just in (("game", "right"), ("move", "right"), ("player", "left"), ("kind", "left"),
-                      ("dice", "left"), ("played", "left"), ("best", "left"), ("loss (mEMG)", "right"),
-                      ("class", "left"), ("XGID / key", "left")):
+    cols = [("game", "right"), ("move", "right"), ("player", "left"), ("kind", "left"), ("dice", "left"),
+            ("played", "left"), ("best", "left"), ("loss (mEMG)", "right")]
+    cols += [("MWC", "right")] if match else []
+    cols += [("class", "left"), ("XGID / key", "left")]
+    for col, just in cols:
         table.add_column(col, justify=just)  # type: ignore[arg-type]
-    for r in analysis.worst(n).iter_rows(named=True):
-        table.add_row(Text(str(r["game"])), Text(str(r["move_no"])), Text(str(r["player"])),
-                      Text(str(r["kind"])), Text(r["dice"] or ""), Text(r["played"] or "(no move)"),
-                      Text(r["best"] or "(no move)"), Text(f"{1000 * r['equity_loss']:.0f}"),
-                      Text(str(r["error_class"])), Text(r["xgid"] or r["key"] or ""))
+    for r in worst.iter_rows(named=True):
+        cells = [str(r["game"]), str(r["move_no"]), str(r["player"]), str(r["kind"]), r["dice"] or "",
+                 r["played"] or "(no move)", r["best"] or "(no move)", f"{1000 * r['equity_loss']:.0f}"]
+        if match:
+            cells.append(_num(r["mwc_loss"], ".2f", -100.0) + "%")
+        cells += [str(r["error_class"]), r["xgid"] or r["key"] or ""]
+        table.add_row(*(Text(c) for c in cells))
     return table
 
 
