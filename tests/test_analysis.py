@@ -167,6 +167,7 @@ def test_early_double_and_its_answers(engine: Engine) -> None:
     d = analyze_match(drop, engine=engine, ply=0).decisions.filter(pl.col("kind") == "take").row(0, named=True)
     assert d["played"] == "pass" and d["cube_error"] == "wrong pass" and d["error_class"] == "blunder"
     assert a.players[0]["cube_errors"]["wrong double"] == 1
+    assert a.players[0]["cube_errors"]["wrong double below DP"] == 1
 
 
 def test_no_double_rows_before_each_roll(best_vs_worst: MatchAnalysis) -> None:
@@ -253,7 +254,7 @@ def test_player_stats_by_hand() -> None:
         _row(side=0, kind="checker", equity_loss=0.0, forced=True, luck=-0.05),
         _row(side=0, kind="cube", equity_loss=0.0, close=False, forced=True),
         _row(side=0, kind="cube", equity_loss=0.03, close=True, error_class="error",
-             cube_error="missed double"),
+             cube_error="missed double", cube_nd=0.6, cube_dt=0.63, cube_dp=1.0),
         _row(side=1, kind="take", equity_loss=0.0, close=True),
         _row(side=1, kind="checker", equity_loss=0.025, error_class="error", luck=0.1),
     ]
@@ -262,7 +263,8 @@ def test_player_stats_by_hand() -> None:
     assert (a["decisions"], a["unforced"], a["checker_unforced"], a["cube_decisions"]) == (4, 2, 1, 1)
     assert a["total_error"] == pytest.approx(0.13) and a["pr_raw"] == pytest.approx(0.065)
     assert a["checker"] == {"error": 0, "blunder": 1} and a["cube"] == {"error": 1, "blunder": 0}
-    assert a["cube_errors"]["missed double"] == 1
+    assert a["cube_errors"]["missed double"] == 1 and a["cube_errors"]["missed double below CP"] == 1
+    assert a["cube_errors"]["missed double above CP"] == 0 and b["cube_errors"]["wrong take"] == 0
     assert a["luck"] == pytest.approx(0.15) and a["luck_points"] == pytest.approx(0.35)
     # gnubg: actual result - own luck + the opponent's luck (points in money play)
     assert a["luck_adjusted_result"] == pytest.approx(1.0 - 0.35 + 0.1)

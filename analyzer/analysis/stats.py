@@ -28,7 +28,7 @@ import polars as pl
 
 from analyzer.analysis.thresholds import NO_ERROR, Thresholds
 
-__all__ = ["GNUBG_SCALE", "XG_APPROXIMATE", "XG_SCALE", "gnubg_rating", "player_stats", "xg_rating"]
+__all__ = ["CUBE_ERROR_KINDS", "GNUBG_SCALE", "XG_APPROXIMATE", "XG_SCALE", "gnubg_rating", "player_stats", "xg_rating"]
 
 XG_SCALE: tuple[tuple[float, str], ...] = (
     (2.5, "World Champ"),
@@ -116,11 +116,31 @@ def _class_counts(decisions: pl.DataFrame, thresholds: Thresholds, side: int, cu
     return {name: counts.get(name, 0) for name in thresholds.classes}
 
 
+CUBE_ERROR_KINDS = ("missed double", "wrong double", "wrong take", "wrong pass",
+                    "missed double below CP", "missed double above CP",
+                    "wrong double below DP", "wrong double above TG")
+"""Cube error counts of the summary; the last four split missed and wrong doubles as gnubg does:
+below/above the cash point (the proper answer was take/pass), below the double point (no double
+was right) or above the too-good point (playing on was right)."""
+
+
+def _cube_error_detail() -> pl.Expr:
+    err = pl.col("cube_error")
+    passes = pl.col("cube_dt") > pl.col("cube_dp")
+    return (pl.when(err == "missed double").then(pl.when(passes).then(pl.lit("missed double above CP"))
+                                                  .otherwise(pl.lit("missed double below CP")))
+            .when(err == "wrong double").then(pl.when(pl.col("cube_nd") > pl.col("cube_dp"))
+                                               .then(pl.lit("wrong double above TG"))
+                                               .otherwise(pl.lit("wrong double below DP")))
+            .otherwise(pl.lit(None, pl.String)))
+
+
 def _cube_errors(decisions: pl.DataFrame, side: int) -> dict[str, int]:
-    got = (decisions.filter((pl.col("side") == side) & pl.col("cube_error").is_not_null())
-           .group_by("cube_error").len())
-    counts = {str(k): int(v) for k, v in got.iter_rows()}
-    return {k: counts.get(k, 0) for k in ("missed double", "wrong double", "wrong take", "wrong pass")}
+    mine = decisions.filter((pl.col("side") == side) & pl.col("cube_error").is_not_null())
+    counts = {str(k): int(v) for k, v in mine.group_by("cube_error").len().iter_rows()}
+    detail = mine.select(_cube_error_detail().alias("d")).drop_nulls().group_by("d").len()
+    counts.update({str(k): int(v) for k, v in detail.iter_rows()})
+    return {k: counts.get(k, 0) for k in CUBE_ERROR_KINDS}
 
 
 def _ratio(total: float, n: int) -> float | None:
