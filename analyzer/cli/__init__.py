@@ -36,7 +36,8 @@ def _root(
 
 
 # Each module registers its commands on ``app`` when imported.
-_COMMAND_MODULES: tuple[str, ...] = ("show", "moves", "replay", "convert", "analyze", "batch", "report")
+_COMMAND_MODULES: tuple[str, ...] = ("show", "moves", "replay", "convert", "analyze", "batch", "report", "cube",
+                                     "rollout")
 
 for _name in _COMMAND_MODULES:
     importlib.import_module(f"analyzer.cli.{_name}")
