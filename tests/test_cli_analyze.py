@@ -72,8 +72,8 @@ def test_default_out_dir(short_match: Path, tmp_path: Path, monkeypatch: pytest.
 
 
 def test_usage_errors(short_match: Path, tmp_path: Path) -> None:
-    res = runner.invoke(app, ["analyze", str(short_match), "--rollout"])
-    assert res.exit_code == 2 and "not available yet" in res.output
+    res = runner.invoke(app, ["analyze", str(short_match), "--rollout", "--trials", "0"])
+    assert res.exit_code == 2 and ("not available yet" in res.output or "at least 1" in res.output)
     res = runner.invoke(app, ["analyze", str(short_match), "--thresholds", "nope"])
     assert res.exit_code == 2 and "unknown thresholds" in res.output
     res = runner.invoke(app, ["analyze", str(short_match), "--ply", "7"])
@@ -109,3 +109,19 @@ def test_position_hint_and_cube() -> None:
     assert "No double" in res.stdout and "Proper cube action: no double" in res.stdout
     res = runner.invoke(app, ["position", "nonsense"])
     assert res.exit_code == 2 and "not a position" in res.output
+
+
+def test_rollout_analysis(short_match: Path, tmp_path: Path) -> None:
+    pytest.importorskip("analyzer.eval.rollout")
+    out = tmp_path / "r"
+    res = runner.invoke(app, ["analyze", str(short_match), "--rollout", "--trials", "36", "--truncate", "2",
+                              "-o", str(out), "-f", "json", "--no-html"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["metadata"]["rollout"]["trials"] == 36 and doc["metadata"]["ply"] is None
+    df = pl.read_parquet(out / "decisions.parquet")
+    checker = df.filter((pl.col("kind") == "checker") & ~pl.col("forced"))
+    assert checker.height > 0 and (checker["equity_loss"] >= 0).all()
+    for r in checker.iter_rows(named=True):
+        assert r["played"] in [c["play"] for c in r["candidates"]]
+    assert df.filter(pl.col("kind") == "take").height == 1

@@ -43,6 +43,7 @@ import polars as pl
 
 from analyzer.analysis.decisions import (
     DEEP_FILTER,
+    Candidate,
     CheckerAnalysis,
     CubeScore,
     Evaluator,
@@ -66,7 +67,8 @@ from analyzer.eval.met import MatchEquityTable, met_by_name, mwc, outcome_mwc
 from analyzer.eval.probabilities import Probabilities
 from analyzer.formats.records import MatchRecord
 
-__all__ = ["EQUITY_BASIS", "MatchAnalysis", "NoEvaluatorError", "analyze_match"]
+__all__ = ["EQUITY_BASIS", "MatchAnalysis", "NoEvaluatorError", "RolloutSettings", "RolloutUnavailableError",
+           "analyze_match"]
 
 SCHEMA_VERSION = 1
 EQUITY_BASIS = ("cubeful EMG: cubeless n-ply probabilities turned cubeful with Janowski's cube-life "
@@ -78,6 +80,76 @@ Progress = Callable[[int, int], None]
 
 class NoEvaluatorError(AnalyzerError, ValueError):
     """The match is of a variant that has no evaluator yet."""
+
+
+class RolloutUnavailableError(AnalyzerError, ValueError):
+    """Rollouts were asked for, but ``analyzer.eval.rollout`` is not there."""
+
+
+@dataclass(frozen=True, slots=True)
+class RolloutSettings:
+    """Analyse by rollouts (:mod:`analyzer.eval.rollout`) instead of n-ply evaluation.
+
+    Every unforced checker play rolls out the best candidates of the 0-ply analysis (``plays``
+    within ``threshold`` cubeful EMG of the best) plus the played play, with the same dice for
+    all; every cube decision rolls out the position before the roll. ``truncate`` stops trials
+    after that many plies (``None``: play to the end); ``workers`` processes share the trials.
+    The analysis seed seeds the dice.
+    """
+
+    trials: int = 1296
+    truncate: int | None = None
+    workers: int = 2
+    plays: int = 4
+    threshold: float = 0.08
+
+    def __post_init__(self) -> None:
+        if self.trials < 1 or self.workers < 1 or self.plays < 1:
+            raise ValueError("rollout trials, workers and plays must be at least 1")
+        if self.truncate is not None and self.truncate < 1:
+            raise ValueError("rollout truncation must be at least 1 ply")
+
+
+class _Rollouts:
+    """Checker and cube analysis by rollouts with the settings and seed of one analysis."""
+
+    def __init__(self, engine: Evaluator, settings: RolloutSettings, seed: int,
+                 met: MatchEquityTable | None) -> None:
+        try:
+            from analyzer.eval import rollout as module
+        except ImportError:
+            raise RolloutUnavailableError("rollouts are not available yet (no analyzer.eval.rollout)") from None
+        self.module: Any = module
+        self.engine = engine
+        self.settings = settings
+        self.seed = seed
+        self.met = met
+
+    def _common(self) -> dict[str, Any]:
+        s = self.settings
+        return {"trials": s.trials, "truncate": s.truncate, "seed": self.seed, "workers": s.workers,
+                "met": self.met}
+
+    def checker(self, d: Decision, first: CheckerAnalysis) -> CheckerAnalysis:
+        """Roll out the best candidates of ``first`` (a 0-ply analysis) and the played play."""
+        if first.forced:
+            return first
+        s = self.settings
+        top = [c for c in first.candidates[: s.plays] if c.equity >= first.best.equity - s.threshold]
+        plays = list(dict.fromkeys([c.play for c in top] + [first.played.play]))
+        res = self.module.rollout(self.engine, d.position, dice=d.dice, match=d.state, player=d.side,
+                                  plays=plays, **self._common())
+        cands = [Candidate(c.play, c.result, float(c.cubeful_equity), c.probabilities, 0)
+                 for c in res.candidates]
+        cands.sort(key=lambda c: -c.equity)
+        mine = next(c for c in cands if c.result == first.played.result)
+        return CheckerAnalysis(tuple(cands), mine, first.legal)
+
+    def cube(self, d: Decision) -> CubeDecision:
+        """The cube decision of the player on roll from the rolled-out position."""
+        cd: CubeDecision = self.module.rollout_cube(self.engine, d.position, d.state, d.on_roll,
+                                                    **self._common())
+        return cd
 
 
 @dataclass(frozen=True)
@@ -240,11 +312,14 @@ def _cube_probabilities(engine: Evaluator, games: list[GameReplay], ply: int) ->
 def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thresholds: Thresholds = XG,
                   met: MatchEquityTable | None = None, seed: int = 0,
                   move_filter: MoveFilter = ANALYSIS_FILTER, deep_filter: MoveFilter = DEEP_FILTER,
-                  progress: Progress | None = None) -> MatchAnalysis:
+                  rollout: RolloutSettings | None = None, progress: Progress | None = None) -> MatchAnalysis:
     """Analyse ``record`` with ``engine`` at ``ply`` (see the module docstring).
 
     ``met`` defaults to Kazaross-XG2 (unused in money play); ``seed`` is recorded for
-    reproducibility (the analysis itself draws no random numbers). Raises
+    reproducibility (n-ply analysis draws no random numbers; rollouts take their dice from it).
+    With ``rollout`` the checker plays and cube decisions are rolled out instead of evaluated at
+    ``ply`` (:class:`RolloutSettings`; :class:`RolloutUnavailableError` without a rollout
+    module). Raises
     :class:`NoEvaluatorError` for Dutch or Mahbusa games and :class:`ValueError` for a ply
     outside 0..:data:`~analyzer.eval.engine.MAX_PLY`.
     """
@@ -257,11 +332,17 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
     good = [g for g in games if g.error is None]
     table = met if met is not None else met_by_name()
     match_met = None if not record.length else table
-    rows = _Rows(ply, thresholds, match_met)
+    rows = _Rows(ply if rollout is None else 0, thresholds, match_met)
     total = sum(len(g.decisions) for g in good)
     done = 0
 
-    before_roll = _cube_probabilities(engine, good, ply)
+    rolls = None if rollout is None else _Rollouts(engine, rollout, seed, match_met)
+    before_roll = _cube_probabilities(engine, good, ply) if rolls is None else {}
+
+    def cube_of(d: Decision) -> CubeDecision:
+        if rolls is not None:
+            return rolls.cube(d)
+        return analyze_cube(d.position, d.state, d.on_roll, evaluate, met=match_met)
 
     def evaluate(pos: Position) -> Probabilities:
         got = before_roll.get(pos)
@@ -273,7 +354,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
         for d in g.decisions:
             if d.kind == "move" and d.dice is not None:
                 if d.move > 1 and not doubled and can_double(d.state, d.side):
-                    cd = analyze_cube(d.position, d.state, d.side, evaluate, met=match_met)
+                    cd = cube_of(d)
                     if cd.available:
                         rows.cube(d, cd, score_cube(cd, False, close_cut=thresholds.close_cube), taker=False)
                 doubled = False
@@ -286,11 +367,14 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
                     hi, lo = to_mwc(match_met, d.state, d.side, best0), to_mwc(match_met, d.state, d.side,
                                                                                 best0 - luck)
                     luck_mwc = None if hi is None or lo is None else hi - lo
-                ca = analyze_checker(engine, d.position, d.dice, d.result, d.state, d.side, ply=ply,
-                                     met=match_met, move_filter=move_filter, deep_filter=deep_filter)
+                ca = analyze_checker(engine, d.position, d.dice, d.result, d.state, d.side,
+                                     ply=0 if rolls is not None else ply, met=match_met,
+                                     move_filter=move_filter, deep_filter=deep_filter)
+                if rolls is not None:
+                    ca = rolls.checker(d, ca)
                 rows.checker(d, ca, luck, luck_mwc)
             elif d.kind == "double" and d.side == d.on_roll:
-                pending = analyze_cube(d.position, d.state, d.side, evaluate, met=match_met)
+                pending = cube_of(d)
                 if pending.available:
                     rows.cube(d, pending, score_cube(pending, True, close_cut=thresholds.close_cube),
                               taker=False)
@@ -307,7 +391,11 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
         else pl.DataFrame(schema=DECISIONS_SCHEMA)
     metadata = {
         **_engine_info(engine),
-        "ply": ply,
+        "ply": ply if rollout is None else None,
+        "rollout": None if rollout is None else {
+            "trials": rollout.trials, "truncate": rollout.truncate, "workers": rollout.workers,
+            "plays": rollout.plays, "threshold": rollout.threshold, "playing_ply": 0,
+            "variance_reduction": True, "seed": seed},
         "luck_ply": 0,
         "move_filter": {"count": move_filter.count, "threshold": move_filter.threshold},
         "deep_filter": {"count": deep_filter.count, "threshold": deep_filter.threshold},

@@ -66,9 +66,11 @@ def _extra_writers(analysis: MatchAnalysis, out_dir: Path, warn: Any) -> list[Pa
 def analyze(
     file: Annotated[str, typer.Argument(help="Match file (.mat, .txt, .sgf).")],
     ply: Annotated[int, typer.Option("--ply", "-p", help="Lookahead of the analysis (gnubg numbering).")] = 2,
-    rollout: Annotated[bool, typer.Option("--rollout", help="Roll out the decisions (not available yet).")]
+    rollout: Annotated[bool, typer.Option("--rollout", help="Roll out the decisions instead of --ply.")]
     = False,
     trials: Annotated[int, typer.Option("--trials", help="Rollout trials (with --rollout).")] = 1296,
+    truncate: Annotated[int | None, typer.Option("--truncate", help="Stop rollout trials after N plies.")]
+    = None,
     thresholds: Annotated[str, typer.Option("--thresholds", "-t",
                                             help="Error classes: xg, gnubg or a JSON file.")] = "xg",
     out: Annotated[Path | None, typer.Option("--out", "-o",
@@ -91,18 +93,20 @@ def analyze(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from analyzer.analysis.analyze import NoEvaluatorError, analyze_match
+    from analyzer.analysis.analyze import NoEvaluatorError, RolloutSettings, RolloutUnavailableError, analyze_match
     from analyzer.analysis.thresholds import load_thresholds
     from analyzer.formats import read_any
     from analyzer.render.tables import default_out_dir, write_tables
     from analyzer.render.terminal import analysis_view
 
+    settings: RolloutSettings | None = None
     if rollout:
         if not _rollout_available():
             fail("rollouts are not available yet (no rollout evaluator in analyzer.eval); use --ply N")
-        fail("rollout analysis is not wired into bgreview analyze yet; use --ply N")
-    if trials < 1:
-        fail("--trials must be at least 1")
+        try:
+            settings = RolloutSettings(trials=trials, truncate=truncate)
+        except ValueError as e:
+            fail(str(e))
     _check_ply(ply)
     try:
         thr = load_thresholds(thresholds)
@@ -135,8 +139,9 @@ def analyze(
                 _bar.update(_task, completed=done, total=total)
 
             try:
-                analysis = analyze_match(record, engine=engine, ply=ply, thresholds=thr, progress=tick)
-            except NoEvaluatorError as e:
+                analysis = analyze_match(record, engine=engine, ply=ply, thresholds=thr, rollout=settings,
+                                         progress=tick)
+            except (NoEvaluatorError, RolloutUnavailableError) as e:
                 fail(str(e))
         for msg in analysis.summary["match"]["errors"]:
             problems += 1
