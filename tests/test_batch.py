@@ -27,7 +27,7 @@ from analyzer.batch import (
     write_batch_report,
 )
 from analyzer.batch.layout import DECISIONS_DIR, UNITS_DIR
-from analyzer.batch.report import game_phase
+from analyzer.batch.phase import key_phase
 from analyzer.batch.units import analysis_schema, match_date
 from analyzer.cli import app
 from analyzer.formats import read_any
@@ -109,13 +109,14 @@ def _expected(folder: Path) -> tuple[dict[tuple[str, int], int], set[str]]:
 
 def test_doctests() -> None:
     import analyzer.batch.layout as layout
+    import analyzer.batch.phase as phase
     import analyzer.batch.report as report
     import analyzer.batch.run as run
     import analyzer.batch.tables as tables
     import analyzer.batch.units as units
 
-    for mod in (layout, units, tables, run, report):
-        result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+    for mod in (layout, phase, units, tables, run, report):
+        result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
         assert result.failed == 0, mod.__name__
         assert result.attempted > 0, mod.__name__
 
@@ -306,6 +307,7 @@ def test_analysis_dataset(analysed: Path) -> None:
     t = _tables(analysed)
     assert t["decisions"].schema == pl.Schema(analysis_schema())
     m = t["matches"]
+    assert t["decisions"]["phase"].null_count() == 0
     assert m["ply"].to_list() == [0, 0]
     assert m["pr_0"].null_count() == 0 and m["error_rate_1"].null_count() == 0
     assert m["winner"].to_list() == [None, None]  # 1-0 in a 3-point match
@@ -342,6 +344,13 @@ def test_report_of_a_replay_dataset(mixed: Path, tmp_path: Path) -> None:
     assert mix["decisions"].sum() == _tables(tmp_path / "out")["decisions"].height
 
 
+def test_phase_column_agrees_with_the_key(mixed: Path, tmp_path: Path) -> None:
+    run_batch([str(mixed)], tmp_path / "out", options=REPLAY, jobs=1)
+    d = _tables(tmp_path / "out")["decisions"].select("key", "phase").unique()
+    assert d.height > 100
+    assert [key_phase(k) for k in d["key"].to_list()] == d["phase"].to_list()
+
+
 def test_report_needs_a_dataset(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["report", str(tmp_path)])
     assert res.exit_code == 2
@@ -355,10 +364,10 @@ def test_game_phase_bar_is_contact() -> None:
     race = Position.from_notation("P 10:5 | O 20:5 | off P10 O10")
     on_bar = Position.from_notation("P 10:4 | O 20:5 | bar P1 O0 | off P10 O10")
     passed = Position.from_notation("P 10:5 | O 9:5 | off P10 O10")
-    assert game_phase(encode_key(race)) == "race"
-    assert game_phase(encode_key(on_bar)) == "contact"
-    assert game_phase(encode_key(passed)) == "contact"
-    assert game_phase("nonsense") == "unknown"
+    assert key_phase(encode_key(race)) == "race"
+    assert key_phase(encode_key(on_bar)) == "contact"
+    assert key_phase(encode_key(passed)) == "contact"
+    assert key_phase("nonsense") == "unknown"
 
 
 def test_match_date_rejects_impossible_dates() -> None:

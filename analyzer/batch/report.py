@@ -7,8 +7,8 @@ into ``<dataset>/report`` (or the folder given):
 * ``pr/<player>.svg`` — each player's PR per match over time (by match date; matches without
   a date are left out of the chart, not of the table);
 * ``phase_mix.csv`` and ``phase_mix.svg`` — decisions, errors by class and PR by game phase
-  (contact, race, bear-off; classified from the position key of each decision by
-  :func:`game_phase`), for all players together;
+  (contact, race, bear-off: the ``phase`` column of the decisions, see
+  :mod:`analyzer.batch.phase`), for all players together;
 * ``matches/<part>/report.html`` — the full report of every analysed match (the same page as
   ``bgreview analyze``), unless ``match_reports=False``;
 * ``index.html`` — all of the above, linked, with every name escaped.
@@ -16,14 +16,12 @@ into ``<dataset>/report`` (or the folder given):
 A ``--replay-only`` dataset has no PR: its report shows the players table, decisions by phase
 and the match list without per-match reports.
 
->>> from analyzer.core.position import Position
->>> from analyzer.core.ids import encode_key
->>> game_phase(encode_key(Position.start()))
-'contact'
->>> game_phase(encode_key(Position.from_notation("P 10:5 | O 20:5 | off P10 O10")))
-'race'
->>> game_phase(encode_key(Position.from_notation("P 6:3 5:2 | O 24:4 19:1 | off P10 O10")))
-'bear-off'
+>>> import tempfile
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     write_batch_report(tmp)
+Traceback (most recent call last):
+...
+FileNotFoundError: ...matches.parquet: not a batch dataset (run `bgreview batch` first)
 """
 
 from __future__ import annotations
@@ -38,14 +36,11 @@ from typing import Any
 
 import polars as pl
 
-from analyzer.core.ids import decode_key
-
 from .layout import DECISIONS_DIR, ERRORS_TABLE, MANIFEST, MATCHES_TABLE, atomic_write_bytes, read_json, read_part_meta
+from .phase import PHASES
 from .tables import players_table
 
-__all__ = ["PHASES", "BatchReport", "game_phase", "phase_mix", "write_batch_report"]
-
-PHASES = ("contact", "race", "bear-off")
+__all__ = ["BatchReport", "phase_mix", "write_batch_report"]
 
 
 @dataclass(frozen=True)
@@ -55,26 +50,6 @@ class BatchReport:
     index: Path
     files: list[Path]
     match_reports: int
-
-
-def game_phase(key: str) -> str:
-    """``contact``, ``race`` or ``bear-off`` for a position key (seen from the decider).
-
-    Contact: some checker still has to pass an opposing one (checkers on the bar count). Race:
-    no contact; bear-off: a race in which the decider has every checker home (or off). Keys that
-    cannot be read are ``"unknown"``.
-    """
-    try:
-        pos = decode_key(key)
-    except ValueError:
-        return "unknown"
-    mover, opp = pos.mover, pos.opponent
-    back = 25 if pos.mover_bar or pos.mover_reserve else max((p for p in range(1, 25) if mover[p - 1]), default=0)
-    opp_back = 0 if pos.opponent_bar or pos.opponent_reserve else \
-        min((p for p in range(1, 25) if opp[p - 1]), default=25)
-    if back > opp_back or pos.pinned_mover or pos.pinned_opponent:
-        return "contact"
-    return "bear-off" if back <= 6 else "race"
 
 
 def _decisions(dataset: Path) -> pl.LazyFrame | None:
@@ -92,11 +67,8 @@ def phase_mix(dataset: str | Path) -> pl.DataFrame:
         return pl.DataFrame(schema={"phase": pl.String(), "decisions": pl.UInt32()})
     names = lf.collect_schema().names()
     analysed = "error_class" in names
-    cols = ["key", "error_class", "equity_loss", "forced"] if analysed else ["key"]
-    frame = lf.select(cols).collect()
-    keys = frame["key"].unique().sort()
-    phases = pl.DataFrame({"key": keys, "phase": [game_phase(k) if k else "unknown" for k in keys.to_list()]})
-    frame = frame.join(phases, on="key", how="left")
+    cols = ["phase", "error_class", "equity_loss", "forced"] if analysed else ["phase"]
+    frame = lf.select(cols).with_columns(pl.col("phase").fill_null("unknown")).collect()
     order = pl.DataFrame({"phase": [*PHASES, "unknown"], "_o": [0, 1, 2, 3]})
     if not analysed:
         out = frame.group_by("phase").agg(pl.len().alias("decisions"))

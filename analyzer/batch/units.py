@@ -48,6 +48,7 @@ from .layout import (
     read_part_meta,
     unit_id,
 )
+from .phase import key_phase, position_phase
 
 __all__ = [
     "REPLAY_SCHEMA",
@@ -75,6 +76,7 @@ REPLAY_SCHEMA: dict[str, pl.DataType] = {
     "played": pl.String(),
     "normalised": pl.String(),
     "key": pl.String(),
+    "phase": pl.String(),
     "match_length": pl.Int32(),
     "score_me": pl.Int32(),
     "score_opp": pl.Int32(),
@@ -82,7 +84,8 @@ REPLAY_SCHEMA: dict[str, pl.DataType] = {
 }
 """Decisions of a ``--replay-only`` run: one row per replayed decision (kinds ``move``,
 ``double``, ``take``, ``drop``, ``resign``); ``key`` is the position before the decision seen
-from the player on roll (:func:`analyzer.core.ids.encode_key`)."""
+from the player on roll (:func:`analyzer.core.ids.encode_key`), ``phase`` its game phase
+(:func:`analyzer.batch.phase.position_phase`)."""
 
 MatchCallback = Callable[[int], None]
 """Called with the number of matches finished so far in the unit (in-process runs only)."""
@@ -218,7 +221,8 @@ def _replay_frame(record: MatchRecord, index: int, games: list[GameReplay]) -> p
             me, opp = d.state.score[d.side], d.state.score[1 - d.side]
             dice = f"{d.dice[0]}{d.dice[1]}" if d.dice else None
             rows.append((d.file, index, d.game, d.move, d.player, d.side, d.kind, d.variant, dice, d.played,
-                         d.normalised, encode_key(d.position), d.state.length, me, opp, d.state.cube))
+                         d.normalised, encode_key(d.position), position_phase(d.position), d.state.length, me,
+                         opp, d.state.cube))
     return pl.DataFrame(rows, schema=REPLAY_SCHEMA, orient="row")
 
 
@@ -281,18 +285,26 @@ def _analysis_frame(record: MatchRecord, index: int, options: BatchOptions) -> t
 
     a = analyze_match(record, engine=_engine(), ply=options.ply, thresholds=load_thresholds(options.thresholds),
                       seed=options.seed)
-    frame = a.decisions.with_columns(pl.lit(index, pl.Int32).alias("match_index"))
-    cols = list(a.decisions.columns)
-    cols.insert(1, "match_index")
-    return frame.select(cols), a.summary
+    phases = {k: key_phase(k) for k in a.decisions["key"].unique().to_list() if k is not None}
+    frame = a.decisions.with_columns(pl.lit(index, pl.Int32).alias("match_index"),
+                                     pl.col("key").replace_strict(phases, default=None,
+                                                                  return_dtype=pl.String).alias("phase"))
+    return frame.select(list(analysis_schema())), a.summary
 
 
 def analysis_schema() -> dict[str, pl.DataType]:
-    """The decisions schema of an analysis run: the analysis table plus ``match_index``."""
+    """The decisions schema of an analysis run: the analysis table
+    (:data:`~analyzer.analysis.schema.DECISIONS_SCHEMA`) plus ``match_index`` (after ``file``)
+    and ``phase`` (after ``key``, from :func:`analyzer.batch.phase.key_phase`)."""
     from analyzer.analysis.schema import DECISIONS_SCHEMA
 
-    items = list(DECISIONS_SCHEMA.items())
-    items.insert(1, ("match_index", pl.Int32()))
+    items: list[tuple[str, pl.DataType]] = []
+    for name, dtype in DECISIONS_SCHEMA.items():
+        items.append((name, dtype))
+        if name == "file":
+            items.append(("match_index", pl.Int32()))
+        elif name == "key":
+            items.append(("phase", pl.String()))
     return dict(items)
 
 

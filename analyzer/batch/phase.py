@@ -1,0 +1,51 @@
+"""Game phase of a decision: ``contact``, ``race`` or ``bear-off``.
+
+Contact: some checker still has to pass an opposing one (a checker on the bar, in the Dutch
+reserve or pinned counts as behind everything). Race: no contact. Bear-off: a race in which the
+decider (the side on roll of the position) has every checker in his home board or off.
+
+>>> from analyzer.core.position import Position
+>>> position_phase(Position.start())
+'contact'
+>>> position_phase(Position.from_notation("P 10:5 | O 20:5 | off P10 O10"))
+'race'
+>>> key_phase(Position.from_notation("P 6:3 5:2 | O 24:4 19:1 | off P10 O10").key())
+'bear-off'
+>>> key_phase("not a key")
+'unknown'
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from analyzer.core.ids import decode_key
+from analyzer.core.layout import MOVER_BAR, MOVER_RES, OPP_BAR, OPP_RES, PIN0
+from analyzer.core.position import Position
+
+__all__ = ["PHASES", "key_phase", "position_phase"]
+
+PHASES = ("contact", "race", "bear-off")
+
+
+def position_phase(pos: Position) -> str:
+    """The phase of ``pos`` (see the module docstring)."""
+    a = pos.array()
+    if a[PIN0 + 1:PIN0 + 25].any():
+        return "contact"
+    top = a[1:25]
+    mine, theirs = np.flatnonzero(top > 0), np.flatnonzero(top < 0)
+    back = 25 if a[MOVER_BAR] or a[MOVER_RES] else (int(mine[-1]) + 1 if mine.size else 0)
+    opp_back = 0 if a[OPP_BAR] or a[OPP_RES] else (int(theirs[0]) + 1 if theirs.size else 25)
+    if back > opp_back:
+        return "contact"
+    return "bear-off" if back <= 6 else "race"
+
+
+def key_phase(key: str) -> str:
+    """The phase of the position of a text key (:func:`analyzer.core.ids.encode_key`);
+    ``"unknown"`` when the key cannot be read."""
+    try:
+        return position_phase(decode_key(key))
+    except ValueError:
+        return "unknown"
