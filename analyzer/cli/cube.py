@@ -1,0 +1,210 @@
+"""``bgreview cube``: the cube decision of the side on roll (n-ply or rollout), one position or a batch.
+
+``--format json`` writes ``{"nd": .., "dt": .., "dp": .., "action": ..}`` (normalised equities of
+the side on roll: money per unit cube, EMG in a match) plus extra keys; ``action`` is one of
+``no double``, ``double, take``, ``double, pass``, ``too good, take``, ``too good, pass``
+(redoubles and beavers are folded into these; the full wording is under ``proper_action``).
+``--batch FILE`` (``-`` = stdin) reads JSON lines ``{"position": "PositionID:MatchID", "ply": 2}``
+(optionally ``"rollout": true``, ``"trials": N``) and writes one JSON line per input, in order,
+``{"error": ...}`` for a bad line.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Annotated, Any, TextIO
+
+import typer
+
+from analyzer.cli import app
+from analyzer.cli.common import OutputFormat, fail, stdout_write
+from analyzer.core.errors import InputError
+
+if TYPE_CHECKING:
+    from analyzer.eval.cube import CubeDecision
+    from analyzer.eval.engine import Engine
+
+ACTIONS = ("no double", "double, take", "double, pass", "too good, take", "too good, pass")
+
+
+def simple_action(action: str) -> str:
+    """Fold cube.py's wording into the five actions of the JSON output.
+
+    >>> simple_action("too good to redouble, pass"), simple_action("redouble, beaver")
+    ('too good, pass', 'double, take')
+    >>> simple_action("never double, take (dead cube)"), simple_action("no double possible")
+    ('no double', 'no double')
+    """
+    a = action.lower()
+    if a.startswith("too good"):
+        return "too good, pass" if a.endswith("pass") else "too good, take"
+    if a.startswith(("no ", "never")):
+        return "no double"
+    if a.startswith(("double", "redouble")):
+        return "double, pass" if a.endswith("pass") else "double, take"
+    raise ValueError(f"unknown cube action {action!r}")
+
+
+def gnubg_wording(action: str) -> str:
+    """gnubg's capitalisation of an action: ``Double, take``; ``Too good to double, pass``.
+
+    >>> gnubg_wording("no double, take")
+    'No double, take'
+    """
+    return action[:1].upper() + action[1:]
+
+
+def _decide(engine: Engine, position_text: str, ply: int, use_rollout: bool, trials: int,
+            truncate: int | None, seed: int, workers: int) -> dict[str, Any]:
+    from analyzer.core.ids import parse_position_spec
+    from analyzer.core.match import MatchState
+    from analyzer.eval.cube import analyze_cube
+    from analyzer.eval.engine import MAX_PLY
+
+    spec = parse_position_spec(position_text)
+    pos = spec.position
+    if pos.variant != "standard":
+        raise ValueError(f"cube decisions are for standard backgammon (got {pos.variant})")
+    state = spec.match if spec.match is not None else MatchState()
+    player = spec.on_roll if spec.on_roll is not None else 0
+    if use_rollout:
+        from analyzer.eval.rollout import rollout_cube
+
+        cd = rollout_cube(engine, pos, state, player, trials=trials, truncate=truncate, seed=seed,
+                          workers=workers)
+        method = f"rollout ({trials} trials" + (f", truncated at {truncate} plies)" if truncate else ")")
+    else:
+        if not 0 <= ply <= MAX_PLY:
+            raise ValueError(f"ply must be 0..{MAX_PLY}")
+        cd = analyze_cube(pos, state, player, lambda p: engine.evaluate(p, ply))
+        method = f"{ply}-ply"
+    return _as_json(cd, state.is_money, method, pos.gnubg_id())
+
+
+def _as_json(cd: CubeDecision, money: bool, method: str, pid: str) -> dict[str, Any]:
+    p = cd.probabilities
+    return {
+        "nd": cd.nd, "dt": cd.dt, "dp": cd.dp, "action": simple_action(cd.action),
+        "proper_action": gnubg_wording(cd.action), "available": cd.available, "best": cd.best,
+        "method": method, "money": money, "position_id": pid, "cube": cd.cube,
+        "take_point": cd.take_point, "cube_life": cd.cube_life,
+        "nd_mwc": cd.nd_mwc, "dt_mwc": cd.dt_mwc, "dp_mwc": cd.dp_mwc,
+        "probabilities": {"win": p.win, "win_gammon": p.win_gammon, "win_backgammon": p.win_backgammon,
+                          "lose_gammon": p.lose_gammon, "lose_backgammon": p.lose_backgammon,
+                          "cubeless_equity": p.cubeless_equity()},
+        "gammon_values": {"me_gammon": cd.gammons.me_gammon, "me_backgammon": cd.gammons.me_backgammon,
+                          "opp_gammon": cd.gammons.opp_gammon, "opp_backgammon": cd.gammons.opp_backgammon},
+    }
+
+
+def render_table(d: dict[str, Any]) -> str:
+    """The gnubg-style cube table of one decision (as :func:`_as_json` gives it).
+
+    >>> from analyzer.core.match import MatchState
+    >>> from analyzer.eval.cube import cube_decision
+    >>> cd = cube_decision([0.7, 0.0, 0.0, 0.0, 0.0], MatchState(), 0, cube_life=0.68)
+    >>> print(render_table(_as_json(cd, True, "0-ply", "4HPwATDgc/ABMA")).splitlines()[-3])
+    Proper cube action: Double, take
+    """
+    p = d["probabilities"]
+    unit = "money equity per unit cube" if d["money"] else "EMG"
+    lines = [f"Cube analysis ({d['method']}, {unit})   Position ID: {d['position_id']}   cube {d['cube']}",
+             f"Cubeless equity {p['cubeless_equity']:+.3f}   Win {100 * p['win']:.1f}% "
+             f"(g {100 * p['win_gammon']:.1f}%, bg {100 * p['win_backgammon']:.1f}%)   "
+             f"Lose {100 * (1 - p['win']):.1f}% (g {100 * p['lose_gammon']:.1f}%, "
+             f"bg {100 * p['lose_backgammon']:.1f}%)", ""]
+    if not d["available"]:
+        lines.append(f"No double possible: cubeful equity {d['nd']:+.3f}")
+        return "\n".join(lines)
+    best = d["best"]
+    rows = (("No double", d["nd"], d["nd_mwc"]), ("Double, take", d["dt"], d["dt_mwc"]),
+            ("Double, pass", d["dp"], d["dp_mwc"]))
+    lines.append("Cubeful equities:")
+    for i, (name, v, m) in enumerate(rows, 1):
+        diff = "" if abs(v - best) < 1e-12 else f" ({v - best:+.3f})"
+        mwc = "" if m is None else f"  MWC {100 * m:.2f}%"
+        lines.append(f"{i}. {name:<14}{v:+.3f}{diff}{mwc}")
+    lines.append("")
+    lines.append(f"Proper cube action: {d['proper_action']}")
+    tp = d["take_point"]
+    lines.append("Take point: " + ("-" if tp is None else f"{100 * tp:.1f}%") + f"   cube life {d['cube_life']:.2f}")
+    g = d["gammon_values"]
+    lines.append(f"Gammon values: doubler {g['me_gammon']:.2f} (bg {g['me_backgammon']:.2f}), "
+                 f"taker {g['opp_gammon']:.2f} (bg {g['opp_backgammon']:.2f})")
+    return "\n".join(lines)
+
+
+def run_batch(engine: Engine, lines: Iterable[str], *, ply: int, use_rollout: bool, trials: int,
+              truncate: int | None, seed: int, workers: int) -> Iterator[dict[str, Any]]:
+    """One result dict per non-blank input line, in order (``{"error": ...}`` for a bad one)."""
+    for raw in lines:
+        if not raw.strip():
+            continue
+        try:
+            item = json.loads(raw)
+            if not isinstance(item, dict) or not isinstance(item.get("position"), str):
+                raise ValueError('expected a JSON object with a "position" string')
+            p = item.get("ply", ply)
+            tr = item.get("trials", trials)
+            if not isinstance(p, int) or not isinstance(tr, int) or tr < 1:
+                raise ValueError('"ply" and "trials" must be integers')
+            yield _decide(engine, item["position"], p, bool(item.get("rollout", use_rollout)), tr,
+                          truncate, seed, workers)
+        except (InputError, ValueError) as e:
+            yield {"error": str(e)}
+
+
+@app.command()
+def cube(
+    position: Annotated[str | None, typer.Argument(help="PositionID:MatchID, XGID or Position ID.")] = None,
+    ply: Annotated[int, typer.Option("--ply", "-p", help="Lookahead of the cubeless probabilities.")] = 2,
+    use_rollout: Annotated[bool, typer.Option("--rollout", help="Roll the position out instead.")] = False,
+    trials: Annotated[int, typer.Option("--trials", "-n", help="Rollout trials.")] = 1296,
+    truncate: Annotated[int | None, typer.Option("--truncate", help="Rollout: stop after N plies.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Rollout dice seed.")] = 0,
+    workers: Annotated[int, typer.Option("--workers", "-j", help="Rollout worker processes.")] = 2,
+    batch: Annotated[str | None, typer.Option("--batch", help="JSON lines file of positions ('-': stdin).")] = None,
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="table or json.")] = OutputFormat.table,
+) -> None:
+    """Cube decision of the side on roll: No double / Double, take / Double, pass and the proper action."""
+    from analyzer.eval.engine import Engine
+
+    if (position is None) == (batch is None):
+        fail("give a POSITION or --batch FILE")
+    if trials < 1:
+        fail("--trials must be >= 1")
+    if truncate is not None and truncate < 1:
+        fail("--truncate must be >= 1")
+    try:
+        engine = Engine()
+    except FileNotFoundError as e:
+        fail(f"evaluator weights not found: {e.filename}")
+    if batch is not None:
+        handle: TextIO = sys.stdin if batch == "-" else _open(batch)
+        try:
+            for out in run_batch(engine, handle, ply=ply, use_rollout=use_rollout, trials=trials,
+                                 truncate=truncate, seed=seed, workers=workers):
+                sys.stdout.write(json.dumps(out) + "\n")
+                sys.stdout.flush()
+        finally:
+            if handle is not sys.stdin:
+                handle.close()
+        return
+    assert position is not None
+    try:
+        d = _decide(engine, position, ply, use_rollout, trials, truncate, seed, workers)
+    except (InputError, ValueError) as e:
+        fail(str(e))
+    if fmt is OutputFormat.json:
+        stdout_write(json.dumps(d))
+    else:
+        stdout_write(render_table(d))
+
+
+def _open(path: str) -> TextIO:
+    try:
+        return open(path, encoding="utf-8")  # noqa: SIM115 - closed by the caller
+    except OSError as e:
+        fail(f"cannot read {path}: {e.strerror}")

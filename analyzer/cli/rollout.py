@@ -1,0 +1,101 @@
+"""``bgreview rollout``: roll a position out (before the roll, or each candidate play of a roll)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from analyzer.cli import app
+from analyzer.cli.common import OutputFormat, fail, stdout_write
+from analyzer.core.errors import InputError
+
+if TYPE_CHECKING:
+    from analyzer.eval.rollout import RolloutCandidate, RolloutResult
+
+
+def render_rollout(r: RolloutResult) -> str:
+    """Text table of a rollout: one row per candidate, chances and equities with standard errors."""
+    head = (f"Rollout of {r.position.gnubg_id()}"
+            + (f", dice {r.dice[0]}{r.dice[1]}" if r.dice else ", before the roll")
+            + f": {r.trials} trials" + (" (stopped early)" if r.stopped_early else "")
+            + (f", truncated at {r.truncate} plies" if r.truncate else ", played out")
+            + (", variance reduction" if r.variance_reduction else "") + f", seed {r.seed}")
+    lines = [head, ""]
+    cols = f"{'#':>2} {'play':<22}{'Win':>7}{'W g':>7}{'W bg':>7}{'L g':>7}{'L bg':>7}{'Cubeless':>10}" \
+           f"{'+-SE':>7}{'Cubeful':>9}"
+    lines.append(cols)
+    best = r.candidates[0]
+    for i, c in enumerate(r.candidates, 1):
+        p = c.probabilities
+        cf = "" if c.cubeful_equity is None else f"{c.cubeful_equity:+.3f}"
+        name = c.play if c.play is not None else "(position)"
+        lines.append(f"{i:>2} {name or '(no move)':<22}{100 * p.win:>6.1f}%{100 * p.win_gammon:>6.1f}%"
+                     f"{100 * p.win_backgammon:>6.1f}%{100 * p.lose_gammon:>6.1f}%"
+                     f"{100 * p.lose_backgammon:>6.1f}%{c.equity:>+10.3f}{c.equity_se:>7.3f}{cf:>9}")
+        se = c.probabilities_se
+        lines.append(f"{'':>2} {'  standard errors':<22}" + "".join(f"{100 * s:>6.1f}%" for s in se)
+                     + f"   95% CI [{c.equity_ci[0]:+.3f}, {c.equity_ci[1]:+.3f}]")
+        if i > 1:
+            lines[-2] += f"  ({_value(c) - _value(best):+.3f})"
+    if r.cube is not None:
+        cd = r.cube
+        lines.append("")
+        if cd.available and cd.dt is not None and cd.dp is not None:
+            lines.append(f"Cube: No double {cd.nd:+.3f}   Double, take {cd.dt:+.3f}   Double, pass {cd.dp:+.3f}")
+        else:
+            lines.append(f"Cube: no double possible, cubeful equity {cd.nd:+.3f}")
+        lines.append(f"Proper cube action: {cd.action[:1].upper() + cd.action[1:]}")
+    return "\n".join(lines)
+
+
+def _value(c: RolloutCandidate) -> float:
+    return c.cubeful_equity if c.cubeful_equity is not None else c.equity
+
+
+@app.command("rollout")
+def rollout_cmd(
+    position: Annotated[str, typer.Argument(help="Position: gnubg ID, ID:MatchID, XGID, key or JSON.")],
+    dice: Annotated[str | None, typer.Option("--dice", "-d", help="Roll out the plays of this roll, e.g. 31.")] = None,
+    trials: Annotated[int, typer.Option("--trials", "-n", help="Number of games.")] = 1296,
+    truncate: Annotated[int | None, typer.Option("--truncate", help="Stop each game after N plies.")] = None,
+    cubeful: Annotated[bool, typer.Option("--cubeful/--cubeless", help="Add cube-model equities.")] = True,
+    seed: Annotated[int, typer.Option("--seed", help="Dice seed (same seed, same result).")] = 0,
+    variance_reduction: Annotated[bool, typer.Option("--vr/--no-vr", help="Variance reduction.")] = True,
+    target_se: Annotated[float | None, typer.Option("--target-se", help="Stop once the equity SE is below.")] = None,
+    max_plays: Annotated[int, typer.Option("--plays", help="With --dice: candidates rolled out.")] = 8,
+    workers: Annotated[int, typer.Option("--workers", "-j", help="Worker processes.")] = 2,
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="table or json.")] = OutputFormat.table,
+) -> None:
+    """Roll a position out at 0-ply: chances and equity with standard errors (and the cube decision)."""
+    from analyzer.core.ids import parse_position_spec
+    from analyzer.core.match import MatchState
+    from analyzer.eval.engine import Engine
+    from analyzer.eval.rollout import rollout
+    from analyzer.rules.listing import parse_dice_text
+
+    if trials < 1:
+        fail("--trials must be >= 1")
+    if truncate is not None and truncate < 1:
+        fail("--truncate must be >= 1")
+    try:
+        spec = parse_position_spec(position)
+        roll = parse_dice_text(dice) if dice is not None else spec.dice
+    except InputError as e:
+        fail(str(e))
+    if spec.position.variant != "standard":
+        fail(f"rollouts are for standard backgammon (got {spec.position.variant})")
+    try:
+        engine = Engine()
+    except FileNotFoundError as e:
+        fail(f"evaluator weights not found: {e.filename}")
+    state = spec.match if spec.match is not None else MatchState()
+    result = rollout(engine, spec.position, dice=roll, trials=trials, truncate=truncate, cubeful=cubeful,
+                     match=state, player=spec.on_roll or 0, seed=seed, variance_reduction=variance_reduction,
+                     target_se=target_se, workers=workers, max_plays=max_plays)
+    if fmt is OutputFormat.json:
+        out: dict[str, Any] = result.as_dict()
+        stdout_write(json.dumps(out))
+    else:
+        stdout_write(render_rollout(result))

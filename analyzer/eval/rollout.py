@@ -1,0 +1,403 @@
+"""Rollouts: play a position out many times at 0-ply and average the results.
+
+:func:`rollout` plays ``trials`` games from a position *before the roll* (``dice=None``) or, with
+``dice``, from the result of each candidate play of that roll (every candidate gets the *same*
+dice sequences, so their differences are measured with far less noise than their values).
+Each play is the best 0-ply play; games stop at the end, at a bear-off database position, or
+after ``truncate`` plies (then the 0-ply evaluation). See :mod:`analyzer.eval._rollout_kernel`.
+
+* **Variance reduction** (on by default): the luck of every roll (the 0-ply value after the best
+  play of the roll thrown minus the mean over all 21 rolls) is subtracted from each trial, per
+  outcome -- gnubg's scheme. It costs about 21 times the move generation per ply but shrinks the
+  standard error several times over.
+* **Quasi-random dice**: the first roll of the rollout is stratified over every 36 trials and the
+  first two rolls over every 1,296 (each pair once); later rolls come from a generator seeded by
+  (``seed``, trial index). A trial therefore depends on ``seed`` and its index only, and results
+  are combined in trial order: the same ``seed`` gives the same result bit for bit, with any
+  number of ``workers``.
+* **Cubeful values**: the cubeless means converted with the cube model of
+  :mod:`analyzer.eval.cube` (Janowski's cube life; match play through the MET).
+* ``target_se``: stop early, after at least ``min_trials``, once the standard error of the
+  cubeless equity is below it (checked every :data:`ROUND` trials).
+
+>>> from analyzer.core.position import Position
+>>> from analyzer.eval.engine import Engine
+>>> r = rollout(Engine(), Position.from_points({1: 2}, {22: 1, 23: 1}), trials=72, workers=1)
+>>> r.trials, r.probabilities.win == 1.0, r.equity_se
+(72, True, 0.0)
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+from analyzer.core.match import MatchState
+from analyzer.core.position import Position
+from analyzer.eval import _rollout_kernel as K
+from analyzer.eval.cube import CubeDecision, GameProbabilities, cube_decision, cube_life_of, cubeful_value
+from analyzer.eval.engine import Engine
+from analyzer.eval.met import MatchEquityTable, met_by_name, mwc_to_emg
+from analyzer.eval.probabilities import Probabilities
+from analyzer.rules.kernel import Workspace
+
+ROUND = 324
+"""Trials per round: the early-stop test and the progress callback run between rounds."""
+CHUNK = 36
+"""Trials per task sent to a worker process."""
+Z95 = 1.959963984540054
+ProgressFn = Callable[[int, int], None]
+"""``progress(trials done, trials planned)``."""
+
+_OUTCOME_POINTS = np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
+
+
+# ------------------------------------------------------------------------------ dice
+def _mix(seed: int, index: int) -> int:
+    """A 32-bit seed for trial ``index`` (splitmix64 of seed and index)."""
+    z = (seed * 0x9E3779B97F4A7C15 + index * 0xBF58476D1CE4E5B9 + 0x94D049BB133111EB) & (2**64 - 1)
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
+    return (z ^ (z >> 31)) & 0xFFFFFFFF
+
+
+def trial_dice(seed: int, start: int, count: int) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """First roll, second roll (indices 0..35: ``6 * (die1 - 1) + die2 - 1``) and generator seed
+    of trials ``start .. start + count - 1``.
+
+    Within every block of 1,296 trials (0..1295, 1296..2591, ...) the first roll runs through a
+    permutation of the 36 rolls every 36 trials and each (first, second) pair occurs once.
+
+    >>> r1, r2, s = trial_dice(7, 0, 1296)
+    >>> sorted(set(np.bincount(r1[:36]).tolist())), len(set(zip(r1.tolist(), r2.tolist())))
+    ([1], 1296)
+    >>> bool((trial_dice(7, 100, 5)[2] == s[100:105]).all())
+    True
+    """
+    r1 = np.zeros(count, np.int64)
+    r2 = np.zeros(count, np.int64)
+    seeds = np.zeros(count, np.int64)
+    perms: dict[int, tuple[NDArray[np.int64], NDArray[np.int64]]] = {}
+    for j in range(count):
+        i = start + j
+        blk, a, b = i // 1296, i % 36, (i // 36) % 36
+        if blk not in perms:
+            rng = np.random.default_rng([seed & 0xFFFFFFFF, seed >> 32 & 0xFFFFFFFF, blk])
+            p1 = rng.permutation(36).astype(np.int64)
+            p2 = np.stack([rng.permutation(36) for _ in range(36)]).astype(np.int64)
+            perms[blk] = (p1, p2)
+        p1, p2 = perms[blk]
+        r1[j] = p1[a]
+        r2[j] = p2[a, b]
+        seeds[j] = _mix(seed, i)
+    return r1, r2, seeds
+
+
+# ------------------------------------------------------------------------------ results
+@dataclass(frozen=True, slots=True)
+class RolloutCandidate:
+    """The rollout of one start: a play's result (``play`` its text) or the position itself
+    (``play`` None). Values are for the *reference* side: the side on roll in the rolled-out
+    position (who made ``play`` when dice were given).
+
+    ``probabilities`` are the mean cubeless chances, ``probabilities_se`` the standard errors of
+    (win, win gammon, win backgammon, lose gammon, lose backgammon); ``equity`` the mean cubeless
+    equity with ``equity_se`` and the 95% interval ``equity_ci``. ``cubeful_equity`` is the
+    cube model's value of the means (money: per unit cube; match: EMG), not doubling now;
+    ``None`` for cubeless rollouts. ``mean_plies`` is the average game length played.
+    """
+
+    play: str | None
+    result: Position
+    probabilities: Probabilities
+    probabilities_se: tuple[float, float, float, float, float]
+    equity: float
+    equity_se: float
+    equity_ci: tuple[float, float]
+    cubeful_equity: float | None
+    mean_plies: float
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain values for JSON."""
+        d: dict[str, Any] = {"play": self.play, "position_id": self.result.gnubg_id()}
+        d.update(self.probabilities.as_dict())
+        names = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+        d.update({f"{n}_se": v for n, v in zip(names, self.probabilities_se, strict=True)})
+        d.update({"equity_se": self.equity_se, "equity_ci": list(self.equity_ci),
+                  "cubeful_equity": self.cubeful_equity, "mean_plies": self.mean_plies})
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class RolloutResult:
+    """What :func:`rollout` returns.
+
+    ``candidates`` holds one entry without dice (the position) or one per rolled-out play, best
+    first (by cubeful equity when cubeful, else cubeless). ``cube`` is the cube decision from the
+    rolled-out probabilities (dice ``None`` and cubeful only). ``trials`` is the number played
+    (fewer than asked when ``stopped_early``).
+    """
+
+    position: Position
+    dice: tuple[int, int] | None
+    candidates: tuple[RolloutCandidate, ...]
+    cube: CubeDecision | None
+    trials: int
+    trials_requested: int
+    stopped_early: bool
+    seed: int
+    truncate: int | None
+    variance_reduction: bool
+    cubeful: bool
+
+    @property
+    def best(self) -> RolloutCandidate:
+        return self.candidates[0]
+
+    @property
+    def probabilities(self) -> Probabilities:
+        """Mean probabilities of the best (or only) candidate."""
+        return self.best.probabilities
+
+    @property
+    def equity(self) -> float:
+        return self.best.equity
+
+    @property
+    def equity_se(self) -> float:
+        return self.best.equity_se
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain values for JSON."""
+        d: dict[str, Any] = {
+            "position_id": self.position.gnubg_id(), "dice": None if self.dice is None else list(self.dice),
+            "trials": self.trials, "trials_requested": self.trials_requested,
+            "stopped_early": self.stopped_early, "seed": self.seed, "truncate": self.truncate,
+            "variance_reduction": self.variance_reduction, "cubeful": self.cubeful,
+            "candidates": [c.as_dict() for c in self.candidates],
+        }
+        if self.cube is not None:
+            c = self.cube
+            d["cube"] = {"nd": c.nd, "dt": c.dt, "dp": c.dp, "action": c.action,
+                         "take_point": c.take_point, "cube_life": c.cube_life}
+        return d
+
+
+# ------------------------------------------------------------------------------ workers
+_STATE: dict[str, Any] = {}
+
+
+def _init_worker(W: tuple[NDArray[np.float32], ...], use_db: bool) -> None:
+    if use_db:
+        from analyzer.eval.bearoff import BearoffDB
+
+        one = BearoffDB.one_sided()
+        two = BearoffDB.two_sided()
+        db: tuple[Any, Any, Any] = (one.dist, one.first, two.win)
+    else:
+        z = np.zeros((1, 1), np.float32)
+        db = (z, z, z)
+    _STATE.update(W=W, use_db=use_db, db=db, ws=Workspace(8192))
+
+
+def _run_chunk(task: tuple[NDArray[np.int8], int, int, int, int, int, bool]) -> tuple[NDArray[np.float64],
+                                                                                     NDArray[np.int64]]:
+    starts, side0, seed, first, count, truncate, vr = task
+    r1, r2, seeds = trial_dice(seed, first, count)
+    out = np.zeros((count, starts.shape[0], 6), np.float64)
+    plies = np.zeros((count, starts.shape[0]), np.int64)
+    ws: Workspace = _STATE["ws"]
+    while True:
+        rc = cast(Any, K.run_trials)(starts, side0, r1, r2, seeds, truncate, vr, _STATE["W"], _STATE["use_db"],
+                                     *_STATE["db"], *ws.args(), out, plies)
+        if rc >= 0:
+            return out, plies
+        ws.resize(ws.capacity * 4)
+        _STATE["ws"] = ws
+
+
+def _pool_context() -> Any:
+    # fork is cheap (compiled kernels are inherited) and safe here: the workers run no threaded
+    # numba code. Elsewhere fall back to spawn.
+    if sys.platform.startswith("linux"):
+        return mp.get_context("fork")
+    return mp.get_context("spawn")
+
+
+# ------------------------------------------------------------------------------ statistics
+def _summaries(x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per-candidate means and standard errors of (5 probabilities, equity) from trial results
+    ``x`` (n x k x 6)."""
+    n, k = x.shape[0], x.shape[1]
+    mean = np.zeros((k, 6))
+    se = np.zeros((k, 6))
+    for j in range(k):  # one candidate at a time: its numbers never depend on the others
+        c = np.ascontiguousarray(x[:, j, :])
+        five = (c[:, 0] + c[:, 1] + c[:, 2], c[:, 1] + c[:, 2], c[:, 2], c[:, 4] + c[:, 5], c[:, 5],
+                c @ _OUTCOME_POINTS)
+        for i, v in enumerate(five):
+            v = np.ascontiguousarray(v)
+            mean[j, i] = v.mean()
+            se[j, i] = v.std(ddof=1) / math.sqrt(n) if n > 1 else 0.0
+    return mean, se
+
+
+def _probabilities(m: NDArray[np.float64]) -> Probabilities:
+    return Probabilities(float(m[0]), float(m[1]), float(m[2]), float(m[3]), float(m[4]))
+
+
+# ------------------------------------------------------------------------------ API
+def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = None, trials: int = 1296,
+            truncate: int | None = None, cubeful: bool = True, match: MatchState | None = None,
+            player: int = 0, seed: int = 0, variance_reduction: bool = True, min_trials: int = 144,
+            target_se: float | None = None, workers: int = 2, max_plays: int = 8,
+            threshold: float = 0.16, plays: Sequence[str] | None = None,
+            met: MatchEquityTable | None = None, progress: ProgressFn | None = None) -> RolloutResult:
+    """Roll ``pos`` out (see the module docstring).
+
+    ``pos`` is seen from the side on roll, ``player`` (0/1) in ``match`` (default: money, cube
+    centred). With ``dice`` the candidates are the plays of that roll kept by a 0-ply filter (at
+    most ``max_plays`` within ``threshold`` of the best) or the plays named in ``plays``.
+    ``truncate`` = N stops each trial after N plies (None: play to the end or the bear-off
+    databases). ``workers`` > 1 spreads the trials over a process pool.
+
+    >>> from analyzer.eval.engine import Engine
+    >>> eng = Engine()
+    >>> r = rollout(eng, Position.start(), dice=(3, 1), trials=36, truncate=2, workers=1, max_plays=2)
+    >>> r.candidates[0].play, len(r.candidates), r.cube is None
+    ('8/5 6/5', 2, True)
+    """
+    if pos.variant != "standard":
+        raise ValueError(f"rollouts handle standard positions, not {pos.variant}")
+    if trials < 1:
+        raise ValueError("trials must be >= 1")
+    if truncate is not None and truncate < 1:
+        raise ValueError("truncate must be >= 1 (or None)")
+    state = match if match is not None else MatchState()
+    table = None if state.is_money else (met if met is not None else met_by_name())
+    if dice is None:
+        labels: list[str | None] = [None]
+        results = [pos]
+        starts = np.frombuffer(pos.board, np.int8)[None, :].copy()
+        side0 = 0
+    else:
+        ranked = engine.rank_plays(pos, dice, 0)
+        if plays is not None:
+            wanted = {p.replace(" ", "") for p in plays}
+            chosen = [r for r in ranked if r.play.replace(" ", "") in wanted]
+            if len(chosen) != len(wanted):
+                raise ValueError(f"not all of the plays {list(plays)!r} are legal with {dice}")
+        else:
+            best = ranked[0].equity
+            chosen = [r for r in ranked[:max(1, max_plays)] if r.equity >= best - threshold]
+        labels = [r.play for r in chosen]
+        results = [r.result for r in chosen]
+        starts = np.stack([np.frombuffer(r.result.flip().board, np.int8) for r in chosen])
+        side0 = 1
+    trunc = 0 if truncate is None else int(truncate)
+    W = engine.nets.kernel_args()
+    chunks_out: list[NDArray[np.float64]] = []
+    plies_out: list[NDArray[np.int64]] = []
+    done = 0
+    stopped = False
+    executor: ProcessPoolExecutor | None = None
+    try:
+        if workers > 1 and trials > CHUNK:
+            executor = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
+                                           initializer=_init_worker, initargs=(W, engine.use_bearoff))
+        else:
+            _init_worker(W, engine.use_bearoff)
+        while done < trials:
+            n = min(ROUND, trials - done)
+            tasks = [(starts, side0, seed, done + j, min(CHUNK, n - j), trunc, variance_reduction)
+                     for j in range(0, n, CHUNK)]
+            outs = list(executor.map(_run_chunk, tasks)) if executor is not None else [_run_chunk(t) for t in tasks]
+            for o, p in outs:
+                chunks_out.append(o)
+                plies_out.append(p)
+            done += n
+            if progress is not None:
+                progress(done, trials)
+            if target_se is not None and done >= min_trials and done < trials:
+                _, se = _summaries(np.concatenate(chunks_out))
+                if float(se[:, 5].max()) < target_se:
+                    stopped = True
+                    break
+    finally:
+        if executor is not None:
+            executor.shutdown()
+    x = np.concatenate(chunks_out)
+    mean, se = _summaries(x)
+    allp = np.concatenate(plies_out)
+    mean_plies = [float(np.ascontiguousarray(allp[:, j]).mean()) for j in range(allp.shape[1])]
+    cands: list[RolloutCandidate] = []
+    for k in range(len(results)):
+        m, s = mean[k], se[k]
+        probs = _probabilities(m)
+        eq = float(m[5])
+        cf: float | None = None
+        if cubeful:
+            cf = _cubeful(pos if dice is None else results[k], probs, state, player, dice is None, table)
+        cands.append(RolloutCandidate(labels[k], results[k], probs, (float(s[0]), float(s[1]), float(s[2]),
+                                                                        float(s[3]), float(s[4])),
+                                      eq, float(s[5]), (eq - Z95 * float(s[5]), eq + Z95 * float(s[5])), cf,
+                                      float(mean_plies[k])))
+    if dice is not None:
+        cands.sort(key=lambda c: -(c.cubeful_equity if c.cubeful_equity is not None else c.equity))
+    cube = None
+    if cubeful and dice is None:
+        gp = GameProbabilities.of(cands[0].probabilities, clamp=True)
+        cube = cube_decision(gp, state, player, cube_life=cube_life_of(pos), met=table)
+    return RolloutResult(pos, dice, tuple(cands), cube, done, trials, stopped, seed, truncate,
+                         variance_reduction, cubeful)
+
+
+def _cubeful(where: Position, probs: Probabilities, state: MatchState, player: int, before_roll: bool,
+             table: MatchEquityTable | None) -> float:
+    """Cube-model value for ``player`` of rolled-out ``probs``: before the roll in ``where`` (not
+    doubling), or after his play (``where`` is its result, the opponent on roll next)."""
+    gp = GameProbabilities.of(probs, clamp=True)
+    if before_roll:
+        v = cubeful_value(gp, state, player, cube_life=cube_life_of(where), met=table)
+        return v / state.cube if table is None else mwc_to_emg(table, state, player, v)
+    opp = 1 - player
+    v = cubeful_value(gp.flip(), state, opp, cube_life=cube_life_of(where.flip()), met=table)
+    if table is None:
+        return -v / state.cube
+    return mwc_to_emg(table, state, player, 1.0 - v)
+
+
+def rollout_engine(engine: Engine, pos: Position, **options: Any) -> RolloutResult:
+    """``engine``'s rollout of ``pos``: :func:`rollout` with the same keyword options (the
+    method-style entry point; the evaluator class itself stays free of rollout code).
+
+    >>> from analyzer.eval.engine import Engine
+    >>> r = rollout_engine(Engine(), Position.start(), trials=36, truncate=1, workers=1)
+    >>> r.trials, r.cube is not None
+    (36, True)
+    """
+    return rollout(engine, pos, **options)
+
+
+def rollout_cube(engine: Engine, pos: Position, state: MatchState, player: int, *, trials: int = 1296,
+                 truncate: int | None = None, seed: int = 0, workers: int = 2,
+                 met: MatchEquityTable | None = None, progress: ProgressFn | None = None) -> CubeDecision:
+    """Cube decision of ``player`` on roll in ``pos`` from rolled-out cubeless probabilities.
+
+    >>> from analyzer.eval.engine import Engine
+    >>> d = rollout_cube(Engine(), Position.start(), MatchState(), 0, trials=36, truncate=1, workers=1)
+    >>> d.action
+    'no double, take'
+    """
+    r = rollout(engine, pos, trials=trials, truncate=truncate, cubeful=True, match=state, player=player,
+                seed=seed, workers=workers, met=met, progress=progress)
+    assert r.cube is not None
+    return r.cube

@@ -1,0 +1,173 @@
+"""Rollouts: reproducibility, stratified dice, variance reduction, truncation, cube conversions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analyzer.core.match import MatchState
+from analyzer.core.position import Position
+from analyzer.eval.cube import analyze_cube
+from analyzer.eval.engine import Engine
+from analyzer.eval.rollout import RolloutResult, rollout, rollout_cube, rollout_engine, trial_dice
+
+START = Position.start()
+# a closed board, 3 checkers still out, one opponent checker on the bar and most of his army back
+CLOSED_OUT = Position.from_points({6: 2, 5: 2, 4: 2, 3: 2, 2: 2, 1: 2, 8: 3}, {13: 3, 17: 3, 19: 4, 20: 4},
+                                  opponent_bar=1)
+# a pure race, 101 against 109 pips (8% ahead)
+RACE_8PCT = Position.from_points({6: 3, 5: 3, 4: 3, 8: 2, 9: 2, 11: 2},
+                                 {19: 3, 20: 3, 21: 2, 17: 2, 16: 2, 14: 2, 13: 1})
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine()
+
+
+def _numbers(r: RolloutResult) -> list[float]:
+    out: list[float] = []
+    for c in r.candidates:
+        out += [c.equity, c.equity_se, *c.probabilities_se, c.probabilities.win, c.probabilities.win_gammon,
+                c.probabilities.lose_gammon, c.mean_plies]
+    return out
+
+
+def test_positions_have_the_intended_pips() -> None:
+    assert RACE_8PCT.pips() == (101, 109)
+    CLOSED_OUT.validate()
+    RACE_8PCT.validate()
+
+
+def test_trial_dice_are_stratified_and_depend_on_seed_and_index_only() -> None:
+    r1, r2, s = trial_dice(3, 0, 2592)
+    for k in range(0, 2592, 36):
+        assert sorted(r1[k:k + 36].tolist()) == list(range(36))
+    for blk in (0, 1296):
+        pairs = set(zip(r1[blk:blk + 1296].tolist(), r2[blk:blk + 1296].tolist(), strict=True))
+        assert len(pairs) == 1296
+    a1, a2, sa = trial_dice(3, 1000, 400)
+    assert (a1 == r1[1000:1400]).all() and (a2 == r2[1000:1400]).all() and (sa == s[1000:1400]).all()
+    assert not (trial_dice(4, 0, 36)[0] == r1[:36]).all() or not (trial_dice(4, 0, 36)[2] == s[:36]).all()
+
+
+def test_same_seed_same_result_bit_for_bit_with_one_or_two_workers(engine: Engine) -> None:
+    kw = {"trials": 80, "truncate": 3, "seed": 11, "cubeful": True}
+    a = rollout(engine, START, workers=1, **kw)  # type: ignore[arg-type]
+    b = rollout(engine, START, workers=1, **kw)  # type: ignore[arg-type]
+    c = rollout(engine, START, workers=2, **kw)  # type: ignore[arg-type]
+    assert _numbers(a) == _numbers(b) == _numbers(c)
+    assert a.as_dict() == c.as_dict()
+    d = rollout(engine, START, workers=1, trials=80, truncate=3, seed=12)
+    assert _numbers(d) != _numbers(a)
+
+
+def test_variance_reduction_shrinks_the_standard_error(engine: Engine) -> None:
+    kw = {"trials": 72, "truncate": 4, "seed": 2, "workers": 1, "cubeful": False}
+    plain = rollout(engine, START, variance_reduction=False, **kw)  # type: ignore[arg-type]
+    reduced = rollout(engine, START, variance_reduction=True, **kw)  # type: ignore[arg-type]
+    assert reduced.equity_se < 0.5 * plain.equity_se
+    assert abs(reduced.equity - plain.equity) < 3 * plain.equity_se
+
+
+def test_opening_position_cubeless_equity_is_small_and_positive(engine: Engine) -> None:
+    r = rollout(engine, START, trials=108, truncate=6, seed=1, workers=1, cubeful=False)
+    assert -0.02 < r.equity < 0.2
+    assert 0.45 < r.probabilities.win < 0.6
+    lo, hi = r.best.equity_ci
+    assert lo < r.equity < hi and hi - lo < 0.1
+
+
+@pytest.mark.slow
+def test_opening_position_full_rollout(engine: Engine) -> None:
+    r = rollout(engine, START, trials=1296, seed=1, workers=2, cubeful=False, variance_reduction=False)
+    assert r.best.mean_plies > 30
+    assert -0.05 < r.equity < 0.2
+    assert r.equity_se < 0.05
+
+
+def test_game_over_and_bearoff_positions_are_exact(engine: Engine) -> None:
+    # the side on roll bears off its last two checkers with any roll
+    r = rollout(engine, Position.from_points({1: 2}, {22: 1, 23: 1}), trials=40, workers=1)
+    assert r.probabilities.win == 1.0 and r.equity_se == 0.0 and r.best.mean_plies == 0.0
+    assert r.cube is not None and r.cube.nd == pytest.approx(1.0) and r.cube.dp == 1.0
+
+
+def test_target_se_stops_early_after_min_trials(engine: Engine) -> None:
+    pos = Position.from_points({1: 2}, {22: 1, 23: 1})
+    r = rollout(engine, pos, trials=5000, target_se=0.01, min_trials=100, workers=1)
+    assert r.stopped_early and r.trials < 5000 and r.trials >= 100 and r.trials_requested == 5000
+
+
+def test_candidates_share_the_dice(engine: Engine) -> None:
+    both = rollout(engine, START, dice=(3, 1), trials=36, truncate=2, workers=1, max_plays=2, cubeful=False)
+    assert [c.play for c in both.candidates] == ["8/5 6/5", both.candidates[1].play]
+    alone = rollout(engine, START, dice=(3, 1), trials=36, truncate=2, workers=1, cubeful=False,
+                    plays=[both.candidates[1].play or ""])
+    assert alone.candidates[0].equity == both.candidates[1].equity
+    assert alone.candidates[0].equity_se == both.candidates[1].equity_se
+    # rolled-out values are the mover's: after 8/5 6/5 he stands better than before rolling
+    assert both.candidates[0].equity > engine.evaluate(START).equity - 0.05
+
+
+def test_truncate_one_ply_with_variance_reduction_is_the_one_ply_value(engine: Engine) -> None:
+    # after one ply the 0-ply value of the position reached minus the luck of the roll: every trial
+    # gives the mean over the 21 rolls, which is the 1-ply evaluation
+    r = rollout(engine, START, trials=36, truncate=1, workers=1, cubeful=False)
+    one = engine.evaluate(START, 1)
+    assert r.equity_se < 1e-5
+    # (the engine's n-ply search may prune candidate plays; the rollout looks at every play)
+    assert r.equity == pytest.approx(one.equity, abs=2e-3)
+    assert r.probabilities.win == pytest.approx(one.win, abs=2e-3)
+
+
+def test_cubeful_conversion_and_engine_entry_point(engine: Engine) -> None:
+    state = MatchState(length=7, score=(2, 4))
+    r = rollout_engine(engine, START, trials=36, truncate=2, workers=1, match=state, player=1)
+    assert r.cube is not None and r.cube.nd_mwc is not None
+    assert r.best.cubeful_equity == pytest.approx(r.cube.nd)
+    d = rollout_cube(engine, START, MatchState(), 0, trials=36, truncate=2, workers=1)
+    assert d.action == "no double, take"
+
+
+def test_rolled_out_plays_get_cubeful_equities_for_the_mover(engine: Engine) -> None:
+    r = rollout(engine, START, dice=(6, 5), trials=36, truncate=2, workers=1, max_plays=2)
+    values = [c.cubeful_equity for c in r.candidates]
+    assert all(v is not None for v in values)
+    assert values == sorted(values, reverse=True)  # type: ignore[type-var]
+    assert r.candidates[0].play == "24/13"
+
+
+def test_cube_closed_out_checker_on_the_bar_is_too_good(engine: Engine) -> None:
+    d = analyze_cube(CLOSED_OUT, MatchState(), 0, lambda p: engine.evaluate(p, 2))
+    assert d.action.startswith("too good")
+    assert d.nd > 1.0
+
+
+def test_cube_race_eight_percent_ahead_is_double_take(engine: Engine) -> None:
+    for ply in (0, 1, 2):
+        d = analyze_cube(RACE_8PCT, MatchState(), 0, lambda p, k=ply: engine.evaluate(p, k))  # type: ignore[misc]
+        assert d.action == "double, take", ply
+
+
+def test_rollout_cube_decisions_of_the_textbook_positions(engine: Engine) -> None:
+    d = rollout_cube(engine, RACE_8PCT, MatchState(), 0, trials=72, truncate=4, workers=1)
+    assert d.action == "double, take"
+    d = rollout_cube(engine, CLOSED_OUT, MatchState(), 0, trials=72, truncate=4, workers=1)
+    assert d.action.startswith("too good")
+
+
+def test_bad_arguments(engine: Engine) -> None:
+    with pytest.raises(ValueError):
+        rollout(engine, START, trials=0)
+    with pytest.raises(ValueError):
+        rollout(engine, START, truncate=0)
+    with pytest.raises(ValueError):
+        rollout(engine, START, dice=(3, 1), plays=["24/1"], trials=1, workers=1)
+    with pytest.raises(ValueError):
+        rollout(engine, Position.start("dutch"), trials=1)
+
+
+def test_results_are_finite(engine: Engine) -> None:
+    r = rollout(engine, RACE_8PCT, trials=36, truncate=3, workers=1)
+    assert np.isfinite(_numbers(r)).all()
