@@ -156,6 +156,7 @@ def test_ranks_obvious_plays(engine: Engine) -> None:
 @pytest.mark.skipif(not DEFAULT_NETS.exists(), reason="shipped nets missing")
 def test_plied_evaluation_is_consistent(engine: Engine) -> None:
     pos = Position.from_notation("P 24:2 13:4 8:3 6:4 5:2 | O 19:4 17:3 12:4 1:2 3:2")
+    engine = Engine(engine.nets, prune=False)  # exact expectimax, no pruning net
     e0 = engine.evaluate(pos, 0).equity
     e1 = engine.evaluate(pos, 1).equity
     assert abs(e0 - e1) < 0.4
@@ -168,3 +169,13 @@ def test_plied_evaluation_is_consistent(engine: Engine) -> None:
                        for r in rules.legal_results(pos, (a, b)))
             tot += (1 if a == b else 2) * best
     assert e1 == pytest.approx(tot / 36, abs=1e-4)
+
+
+@pytest.mark.skipif(not DEFAULT_NETS.exists(), reason="shipped nets missing")
+def test_pruning_keeps_plied_values_close(engine: Engine) -> None:
+    pos = Position.from_notation("P 24:2 13:4 8:3 6:4 5:2 | O 19:4 17:3 12:4 1:2 3:2")
+    if engine.nets.prune is None:
+        pytest.skip("shipped nets have no pruning net")
+    full = Engine(engine.nets, prune=False)
+    assert abs(full.evaluate(pos, 1).equity - engine.evaluate(pos, 1).equity) < 0.03
+    assert full.rank_plays(pos, (6, 2), 1)[0].play == engine.rank_plays(pos, (6, 2), 1)[0].play

@@ -33,7 +33,7 @@ from analyzer.core.position import Position
 from analyzer.eval import features as F
 from analyzer.eval import jitcache
 from analyzer.eval.bearoff import bearoff_class, race_probs_board, two_sided_win_board
-from analyzer.eval.net import NOUT, NetSet, equity6, eval_board, swap_outcomes
+from analyzer.eval.net import NOUT, NetSet, equity6, eval_board, forward_one, swap_outcomes
 from analyzer.eval.probabilities import Probabilities
 from analyzer.rules.kernel import flip_into, generate
 from analyzer.rules.standard import Standard
@@ -42,6 +42,7 @@ DEFAULT_NETS = Path(__file__).resolve().parents[2] / "data" / "nets" / "standard
 MAX_PLY = 3
 LEVELS = MAX_PLY + 1
 CAPACITY = 16384
+PRUNE_KEEP = 5
 
 jitcache.refresh()
 
@@ -72,8 +73,18 @@ class RankedPlay:
 
 # ---------------------------------------------------------------------------------- kernels
 @njit(cache=True)
-def eval0(b: np.ndarray, W: tuple, use_db: bool, dist: np.ndarray, first: np.ndarray,  # type: ignore[type-arg]
-          win2: np.ndarray, xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, out: np.ndarray) -> None:
+def eval0(
+    b: np.ndarray,
+    W: tuple[Any, ...],
+    use_db: bool,
+    dist: np.ndarray,
+    first: np.ndarray,
+    win2: np.ndarray,
+    xc: np.ndarray,
+    xr: np.ndarray,
+    hid: np.ndarray,
+    out: np.ndarray,
+) -> None:
     """0-ply outcome distribution of board ``b`` for its side on roll."""
     if use_db and F.classify(b) == F.CLASS_RACE:
         k = bearoff_class(b)
@@ -98,23 +109,87 @@ def eval0(b: np.ndarray, W: tuple, use_db: bool, dist: np.ndarray, first: np.nda
 
 
 @njit(cache=True)
-def _best_reply(b: np.ndarray, d1: int, d2: int, lv: int, W: tuple, use_db: bool,  # type: ignore[type-arg]
-                dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
-                pool: np.ndarray, phash: np.ndarray, parent: np.ndarray, hfrom: np.ndarray, hto: np.ndarray,
-                hhit: np.ndarray, ptag: np.ndarray, pterm: np.ndarray, table: np.ndarray,
-                tstamp: np.ndarray, stampbox: np.ndarray, results: np.ndarray,
-                xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, tmp: np.ndarray, pa: np.ndarray,
-                pb: np.ndarray, bestp: np.ndarray) -> int:
+def _best_reply(
+    b: np.ndarray,
+    d1: int,
+    d2: int,
+    lv: int,
+    W: tuple[Any, ...],
+    use_db: bool,
+    P: tuple[Any, ...],
+    use_prune: bool,
+    dist: np.ndarray,
+    first: np.ndarray,
+    win2: np.ndarray,
+    pool: np.ndarray,
+    phash: np.ndarray,
+    parent: np.ndarray,
+    hfrom: np.ndarray,
+    hto: np.ndarray,
+    hhit: np.ndarray,
+    ptag: np.ndarray,
+    pterm: np.ndarray,
+    table: np.ndarray,
+    tstamp: np.ndarray,
+    stampbox: np.ndarray,
+    results: np.ndarray,
+    xc: np.ndarray,
+    xr: np.ndarray,
+    hid: np.ndarray,
+    tmp: np.ndarray,
+    pa: np.ndarray,
+    pb: np.ndarray,
+    bestp: np.ndarray,
+) -> int:
     """The 0-ply best play of roll (d1, d2) from ``b`` using the level-``lv`` buffers: returns its
     pool row (-1 on overflow) and leaves its distribution (mover's side) in ``bestp``."""
-    n = generate(b, d1, d2, VAR_STANDARD, 0, pool[lv], phash[lv], parent[lv], hfrom[lv], hto[lv],
-                 hhit[lv], ptag[lv], pterm[lv], table[lv], tstamp[lv], stampbox[lv], results[lv])
+    n = generate(
+        b,
+        d1,
+        d2,
+        VAR_STANDARD,
+        0,
+        pool[lv],
+        phash[lv],
+        parent[lv],
+        hfrom[lv],
+        hto[lv],
+        hhit[lv],
+        ptag[lv],
+        pterm[lv],
+        table[lv],
+        tstamp[lv],
+        stampbox[lv],
+        results[lv],
+    )
     if n < 0:
         return -1
+    nk = n
+    keep = np.empty(n, np.int64)
+    for k in range(n):
+        keep[k] = k
+    if use_prune and n > PRUNE_KEEP and F.classify(b) != F.CLASS_RACE:
+        # rank the plays with the cheap pruning net, evaluate only the best PRUNE_KEEP fully
+        xp = np.zeros(F.N_RAW, np.float32)
+        hp = np.zeros(P[0].shape[1], np.float32)
+        score = np.empty(n, np.float64)
+        for k in range(n):
+            cand = pool[lv, results[lv, k]]
+            if cand[26] >= 15:
+                score[k] = 1e9
+            else:
+                flip_into(cand, tmp)
+                F.encode_raw(tmp, xp)
+                forward_one(xp, P[0], P[1], P[2], P[3], hp, pa)
+                score[k] = -equity6(pa)
+        order = np.argsort(-score)
+        for k in range(PRUNE_KEEP):
+            keep[k] = order[k]
+        nk = PRUNE_KEEP
     best = -1e30
     best_row = int(results[lv, 0])
-    for k in range(n):
-        row = results[lv, k]
+    for kk in range(nk):
+        row = results[lv, keep[kk]]
         cand = pool[lv, row]
         if cand[26] >= 15:
             o = F.game_over_outcome(cand)
@@ -135,12 +210,33 @@ def _best_reply(b: np.ndarray, d1: int, d2: int, lv: int, W: tuple, use_db: bool
 
 
 @njit(cache=True)
-def _ply1(b: np.ndarray, lv: int, W: tuple, use_db: bool,  # type: ignore[type-arg]
-          dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
-          pool: np.ndarray, phash: np.ndarray, parent: np.ndarray, hfrom: np.ndarray, hto: np.ndarray,
-          hhit: np.ndarray, ptag: np.ndarray, pterm: np.ndarray, table: np.ndarray,
-          tstamp: np.ndarray, stampbox: np.ndarray, results: np.ndarray,
-          xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, out: np.ndarray) -> int:
+def _ply1(
+    b: np.ndarray,
+    lv: int,
+    W: tuple[Any, ...],
+    use_db: bool,
+    P: tuple[Any, ...],
+    use_prune: bool,
+    dist: np.ndarray,
+    first: np.ndarray,
+    win2: np.ndarray,
+    pool: np.ndarray,
+    phash: np.ndarray,
+    parent: np.ndarray,
+    hfrom: np.ndarray,
+    hto: np.ndarray,
+    hhit: np.ndarray,
+    ptag: np.ndarray,
+    pterm: np.ndarray,
+    table: np.ndarray,
+    tstamp: np.ndarray,
+    stampbox: np.ndarray,
+    results: np.ndarray,
+    xc: np.ndarray,
+    xr: np.ndarray,
+    hid: np.ndarray,
+    out: np.ndarray,
+) -> int:
     """1-ply: mean over the 21 rolls of the best 0-ply afterstate."""
     acc = np.zeros(NOUT, np.float64)
     tmp = np.zeros(NSLOTS, np.int8)
@@ -150,9 +246,38 @@ def _ply1(b: np.ndarray, lv: int, W: tuple, use_db: bool,  # type: ignore[type-a
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             wt = 1.0 if d1 == d2 else 2.0
-            row = _best_reply(b, d1, d2, lv, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto,
-                              hhit, ptag, pterm, table, tstamp, stampbox, results, xc, xr, hid, tmp, pa, pb,
-                              bestp)
+            row = _best_reply(
+                b,
+                d1,
+                d2,
+                lv,
+                W,
+                use_db,
+                P,
+                use_prune,
+                dist,
+                first,
+                win2,
+                pool,
+                phash,
+                parent,
+                hfrom,
+                hto,
+                hhit,
+                ptag,
+                pterm,
+                table,
+                tstamp,
+                stampbox,
+                results,
+                xc,
+                xr,
+                hid,
+                tmp,
+                pa,
+                pb,
+                bestp,
+            )
             if row < 0:
                 return -1
             for i in range(NOUT):
@@ -163,12 +288,33 @@ def _ply1(b: np.ndarray, lv: int, W: tuple, use_db: bool,  # type: ignore[type-a
 
 
 @njit(cache=True)
-def _ply2(b: np.ndarray, lv: int, W: tuple, use_db: bool,  # type: ignore[type-arg]
-          dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
-          pool: np.ndarray, phash: np.ndarray, parent: np.ndarray, hfrom: np.ndarray, hto: np.ndarray,
-          hhit: np.ndarray, ptag: np.ndarray, pterm: np.ndarray, table: np.ndarray,
-          tstamp: np.ndarray, stampbox: np.ndarray, results: np.ndarray,
-          xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, out: np.ndarray) -> int:
+def _ply2(
+    b: np.ndarray,
+    lv: int,
+    W: tuple[Any, ...],
+    use_db: bool,
+    P: tuple[Any, ...],
+    use_prune: bool,
+    dist: np.ndarray,
+    first: np.ndarray,
+    win2: np.ndarray,
+    pool: np.ndarray,
+    phash: np.ndarray,
+    parent: np.ndarray,
+    hfrom: np.ndarray,
+    hto: np.ndarray,
+    hhit: np.ndarray,
+    ptag: np.ndarray,
+    pterm: np.ndarray,
+    table: np.ndarray,
+    tstamp: np.ndarray,
+    stampbox: np.ndarray,
+    results: np.ndarray,
+    xc: np.ndarray,
+    xr: np.ndarray,
+    hid: np.ndarray,
+    out: np.ndarray,
+) -> int:
     """2-ply: each roll's 0-ply best afterstate evaluated at 1-ply."""
     acc = np.zeros(NOUT, np.float64)
     tmp = np.zeros(NSLOTS, np.int8)
@@ -179,16 +325,73 @@ def _ply2(b: np.ndarray, lv: int, W: tuple, use_db: bool,  # type: ignore[type-a
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             wt = 1.0 if d1 == d2 else 2.0
-            row = _best_reply(b, d1, d2, lv, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto,
-                              hhit, ptag, pterm, table, tstamp, stampbox, results, xc, xr, hid, tmp, pa, pb,
-                              bestp)
+            row = _best_reply(
+                b,
+                d1,
+                d2,
+                lv,
+                W,
+                use_db,
+                P,
+                use_prune,
+                dist,
+                first,
+                win2,
+                pool,
+                phash,
+                parent,
+                hfrom,
+                hto,
+                hhit,
+                ptag,
+                pterm,
+                table,
+                tstamp,
+                stampbox,
+                results,
+                xc,
+                xr,
+                hid,
+                tmp,
+                pa,
+                pb,
+                bestp,
+            )
             if row < 0:
                 return -1
             chosen = pool[lv, row]
             if chosen[26] < 15:
                 flip_into(chosen, tmp)
-                if _ply1(tmp, lv + 1, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto, hhit,
-                         ptag, pterm, table, tstamp, stampbox, results, xc, xr, hid, sub) < 0:
+                if (
+                    _ply1(
+                        tmp,
+                        lv + 1,
+                        W,
+                        use_db,
+                        P,
+                        use_prune,
+                        dist,
+                        first,
+                        win2,
+                        pool,
+                        phash,
+                        parent,
+                        hfrom,
+                        hto,
+                        hhit,
+                        ptag,
+                        pterm,
+                        table,
+                        tstamp,
+                        stampbox,
+                        results,
+                        xc,
+                        xr,
+                        hid,
+                        sub,
+                    )
+                    < 0
+                ):
                     return -1
                 swap_outcomes(sub, bestp)
             for i in range(NOUT):
@@ -199,12 +402,33 @@ def _ply2(b: np.ndarray, lv: int, W: tuple, use_db: bool,  # type: ignore[type-a
 
 
 @njit(cache=True)
-def _ply3(b: np.ndarray, lv: int, W: tuple, use_db: bool,  # type: ignore[type-arg]
-          dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
-          pool: np.ndarray, phash: np.ndarray, parent: np.ndarray, hfrom: np.ndarray, hto: np.ndarray,
-          hhit: np.ndarray, ptag: np.ndarray, pterm: np.ndarray, table: np.ndarray,
-          tstamp: np.ndarray, stampbox: np.ndarray, results: np.ndarray,
-          xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, out: np.ndarray) -> int:
+def _ply3(
+    b: np.ndarray,
+    lv: int,
+    W: tuple[Any, ...],
+    use_db: bool,
+    P: tuple[Any, ...],
+    use_prune: bool,
+    dist: np.ndarray,
+    first: np.ndarray,
+    win2: np.ndarray,
+    pool: np.ndarray,
+    phash: np.ndarray,
+    parent: np.ndarray,
+    hfrom: np.ndarray,
+    hto: np.ndarray,
+    hhit: np.ndarray,
+    ptag: np.ndarray,
+    pterm: np.ndarray,
+    table: np.ndarray,
+    tstamp: np.ndarray,
+    stampbox: np.ndarray,
+    results: np.ndarray,
+    xc: np.ndarray,
+    xr: np.ndarray,
+    hid: np.ndarray,
+    out: np.ndarray,
+) -> int:
     """3-ply: each roll's 0-ply best afterstate evaluated at 2-ply."""
     acc = np.zeros(NOUT, np.float64)
     tmp = np.zeros(NSLOTS, np.int8)
@@ -215,16 +439,73 @@ def _ply3(b: np.ndarray, lv: int, W: tuple, use_db: bool,  # type: ignore[type-a
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             wt = 1.0 if d1 == d2 else 2.0
-            row = _best_reply(b, d1, d2, lv, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto,
-                              hhit, ptag, pterm, table, tstamp, stampbox, results, xc, xr, hid, tmp, pa, pb,
-                              bestp)
+            row = _best_reply(
+                b,
+                d1,
+                d2,
+                lv,
+                W,
+                use_db,
+                P,
+                use_prune,
+                dist,
+                first,
+                win2,
+                pool,
+                phash,
+                parent,
+                hfrom,
+                hto,
+                hhit,
+                ptag,
+                pterm,
+                table,
+                tstamp,
+                stampbox,
+                results,
+                xc,
+                xr,
+                hid,
+                tmp,
+                pa,
+                pb,
+                bestp,
+            )
             if row < 0:
                 return -1
             chosen = pool[lv, row]
             if chosen[26] < 15:
                 flip_into(chosen, tmp)
-                if _ply2(tmp, lv + 1, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto, hhit,
-                         ptag, pterm, table, tstamp, stampbox, results, xc, xr, hid, sub) < 0:
+                if (
+                    _ply2(
+                        tmp,
+                        lv + 1,
+                        W,
+                        use_db,
+                        P,
+                        use_prune,
+                        dist,
+                        first,
+                        win2,
+                        pool,
+                        phash,
+                        parent,
+                        hfrom,
+                        hto,
+                        hhit,
+                        ptag,
+                        pterm,
+                        table,
+                        tstamp,
+                        stampbox,
+                        results,
+                        xc,
+                        xr,
+                        hid,
+                        sub,
+                    )
+                    < 0
+                ):
                     return -1
                 swap_outcomes(sub, bestp)
             for i in range(NOUT):
@@ -235,12 +516,34 @@ def _ply3(b: np.ndarray, lv: int, W: tuple, use_db: bool,  # type: ignore[type-a
 
 
 @njit(cache=True)
-def eval_plied(b: np.ndarray, ply: int, lv: int, W: tuple, use_db: bool,  # type: ignore[type-arg]
-               dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
-               pool: np.ndarray, phash: np.ndarray, parent: np.ndarray, hfrom: np.ndarray, hto: np.ndarray,
-               hhit: np.ndarray, ptag: np.ndarray, pterm: np.ndarray, table: np.ndarray,
-               tstamp: np.ndarray, stampbox: np.ndarray, results: np.ndarray,
-               xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, out: np.ndarray) -> int:
+def eval_plied(
+    b: np.ndarray,
+    ply: int,
+    lv: int,
+    W: tuple[Any, ...],
+    use_db: bool,
+    P: tuple[Any, ...],
+    use_prune: bool,
+    dist: np.ndarray,
+    first: np.ndarray,
+    win2: np.ndarray,
+    pool: np.ndarray,
+    phash: np.ndarray,
+    parent: np.ndarray,
+    hfrom: np.ndarray,
+    hto: np.ndarray,
+    hhit: np.ndarray,
+    ptag: np.ndarray,
+    pterm: np.ndarray,
+    table: np.ndarray,
+    tstamp: np.ndarray,
+    stampbox: np.ndarray,
+    results: np.ndarray,
+    xc: np.ndarray,
+    xr: np.ndarray,
+    hid: np.ndarray,
+    out: np.ndarray,
+) -> int:
     """``ply``-ply (0..3) outcome distribution of ``b`` (side on roll) into ``out``, using the work
     buffers from recursion level ``lv`` on (first index of the workspace arrays). Returns -1 on
     buffer overflow. (Written without recursion: numba's cache mishandles recursive functions.)"""
@@ -248,41 +551,185 @@ def eval_plied(b: np.ndarray, ply: int, lv: int, W: tuple, use_db: bool,  # type
         eval0(b, W, use_db, dist, first, win2, xc, xr, hid, out)
         return 0
     if ply == 1:
-        return int(_ply1(b, lv, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto, hhit, ptag,
-                         pterm, table, tstamp, stampbox, results, xc, xr, hid, out))
+        return int(
+            _ply1(
+                b,
+                lv,
+                W,
+                use_db,
+                P,
+                use_prune,
+                dist,
+                first,
+                win2,
+                pool,
+                phash,
+                parent,
+                hfrom,
+                hto,
+                hhit,
+                ptag,
+                pterm,
+                table,
+                tstamp,
+                stampbox,
+                results,
+                xc,
+                xr,
+                hid,
+                out,
+            )
+        )
     if ply == 2:
-        return int(_ply2(b, lv, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto, hhit, ptag,
-                         pterm, table, tstamp, stampbox, results, xc, xr, hid, out))
-    return int(_ply3(b, lv, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto, hhit, ptag,
-                     pterm, table, tstamp, stampbox, results, xc, xr, hid, out))
+        return int(
+            _ply2(
+                b,
+                lv,
+                W,
+                use_db,
+                P,
+                use_prune,
+                dist,
+                first,
+                win2,
+                pool,
+                phash,
+                parent,
+                hfrom,
+                hto,
+                hhit,
+                ptag,
+                pterm,
+                table,
+                tstamp,
+                stampbox,
+                results,
+                xc,
+                xr,
+                hid,
+                out,
+            )
+        )
+    return int(
+        _ply3(
+            b,
+            lv,
+            W,
+            use_db,
+            P,
+            use_prune,
+            dist,
+            first,
+            win2,
+            pool,
+            phash,
+            parent,
+            hfrom,
+            hto,
+            hhit,
+            ptag,
+            pterm,
+            table,
+            tstamp,
+            stampbox,
+            results,
+            xc,
+            xr,
+            hid,
+            out,
+        )
+    )
 
 
 @njit(cache=True)
-def eval_many(boards: np.ndarray, ply: int, W: tuple, use_db: bool,  # type: ignore[type-arg]
-              dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
-              pool: np.ndarray, phash: np.ndarray, parent: np.ndarray, hfrom: np.ndarray, hto: np.ndarray,
-              hhit: np.ndarray, ptag: np.ndarray, pterm: np.ndarray, table: np.ndarray,
-              tstamp: np.ndarray, stampbox: np.ndarray, results: np.ndarray, out: np.ndarray) -> int:
+def eval_many(
+    boards: np.ndarray,
+    ply: int,
+    W: tuple[Any, ...],
+    use_db: bool,
+    P: tuple[Any, ...],
+    use_prune: bool,
+    dist: np.ndarray,
+    first: np.ndarray,
+    win2: np.ndarray,
+    pool: np.ndarray,
+    phash: np.ndarray,
+    parent: np.ndarray,
+    hfrom: np.ndarray,
+    hto: np.ndarray,
+    hhit: np.ndarray,
+    ptag: np.ndarray,
+    pterm: np.ndarray,
+    table: np.ndarray,
+    tstamp: np.ndarray,
+    stampbox: np.ndarray,
+    results: np.ndarray,
+    out: np.ndarray,
+) -> int:
     """:func:`eval_plied` of every board (each for its own side on roll)."""
     xc = np.zeros(F.N_CONTACT, np.float32)
     xr = np.zeros(F.N_RACE, np.float32)
     nh = max(W[0].shape[1], W[4].shape[1], W[8].shape[1])
     hid = np.zeros(nh, np.float32)
     for i in range(boards.shape[0]):
-        r = eval_plied(boards[i], ply, 0, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto,
-                       hhit, ptag, pterm, table, tstamp, stampbox, results, xc, xr, hid, out[i])
+        r = eval_plied(
+            boards[i],
+            ply,
+            0,
+            W,
+            use_db,
+            P,
+            use_prune,
+            dist,
+            first,
+            win2,
+            pool,
+            phash,
+            parent,
+            hfrom,
+            hto,
+            hhit,
+            ptag,
+            pterm,
+            table,
+            tstamp,
+            stampbox,
+            results,
+            xc,
+            xr,
+            hid,
+            out[i],
+        )
         if r < 0:
             return -1
     return 0
 
 
 @njit(cache=True, parallel=True)
-def eval_many_parallel(boards: np.ndarray, ply: int, W: tuple, use_db: bool,  # type: ignore[type-arg]
-                       dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
-                       pool: np.ndarray, phash: np.ndarray, parent: np.ndarray, hfrom: np.ndarray,
-                       hto: np.ndarray, hhit: np.ndarray, ptag: np.ndarray, pterm: np.ndarray,
-                       table: np.ndarray, tstamp: np.ndarray, stampbox: np.ndarray, results: np.ndarray,
-                       out: np.ndarray) -> int:
+def eval_many_parallel(
+    boards: np.ndarray,
+    ply: int,
+    W: tuple[Any, ...],
+    use_db: bool,
+    P: tuple[Any, ...],
+    use_prune: bool,
+    dist: np.ndarray,
+    first: np.ndarray,
+    win2: np.ndarray,
+    pool: np.ndarray,
+    phash: np.ndarray,
+    parent: np.ndarray,
+    hfrom: np.ndarray,
+    hto: np.ndarray,
+    hhit: np.ndarray,
+    ptag: np.ndarray,
+    pterm: np.ndarray,
+    table: np.ndarray,
+    tstamp: np.ndarray,
+    stampbox: np.ndarray,
+    results: np.ndarray,
+    out: np.ndarray,
+) -> int:
     """:func:`eval_many` split over threads; the workspace arrays carry a leading thread index."""
     n = boards.shape[0]
     nt = pool.shape[0]
@@ -296,9 +743,34 @@ def eval_many_parallel(boards: np.ndarray, ply: int, W: tuple, use_db: bool,  # 
         lo = t * step
         hi = min(n, lo + step)
         for i in range(lo, hi):
-            r = eval_plied(boards[i], ply, 0, W, use_db, dist, first, win2, pool[t], phash[t], parent[t],
-                           hfrom[t], hto[t], hhit[t], ptag[t], pterm[t], table[t], tstamp[t], stampbox[t],
-                           results[t], xc, xr, hid, out[i])
+            r = eval_plied(
+                boards[i],
+                ply,
+                0,
+                W,
+                use_db,
+                P,
+                use_prune,
+                dist,
+                first,
+                win2,
+                pool[t],
+                phash[t],
+                parent[t],
+                hfrom[t],
+                hto[t],
+                hhit[t],
+                ptag[t],
+                pterm[t],
+                table[t],
+                tstamp[t],
+                stampbox[t],
+                results[t],
+                xc,
+                xr,
+                hid,
+                out[i],
+            )
             if r < 0:
                 status[t] = -1
     for t in range(nt):
@@ -350,12 +822,21 @@ class Engine:
     Results are cached by (position, ply) up to ``cache_size`` entries.
     """
 
-    def __init__(self, nets: NetSet | None = None, *, nets_path: Path | str | None = None,
-                 use_bearoff: bool = True, cache_size: int = 200_000) -> None:
+    def __init__(
+        self,
+        nets: NetSet | None = None,
+        *,
+        nets_path: Path | str | None = None,
+        use_bearoff: bool = True,
+        prune: bool = True,
+        cache_size: int = 200_000,
+    ) -> None:
         if nets is None:
             nets = NetSet.load(nets_path or DEFAULT_NETS)
         self.nets = nets
         self._W = nets.kernel_args()
+        self._P = nets.prune_args()
+        self.use_prune = prune and nets.prune is not None
         self.use_bearoff = use_bearoff
         if use_bearoff:
             from analyzer.eval.bearoff import BearoffDB
@@ -384,10 +865,13 @@ class Engine:
         if self.threads > 1 and work >= 4000:
             if self._pws is None:
                 self._pws = _LevelWorkspace(threads=self.threads)
-            r = cast(Any, eval_many_parallel)(boards, ply, self._W, self.use_bearoff, *self._db,
-                                              *self._pws.arrays, out)
+            r = cast(Any, eval_many_parallel)(
+                boards, ply, self._W, self.use_bearoff, self._P, self.use_prune, *self._db, *self._pws.arrays, out
+            )
         else:
-            r = cast(Any, eval_many)(boards, ply, self._W, self.use_bearoff, *self._db, *self._ws.arrays, out)
+            r = cast(Any, eval_many)(
+                boards, ply, self._W, self.use_bearoff, self._P, self.use_prune, *self._db, *self._ws.arrays, out
+            )
         if r < 0:
             raise RuntimeError("move generation buffers overflowed")
         return out
@@ -423,8 +907,9 @@ class Engine:
         b = np.frombuffer(pos.board, dtype=np.int8)[None, :]
         return Probabilities.from_outcomes(self._cached(b, ply)[0].tolist())
 
-    def rank_plays(self, pos: Position, dice: tuple[int, int], ply: int = 0,
-                   move_filter: MoveFilter = ANALYSIS_FILTER) -> list[RankedPlay]:
+    def rank_plays(
+        self, pos: Position, dice: tuple[int, int], ply: int = 0, move_filter: MoveFilter = ANALYSIS_FILTER
+    ) -> list[RankedPlay]:
         """Every legal play of ``dice`` in ``pos``, best first.
 
         Plays kept by ``move_filter`` after the 0-ply pass are evaluated at ``ply`` and listed
@@ -456,8 +941,9 @@ class Engine:
             out.append(RankedPlay(plays[i].text, plays[i].result, pr.equity, pr, 0))
         return out
 
-    def best_play(self, pos: Position, dice: tuple[int, int], ply: int = 0,
-                  move_filter: MoveFilter = PLAY_FILTER) -> RankedPlay:
+    def best_play(
+        self, pos: Position, dice: tuple[int, int], ply: int = 0, move_filter: MoveFilter = PLAY_FILTER
+    ) -> RankedPlay:
         """The play ``rank_plays`` puts first (with gnubg's play filter by default)."""
         return self.rank_plays(pos, dice, ply, move_filter)[0]
 
@@ -476,8 +962,17 @@ def eval_parallel(engine: Engine, boards: NDArray[np.int8], ply: int = 0) -> NDA
     if engine._pws is None:
         engine._pws = _LevelWorkspace(threads=engine.threads)
     out = np.zeros((boards.shape[0], NOUT), np.float32)
-    cast(Any, eval_many_parallel)(np.ascontiguousarray(boards), ply, engine._W, engine.use_bearoff,
-                                  *engine._db, *engine._pws.arrays, out)
+    cast(Any, eval_many_parallel)(
+        np.ascontiguousarray(boards),
+        ply,
+        engine._W,
+        engine.use_bearoff,
+        engine._P,
+        engine.use_prune,
+        *engine._db,
+        *engine._pws.arrays,
+        out,
+    )
     return out
 
 

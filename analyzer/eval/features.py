@@ -73,6 +73,8 @@ N_CONTACT = 2 * SIDE_INPUTS
 RACE_SIDE = 23 * 4 + 15 + 2
 N_RACE = 2 * RACE_SIDE
 
+N_RAW = 200
+
 FEATURE_VERSION = 1
 
 
@@ -416,6 +418,32 @@ def encode_contact(b: np.ndarray, out: np.ndarray) -> None:
         out[i] = 0.0
     _side_features(me, them, out, 0, reach)
     _side_features(them, me, out, SIDE_INPUTS, reach)
+
+
+@njit(cache=True)
+def encode_raw(b: np.ndarray, out: np.ndarray) -> None:
+    """Write the ``N_RAW`` raw inputs (the 4-unit point and bar encoding of both sides, no
+    hand-made features) of board ``b`` into ``out``: the cheap inputs of the pruning net."""
+    for i in range(N_RAW):
+        out[i] = 0.0
+    for p in range(1, 25):
+        v = b[p]
+        if v > 0:
+            _point_units(out, 4 * (p - 1), v)
+        w = b[25 - p]
+        if w < 0:
+            _point_units(out, 100 + 4 * (p - 1), -w)
+    for side in range(2):
+        nb = b[25] if side == 0 else b[0]
+        kb = 96 + 100 * side
+        if nb >= 1:
+            out[kb] = 1.0
+        if nb >= 2:
+            out[kb + 1] = 1.0
+        if nb >= 3:
+            out[kb + 2] = 1.0
+        if nb > 3:
+            out[kb + 3] = (nb - 3) * 0.5
 
 
 @njit(cache=True)

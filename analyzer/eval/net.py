@@ -105,6 +105,7 @@ class NetSet:
     crashed: Net
     race: Net
     meta: dict[str, Any] = field(default_factory=dict)
+    prune: Net | None = None
 
     @classmethod
     def initial(cls, hidden: int = 128, race_hidden: int = 64, seed: int = 0) -> NetSet:
@@ -118,7 +119,18 @@ class NetSet:
         return {"contact": self.contact, "crashed": self.crashed, "race": self.race}
 
     def copy(self) -> NetSet:
-        return NetSet(self.contact.copy(), self.crashed.copy(), self.race.copy(), dict(self.meta))
+        return NetSet(self.contact.copy(), self.crashed.copy(), self.race.copy(), dict(self.meta),
+                      self.prune.copy() if self.prune is not None else None)
+
+    def prune_args(self) -> tuple[FloatArray, ...]:
+        """The pruning net's arrays for the kernels (``w1``, ``b1``, ``w2`` transposed, ``b2``);
+        a 1-unit dummy when there is none."""
+        n = self.prune
+        if n is None:
+            n = Net(np.zeros((F.N_RAW, 1), np.float32), np.zeros(1, np.float32), np.zeros((1, NOUT), np.float32),
+                    np.zeros(NOUT, np.float32))
+        return (np.ascontiguousarray(n.w1), np.ascontiguousarray(n.b1), np.ascontiguousarray(n.w2.T),
+                np.ascontiguousarray(n.b2))
 
     def kernel_args(self) -> tuple[FloatArray, ...]:
         """The 12 weight arrays in the order the compiled kernels expect (per net: ``w1``,
@@ -138,6 +150,9 @@ class NetSet:
             arrays[f"{key}_b1"] = n.b1
             arrays[f"{key}_w2"] = n.w2
             arrays[f"{key}_b2"] = n.b2
+        if self.prune is not None:
+            for k in ("w1", "b1", "w2", "b2"):
+                arrays[f"prune_{k}"] = getattr(self.prune, k)
         tmp = path.with_name(path.name + ".tmp.npz")
         np.savez(tmp, **arrays)  # type: ignore[arg-type]
         tmp.replace(path)
@@ -146,6 +161,9 @@ class NetSet:
             doc.setdefault("feature_version", F.FEATURE_VERSION)
             doc["inputs"] = {"contact": F.N_CONTACT, "crashed": F.N_CONTACT, "race": F.N_RACE}
             doc["hidden"] = {k: n.hidden for k, n in self.nets().items()}
+            if self.prune is not None:
+                doc["inputs"]["prune"] = F.N_RAW
+                doc["hidden"]["prune"] = self.prune.hidden
             path.with_suffix(".json").write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
 
     @classmethod
@@ -157,11 +175,15 @@ class NetSet:
             for key in CLASS_KEYS:
                 nets[key] = Net(*(np.ascontiguousarray(z[f"{key}_{s}"], dtype=np.float32)
                                   for s in ("w1", "b1", "w2", "b2")))
+            prune = None
+            if "prune_w1" in z.files:
+                prune = Net(*(np.ascontiguousarray(z[f"prune_{s}"], dtype=np.float32)
+                              for s in ("w1", "b1", "w2", "b2")))
         meta: dict[str, Any] = {}
         mpath = path.with_suffix(".json")
         if mpath.exists():
             meta = json.loads(mpath.read_text())
-        return cls(nets["contact"], nets["crashed"], nets["race"], meta)
+        return cls(nets["contact"], nets["crashed"], nets["race"], meta, prune)
 
 
 # ---------------------------------------------------------------------------------------- kernels

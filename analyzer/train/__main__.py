@@ -127,6 +127,18 @@ def _load_checkpoint(path: str) -> tuple[NetSet, dict[str, Any]]:
     return tr.nets, {"kind": "td", "games": tr.games, "positions": tr.positions, "config": vars(tr.cfg)}
 
 
+def _cmd_prune(args: argparse.Namespace) -> int:
+    from analyzer.train.prune import train_prune_net
+
+    nets = NetSet.load(args.nets)
+    nets.prune = train_prune_net(nets, games=args.games, hidden=args.hidden, epochs=args.epochs)
+    manifest = dict(nets.meta)
+    manifest["prune_net"] = {"games": args.games, "hidden": args.hidden, "epochs": args.epochs,
+                             "source": "distilled from the main nets' 0-ply outputs"}
+    nets.save(args.out or args.nets, manifest)
+    return 0
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
     nets, info = _load_checkpoint(args.checkpoint)
     manifest: dict[str, Any] = {"version": args.version,
@@ -171,6 +183,13 @@ def main(argv: list[str] | None = None) -> int:
     sv.add_argument("--eval-every", type=int)
     sv.add_argument("--eval-seeds", type=int)
     sv.add_argument("--log", help="log file (default: stderr)")
+    pr = sub.add_parser("prune", help="train the pruning net of a net set (distilled from its main nets)")
+    pr.add_argument("--nets", default="data/nets/standard.npz")
+    pr.add_argument("--out", help="default: overwrite --nets")
+    pr.add_argument("--games", type=int, default=300)
+    pr.add_argument("--hidden", type=int, default=16)
+    pr.add_argument("--epochs", type=int, default=8)
+    pr.add_argument("--log", help="log file (default: stderr)")
     ex = sub.add_parser("export", help="write a checkpoint's nets as shipped weights + manifest")
     ex.add_argument("--checkpoint", default="data/train/td.npz")
     ex.add_argument("--out", default="data/nets/standard.npz")
@@ -183,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         return _cmd_td(args)
     if args.cmd == "supervised":
         return _cmd_supervised(args)
+    if args.cmd == "prune":
+        return _cmd_prune(args)
     return _cmd_export(args)
 
 
