@@ -317,6 +317,17 @@ def test_analysis_dataset(analysed: Path) -> None:
     assert manifest["evaluator"]["ply"] == 0 and manifest["evaluator"]["engine"] == "bgreview"
 
 
+def test_resume_refused_when_the_nets_changed(analysed: Path, tmp_path: Path) -> None:
+    out = tmp_path / "copy"
+    shutil.copytree(analysed, out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["evaluator_fingerprint"]
+    manifest["evaluator_fingerprint"] = "0" * 40
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(BatchError, match="nets changed"):
+        run_batch([], out, options=BatchOptions(ply=0), jobs=1, resume=True)
+
+
 def test_report(analysed: Path, tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["report", str(analysed), "--out", str(tmp_path / "rep")])
     assert res.exit_code == 0, res.output

@@ -61,7 +61,7 @@ def _decisions(dataset: Path) -> pl.LazyFrame | None:
 def phase_mix(dataset: str | Path) -> pl.DataFrame:
     """Decisions by game phase over the whole dataset: ``decisions`` (all), and for an analysis
     dataset ``unforced``, ``errors`` (decisions of an error class), ``total_error`` (EMG),
-    ``pr`` and one count column per error class (``class_<name>``)."""
+    ``pr`` and one count column per error class (``class_<name>``, mildest first)."""
     lf = _decisions(Path(dataset))
     if lf is None:
         return pl.DataFrame(schema={"phase": pl.String(), "decisions": pl.UInt32()})
@@ -75,7 +75,9 @@ def phase_mix(dataset: str | Path) -> pl.DataFrame:
         return out.join(order, on="phase").sort("_o").drop("_o")
     unforced = ~pl.col("forced").fill_null(False)
     is_error = pl.col("error_class").fill_null("none") != "none"
-    classes = sorted(c for c in frame["error_class"].drop_nulls().unique().to_list() if c != "none")
+    severity = (frame.filter(is_error).group_by("error_class").agg(pl.col("equity_loss").min().alias("m"))
+                .sort(["m", "error_class"]))
+    classes = severity["error_class"].to_list()  # mildest class first
     out = frame.group_by("phase").agg(
         pl.len().alias("decisions"), unforced.sum().alias("unforced"),
         (is_error & unforced).sum().alias("errors"),

@@ -23,6 +23,7 @@ is in place is skipped. Without ``resume`` the dataset files of an earlier run a
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import multiprocessing
 import os
 import time
@@ -145,13 +146,29 @@ class _Manifest:
         atomic_write_json(self.path, {**self.head, "inputs": inputs})
 
 
-def _check_resume(out: Path, options: BatchOptions) -> dict[str, Any] | None:
+def evaluator_fingerprint(options: BatchOptions) -> str | None:
+    """What identifies the evaluator of an analysis run: the SHA-1 of the default nets file
+    (``None`` for ``--replay-only``). A resume is refused when it changed."""
+    if options.replay_only:
+        return None
+    from analyzer.eval.engine import DEFAULT_NETS
+
+    try:
+        return hashlib.sha1(Path(DEFAULT_NETS).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _check_resume(out: Path, options: BatchOptions, fingerprint: str | None) -> dict[str, Any] | None:
     old = read_json(out / MANIFEST)
     if old is None:
         return None
     if old.get("options") != options.as_dict():
         raise BatchError(f"cannot resume: {out} was started with options {old.get('options')}, "
                          f"not {options.as_dict()}")
+    if old.get("evaluator_fingerprint") != fingerprint:
+        raise BatchError(f"cannot resume: the evaluator's nets changed since {out} was started; "
+                         "run again without --resume")
     return old
 
 
@@ -203,7 +220,8 @@ def run_batch(paths: Sequence[str], out_dir: str | os.PathLike[str] = DEFAULT_OU
     opts = options or BatchOptions()
     t0 = time.perf_counter()
     out = Path(out_dir)
-    old = _check_resume(out, opts) if resume else None
+    fingerprint = evaluator_fingerprint(opts)
+    old = _check_resume(out, opts, fingerprint) if resume else None
     if not paths:
         if old is None:
             raise BatchError("no inputs given (and no earlier run to resume)")
@@ -220,6 +238,7 @@ def run_batch(paths: Sequence[str], out_dir: str | os.PathLike[str] = DEFAULT_OU
     remove_temporaries(out)
 
     manifest = _Manifest(out, units, opts, _now() if old is None else str(old.get("started")))
+    manifest.head["evaluator_fingerprint"] = fingerprint
     pending: list[Unit] = []
     for u in units:
         if resume and unit_done(out, u):
