@@ -154,13 +154,9 @@ def _load_player(spec: str) -> tuple[NetSet | None, int]:
 
 
 def _load_nets(path: str) -> NetSet:
-    with np.load(path) as z:
-        is_ck = "state_json" in z.files
-    if is_ck:
-        from analyzer.train.td import TDTrainer
+    from analyzer.train.checkpoint import load_nets
 
-        return TDTrainer.load(path).nets
-    return NetSet.load(path)
+    return load_nets(path)
 
 
 def run(a: NetSet, opponent: str, pairs: int, seed: int = 2026) -> dict[str, float]:

@@ -1,10 +1,16 @@
-"""Training entry point: ``python -m analyzer.train {td,export} ...``.
+"""Training entry point: ``python -m analyzer.train {td,supervised,prune,export} ...``.
+
+Every run is seeded and resumes from its checkpoint when the file exists (commit the
+checkpoint and its ``*_curve.jsonl`` learning curve under ``data/train/``). Pin threads to one
+core for background jobs: ``NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1``.
 
 Examples::
 
     python -m analyzer.train td --checkpoint data/train/td.npz --games 300000 --log runs/td.log
-    python -m analyzer.train supervised --checkpoint data/train/sup.npz --init data/train/td.npz --rounds 100
-    python -m analyzer.train export --checkpoint data/train/td.npz --out data/nets/standard.npz
+    python -m analyzer.train supervised --checkpoint data/train/sup.npz --init data/train/td.npz \
+        --rounds 100000 --games-per-round 100 --eval-every 10 --log runs/sup.log
+    python -m analyzer.train export --checkpoint data/train/sup.npz --out data/nets/standard.npz
+    python -m analyzer.train prune --nets data/nets/standard.npz   # after every export
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.eval.net import NetSet
+from analyzer.train.checkpoint import load_nets, load_nets_and_info
 from analyzer.train.td import TDConfig, TDTrainer
 
 
@@ -86,7 +93,7 @@ def _cmd_supervised(args: argparse.Namespace) -> int:
             val = getattr(args, name)
             if val is not None:
                 setattr(cfg, name, val)
-        tr = SupervisedTrainer.create(ck, cfg, _load_nets(args.init), source=args.init)
+        tr = SupervisedTrainer.create(ck, cfg, load_nets(args.init), source=args.init)
         logging.getLogger(__name__).info("new supervised run %s from %s (%s)", ck, args.init, cfg)
     stop = {"flag": False}
 
@@ -97,34 +104,6 @@ def _cmd_supervised(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, _handler)
     tr.run(args.rounds, should_stop=lambda: stop["flag"])
     return 0
-
-
-def _load_nets(path: str) -> NetSet:
-    import numpy as np
-
-    with np.load(path) as z:
-        files = set(z.files)
-    if "state_json" not in files:
-        return NetSet.load(path)
-    return _load_checkpoint(path)[0]
-
-
-def _load_checkpoint(path: str) -> tuple[NetSet, dict[str, Any]]:
-    import json
-
-    import numpy as np
-
-    with np.load(path) as z:
-        doc = json.loads(bytes(z["state_json"]).decode())
-    if doc.get("kind") == "supervised":
-        from analyzer.train.supervised import SupervisedTrainer
-
-        st = SupervisedTrainer.load(path)
-        info = {"kind": "supervised", "rounds": st.rounds, "positions": st.positions,
-                "config": vars(st.cfg), "source": st.source}
-        return st.nets, info
-    tr = TDTrainer.load(path)
-    return tr.nets, {"kind": "td", "games": tr.games, "positions": tr.positions, "config": vars(tr.cfg)}
 
 
 def _cmd_prune(args: argparse.Namespace) -> int:
@@ -140,7 +119,7 @@ def _cmd_prune(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    nets, info = _load_checkpoint(args.checkpoint)
+    nets, info = load_nets_and_info(args.checkpoint)
     manifest: dict[str, Any] = {"version": args.version,
                                 "training_run": {"checkpoint": str(args.checkpoint), **info}}
     if args.notes:
