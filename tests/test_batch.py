@@ -225,6 +225,14 @@ def test_fresh_run_replaces_an_old_dataset(tmp_path: Path) -> None:
     assert len(list((out / DECISIONS_DIR).iterdir())) == 1
 
 
+def test_relative_paths_are_kept_as_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _copy(GALAXY[:2], tmp_path / "in")
+    monkeypatch.chdir(tmp_path)
+    res = run_batch(["in"], "out", options=REPLAY, jobs=2)
+    assert res.tables.matches["file"].to_list() == [f"in/{f.name}" for f in GALAXY[:2]]
+    assert set(pl.read_parquet("out/decisions/*.parquet")["file"]) == {f"in/{f.name}" for f in GALAXY[:2]}
+
+
 def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["batch", str(tmp_path / "nope"), "--out", str(tmp_path / "o"), "--replay-only"])
     assert res.exit_code == 2

@@ -186,11 +186,14 @@ def _inline(units: list[Unit], out: str, options: BatchOptions,
 def _pool(units: list[Unit], out: str, options: BatchOptions,
           jobs: int) -> Iterator[tuple[Unit, UnitResult | BaseException]]:
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+    try:
         futures: dict[Future[UnitResult], Unit] = {pool.submit(process_unit, u, out, options): u for u in units}
         for fut in as_completed(futures):
             exc = fut.exception()
             yield futures[fut], exc if exc is not None else fut.result()
+    finally:  # interrupted: drop the queued units at once (the finished ones are on disk)
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _dask(units: list[Unit], out: str, options: BatchOptions,
@@ -263,7 +266,7 @@ def run_batch(paths: Sequence[str], out_dir: str | os.PathLike[str] = DEFAULT_OU
 
     n_jobs = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
     if scheduler:
-        stream = _dask(pending, str(out), opts, scheduler)
+        stream = _dask(pending, str(out.resolve()), opts, scheduler)
     elif n_jobs == 1 or len(pending) <= 1:
         stream = _inline(pending, str(out), opts, on_match)
     else:

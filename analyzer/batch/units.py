@@ -111,13 +111,15 @@ class BatchOptions:
 
 @dataclass(frozen=True, slots=True)
 class Unit:
-    """One input file: its path as given, the unit's name, and its size and mtime (``None``
-    when the file cannot be examined)."""
+    """One input file: its path as given (the ``file`` column of every table), the unit's name,
+    its size and mtime (``None`` when the file cannot be examined) and the absolute path the
+    worker reads (workers may run in another folder, or on another machine)."""
 
     path: str
     unit: str
     size: int | None
     mtime_ns: int | None
+    source: str = ""
 
     def stamp(self) -> dict[str, Any]:
         """What identifies this version of the input (stored in every part and marker)."""
@@ -140,11 +142,12 @@ class UnitResult:
 
 def make_unit(path: str) -> Unit:
     """The work unit of input ``path`` (size and mtime read now)."""
+    source = os.path.abspath(path)
     try:
         st = os.stat(path)
     except OSError:
-        return Unit(path, unit_id(path), None, None)
-    return Unit(path, unit_id(path), st.st_size, st.st_mtime_ns)
+        return Unit(path, unit_id(path), None, None, source)
+    return Unit(path, unit_id(path), st.st_size, st.st_mtime_ns, source)
 
 
 def prepare_folders(out: Path) -> None:
@@ -212,7 +215,7 @@ def _final(record: MatchRecord, games: list[GameReplay]) -> tuple[int | None, in
     return score[0], score[1], winner
 
 
-def _replay_frame(record: MatchRecord, index: int, games: list[GameReplay]) -> pl.DataFrame:
+def _replay_frame(file: str, index: int, games: list[GameReplay]) -> pl.DataFrame:
     rows: list[tuple[Any, ...]] = []
     for g in games:
         if g.error is not None:
@@ -220,7 +223,7 @@ def _replay_frame(record: MatchRecord, index: int, games: list[GameReplay]) -> p
         for d in g.decisions:
             me, opp = d.state.score[d.side], d.state.score[1 - d.side]
             dice = f"{d.dice[0]}{d.dice[1]}" if d.dice else None
-            rows.append((d.file, index, d.game, d.move, d.player, d.side, d.kind, d.variant, dice, d.played,
+            rows.append((file, index, d.game, d.move, d.player, d.side, d.kind, d.variant, dice, d.played,
                          d.normalised, encode_key(d.position), position_phase(d.position), d.state.length, me,
                          opp, d.state.cube))
     return pl.DataFrame(rows, schema=REPLAY_SCHEMA, orient="row")
@@ -279,14 +282,17 @@ def _match_row(record: MatchRecord, index: int, unit: Unit, games: list[GameRepl
     }
 
 
-def _analysis_frame(record: MatchRecord, index: int, options: BatchOptions) -> tuple[pl.DataFrame, dict[str, Any]]:
+def _analysis_frame(record: MatchRecord, index: int, file: str,
+                    options: BatchOptions) -> tuple[pl.DataFrame, dict[str, Any]]:
     from analyzer.analysis.analyze import analyze_match
     from analyzer.analysis.thresholds import load_thresholds
 
     a = analyze_match(record, engine=_engine(), ply=options.ply, thresholds=load_thresholds(options.thresholds),
                       seed=options.seed)
     phases = {k: key_phase(k) for k in a.decisions["key"].unique().to_list() if k is not None}
-    frame = a.decisions.with_columns(pl.lit(index, pl.Int32).alias("match_index"),
+    a.summary["match"]["file"] = file
+    frame = a.decisions.with_columns(pl.lit(file, pl.String).alias("file"),
+                                     pl.lit(index, pl.Int32).alias("match_index"),
                                      pl.col("key").replace_strict(phases, default=None,
                                                                   return_dtype=pl.String).alias("phase"))
     return frame.select(list(analysis_schema())), a.summary
@@ -315,12 +321,12 @@ def _match_part(record: MatchRecord, index: int, unit: Unit,
     errors = _errors(record, index, games, unit.path)
     summary: dict[str, Any] | None = None
     if options.replay_only:
-        frame = _replay_frame(record, index, games)
+        frame = _replay_frame(unit.path, index, games)
     else:
         frame = pl.DataFrame(schema=analysis_schema())
         if record.games:
             try:
-                frame, summary = _analysis_frame(record, index, options)
+                frame, summary = _analysis_frame(record, index, unit.path, options)
             except Exception as e:  # one match must not stop the archive: the error is recorded
                 errors.append(error_row(e, file=unit.path, kind="analysis", match_index=index))
     row = _match_row(record, index, unit, games, frame, summary, options) if record.games else None
@@ -345,7 +351,7 @@ def process_unit(unit: Unit, out_dir: str, options: BatchOptions,
     file_errors: list[dict[str, Any]] = []
     n = written = skipped = errors = decisions = 0
     try:
-        for index, record in enumerate(read_any(unit.path)):
+        for index, record in enumerate(read_any(unit.source or unit.path)):
             n += 1
             path = out / DECISIONS_DIR / part_name(unit.unit, index)
             if _part_done(path, unit):

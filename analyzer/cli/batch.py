@@ -68,6 +68,8 @@ def batch(
         fail(str(e))
     except OSError as e:
         fail(f"{e.filename or out}: {e.strerror or e}")
+    except KeyboardInterrupt:
+        fail(f"interrupted: `bgreview batch ... --out {out} --resume` continues the run", code=130)
     err.print(_summary(result))
     if not result.ok:
         raise typer.Exit(1)
