@@ -5,6 +5,8 @@ and its standard error over the pairs. Opponents:
 
 * ``pubeval``: Tesauro's published linear benchmark evaluator (our own encoder, his weights from
   ``bench/data/pubeval_weights.json``; used only here);
+* ``gnubg``: GNU Backgammon's 0-ply through the ``gnubg`` PyPI wheel (installed only for this
+  benchmark; a referee, never a training signal);
 * ``heuristic``: the fixed hand-weighted baseline of the training curve;
 * ``nets:PATH``: another net set or training checkpoint (e.g. an earlier generation).
 
@@ -159,8 +161,64 @@ def _load_nets(path: str) -> NetSet:
     return load_nets(path)
 
 
+def _gnubg_duel(a: NetSet, pairs: int, seed: int) -> np.ndarray:
+    """Duplicate-dice duel against GNU Backgammon's 0-ply (``gnubg`` wheel, referee only): for
+    each roll gnubg's player evaluates every legal result of *our* move generator with
+    ``gnubg.evaluate`` and plays the best. Python loop, so slower than the compiled duels."""
+    import gnubg  # type: ignore[import-not-found]
+
+    from analyzer.core.position import Position
+    from analyzer.eval.net import evaluate_boards
+    from analyzer.rules.standard import Standard
+
+    gnubg.command("set evaluation chequerplay evaluation plies 0")
+    gnubg.command("set evaluation chequerplay evaluation cubeful off")
+    rules = Standard()
+    eqw = np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
+    pts = np.zeros(2 * pairs, np.int64)
+
+    def flipped(res: np.ndarray) -> np.ndarray:
+        out = np.zeros_like(res)
+        for i in range(len(res)):
+            flip_into(res[i], out[i])
+        return out
+
+    for i in range(pairs):
+        rng = np.random.default_rng([seed, i])
+        dice = rng.integers(1, 7, size=(MAX_PLIES, 2))
+        while dice[0, 0] == dice[0, 1]:
+            dice[0] = rng.integers(1, 7, size=2)
+        for g in range(2):
+            pos = Position.start()
+            side = g
+            for t in range(MAX_PLIES):
+                res = rules.legal_results(pos, (int(dice[t, 0]), int(dice[t, 1])))
+                over = res[:, 26] >= 15
+                if over.any():
+                    k = int(np.argmax(over))
+                    p6 = F.game_over_outcome(res[k]) + 1
+                    pts[2 * i + g] = p6 if side == 0 else -p6
+                    break
+                fl = flipped(res)
+                if side == 0:
+                    eq = -(evaluate_boards(a, fl) @ eqw)
+                else:
+                    eq = np.array([-gnubg.evaluate(gnubg.position_from_id(Position(b.tobytes()).gnubg_id()))[5]
+                                   for b in fl])
+                k = int(np.argmax(eq))
+                pos = Position(fl[k].tobytes())
+                side = 1 - side
+    return pts
+
+
 def run(a: NetSet, opponent: str, pairs: int, seed: int = 2026) -> dict[str, float]:
     """Duel ``a`` against ``opponent``; returns ppg, its standard error and the win rate."""
+    if opponent == "gnubg":
+        t0 = time.time()
+        pts = _gnubg_duel(a, pairs, seed)
+        pair = pts.reshape(-1, 2).mean(axis=1)
+        return {"games": 2 * pairs, "ppg": float(pts.mean()), "se": float(pair.std(ddof=1) / math.sqrt(pairs)),
+                "win_rate": float((pts > 0).mean()), "seconds": round(time.time() - t0, 1)}
     b, kb = _load_player(opponent)
     dummy = NetSet.initial(hidden=1, race_hidden=1, seed=0)
     wr, wc = load_pubeval()
@@ -180,7 +238,7 @@ def main() -> int:
     src = ap.add_mutually_exclusive_group()
     src.add_argument("--nets", default=None, help="net set (.npz); default data/nets/standard.npz")
     src.add_argument("--checkpoint", help="training checkpoint (.npz)")
-    ap.add_argument("--opponent", default="pubeval", help="pubeval | heuristic | nets:PATH")
+    ap.add_argument("--opponent", default="pubeval", help="pubeval | gnubg | heuristic | nets:PATH")
     ap.add_argument("--pairs", type=int, default=1000, help="dice sequences (2 games each)")
     ap.add_argument("--seed", type=int, default=2026)
     args = ap.parse_args()
