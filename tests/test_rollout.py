@@ -95,8 +95,14 @@ def test_game_over_and_bearoff_positions_are_exact(engine: Engine) -> None:
 
 def test_target_se_stops_early_after_min_trials(engine: Engine) -> None:
     pos = Position.from_points({1: 2}, {22: 1, 23: 1})
-    r = rollout(engine, pos, trials=5000, target_se=0.01, min_trials=100, workers=1)
+    seen: list[tuple[int, int]] = []
+    r = rollout(engine, pos, trials=5000, target_se=0.01, min_trials=100, workers=1,
+                progress=lambda done, total: seen.append((done, total)))
     assert r.stopped_early and r.trials < 5000 and r.trials >= 100 and r.trials_requested == 5000
+    assert seen and seen[-1] == (r.trials, 5000)
+    noisy = rollout(engine, START, trials=400, truncate=2, target_se=1e-9, min_trials=10, workers=1,
+                    variance_reduction=False)
+    assert not noisy.stopped_early and noisy.trials == 400
 
 
 def test_candidates_share_the_dice(engine: Engine) -> None:
