@@ -201,6 +201,21 @@ def test_resume_redoes_a_changed_input(tmp_path: Path) -> None:
     _same(clean, out)
 
 
+def test_resume_with_fewer_or_shorter_inputs_keeps_only_them(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    [a, b, c] = _copy(GALAXY[:3], folder)
+    a.write_bytes(GALAXY[0].read_bytes() + b"\n" + GALAXY[5].read_bytes())
+    out = tmp_path / "out"
+    run_batch([str(folder)], out, options=REPLAY, jobs=1)
+    assert len(list((out / DECISIONS_DIR).iterdir())) == 4
+    a.write_bytes(GALAXY[0].read_bytes())
+    run_batch([str(a), str(b)], out, options=REPLAY, jobs=1, resume=True)
+    clean = tmp_path / "clean"
+    run_batch([str(a), str(b)], clean, options=REPLAY, jobs=1)
+    _same(clean, out)
+    assert sorted(p.name for p in (out / UNITS_DIR).iterdir()) == sorted(p.name for p in (clean / UNITS_DIR).iterdir())
+
+
 def test_resume_with_other_options_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "in"
     _copy(GALAXY[:1], folder)

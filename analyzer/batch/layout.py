@@ -46,6 +46,7 @@ __all__ = [
     "part_name",
     "read_json",
     "read_part_meta",
+    "remove_temporaries",
     "unit_id",
 ]
 

@@ -26,6 +26,7 @@ import datetime as dt
 import hashlib
 import multiprocessing
 import os
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -114,6 +115,25 @@ def _clear(out: Path) -> None:
         for ext in (".parquet", ".csv"):
             (out / f"{name}{ext}").unlink(missing_ok=True)
     (out / MANIFEST).unlink(missing_ok=True)
+
+
+_PART = re.compile(r"(?P<unit>.+)\.m(?P<index>\d+)\.parquet")
+
+
+def _prune(out: Path, units: list[Unit]) -> None:
+    """Remove the parts and markers that are not part of this dataset: inputs no longer given
+    (a resume with fewer paths) and matches beyond the end of an input that got shorter."""
+    counts: dict[str, int] = {}
+    for u in units:
+        marker = read_json(out / UNITS_DIR / f"{u.unit}.json")
+        counts[u.unit] = int((marker or {}).get("matches") or 0)
+    for p in (out / DECISIONS_DIR).iterdir():
+        m = _PART.fullmatch(p.name)
+        if m is not None and int(m.group("index")) >= counts.get(m.group("unit"), 0):
+            p.unlink()
+    for p in (out / UNITS_DIR).iterdir():
+        if p.suffix == ".json" and p.stem not in counts:
+            p.unlink()
 
 
 class _Manifest:
@@ -253,7 +273,8 @@ def run_batch(paths: Sequence[str], out_dir: str | os.PathLike[str] = DEFAULT_OU
 
     total_bytes = sum(u.size or 0 for u in units)
     skipped = len(units) - len(pending)
-    state = {"files": skipped, "matches": 0, "bytes": sum(u.size or 0 for u in units if u not in pending)}
+    waiting = {u.unit for u in pending}
+    state = {"files": skipped, "matches": 0, "bytes": sum(u.size or 0 for u in units if u.unit not in waiting)}
 
     def tell(current: str) -> None:
         if progress is not None:
@@ -288,6 +309,7 @@ def run_batch(paths: Sequence[str], out_dir: str | os.PathLike[str] = DEFAULT_OU
         manifest.write()
         tell(u.path)
 
+    _prune(out, units)
     tables = rebuild_tables(out, units)
     write_tables(out, tables)
     failed = set(tables.errors["file"].to_list())
