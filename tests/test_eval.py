@@ -179,3 +179,22 @@ def test_pruning_keeps_plied_values_close(engine: Engine) -> None:
     full = Engine(engine.nets, prune=False)
     assert abs(full.evaluate(pos, 1).equity - engine.evaluate(pos, 1).equity) < 0.03
     assert full.rank_plays(pos, (6, 2), 1)[0].play == engine.rank_plays(pos, (6, 2), 1)[0].play
+
+
+def test_fast_shot_count_matches_reference() -> None:
+    from analyzer.train.selfplay import GameBuffers, play_seeded
+
+    nets = NetSet.initial(hidden=8, race_hidden=8, seed=9)
+    buf = GameBuffers()
+    me = np.zeros(26, np.int64)
+    them = np.zeros(26, np.int64)
+    reach = np.zeros(26, np.int64)
+    checked = 0
+    for g in range(6):
+        t, _ = play_seeded(nets, 300 + g, 0.5, buf)
+        for b in buf.states[:t]:
+            F.sides(b, me, them)
+            for a, c in ((me, them), (them, me)):
+                assert F._hit_rolls(a, c, reach) == F._hit_rolls_reference(a, c, reach)
+                checked += 1
+    assert checked > 200

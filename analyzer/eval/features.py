@@ -202,8 +202,11 @@ def _escapes(me: np.ndarray, them: np.ndarray, p: int) -> int:
 
 
 @njit(cache=True)
-def _hit_rolls(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int, int]:
-    """Rolls (of 36) with which ``them`` hits at least one blot of ``me``, and rolls that hit two.
+def _hit_rolls_reference(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int, int]:
+    """Straightforward version of :func:`_hit_rolls` (marks every point each checker reaches);
+    kept as the reference the fast version is tested against.
+
+    Rolls (of 36) with which ``them`` hits at least one blot of ``me``, and rolls that hit two.
 
     ``them``'s checkers are mapped into ``me``'s numbering (their point q is our point 25 - q;
     their bar is our point 0); our points with two or more checkers block them. Checkers on
@@ -281,6 +284,105 @@ def _hit_rolls(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int
             for p in range(1, top + 1):
                 if me[p] == 1 and reach[p] != 0:
                     hits += 1
+            if hits >= 1:
+                one += w
+            if hits >= 2:
+                two += w
+    return one, two
+
+
+@njit(cache=True)
+def _their(them: np.ndarray, x: int) -> int:
+    """Opponent checkers on our point ``x`` (1..24)."""
+    return int(them[25 - x])
+
+
+@njit(cache=True)
+def _reach_blot(me: np.ndarray, them: np.ndarray, bar: int, p: int, d1: int, d2: int) -> bool:
+    """Can ``them`` hit our blot on point ``p`` with the roll (d1, d2)? (Rules of :func:`_hit_rolls`.)"""
+    if d1 != d2:
+        if bar >= 2:
+            return p in (d1, d2)
+        if bar == 1:
+            if p in (d1, d2):
+                return True
+            if p == d1 + d2 and (me[d1] < 2 or me[d2] < 2):
+                return True
+            r = p - d2
+            if r >= 1 and me[d1] < 2 and _their(them, r) > 0:
+                return True
+            r = p - d1
+            return r >= 1 and me[d2] < 2 and _their(them, r) > 0
+        r = p - d1
+        if r >= 1 and _their(them, r) > 0:
+            return True
+        r = p - d2
+        if r >= 1 and _their(them, r) > 0:
+            return True
+        r = p - d1 - d2
+        return r >= 1 and _their(them, r) > 0 and (me[r + d1] < 2 or me[r + d2] < 2)
+    d = d1
+    if bar >= 1:
+        smax = 4 if bar == 1 else max(1, 5 - bar)
+        for k in range(1, smax + 1):
+            if p == k * d:
+                ok = True
+                for j in range(1, k):
+                    if me[j * d] >= 2:
+                        ok = False
+                        break
+                if ok:
+                    return True
+        if bar > 1 or me[d] >= 2:
+            return False
+        smax = 3
+    else:
+        smax = 4
+    for k in range(1, smax + 1):
+        r = p - k * d
+        if r < 1:
+            break
+        if _their(them, r) > 0:
+            ok = True
+            for j in range(1, k):
+                if me[r + j * d] >= 2:
+                    ok = False
+                    break
+            if ok:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _hit_rolls(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int, int]:
+    """Rolls (of 36) with which ``them`` hits at least one blot of ``me``, and rolls that hit two.
+
+    ``them``'s checkers are mapped into ``me``'s numbering (their point q is our point 25 - q;
+    their bar is our point 0); our points with two or more checkers block them. Checkers on
+    their bar must come in first (handled approximately for two or more on the bar). ``reach``
+    is scratch space (at least 16 entries).
+    """
+    nb = 0
+    for p in range(1, 25):
+        if me[p] == 1:
+            reach[nb] = p
+            nb += 1
+            if nb == reach.shape[0]:
+                break
+    if nb == 0:
+        return 0, 0
+    bar = int(them[25])
+    one = 0
+    two = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            w = 1 if d1 == d2 else 2
+            hits = 0
+            for i in range(nb):
+                if _reach_blot(me, them, bar, int(reach[i]), d1, d2):
+                    hits += 1
+                    if hits >= 2:
+                        break
             if hits >= 1:
                 one += w
             if hits >= 2:
