@@ -110,3 +110,13 @@ def test_rollout_command_json_and_table() -> None:
     assert res2.stdout == res.stdout
     assert runner.invoke(app, ["rollout", OPENING, "--trials", "0"]).exit_code == 2
     assert runner.invoke(app, ["rollout", OPENING, "--dice", "77"]).exit_code == 2
+
+
+def test_rollout_command_with_cube_play() -> None:
+    res = runner.invoke(app, ["rollout", CLOSED_OUT.gnubg_id(), "--trials", "36", "--truncate", "4", "--cube-play",
+                              "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    assert "cube played" in res.stdout and "Proper cube action: Too good" in res.stdout
+    spec = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:7:10"  # a match: no cube play
+    res = runner.invoke(app, ["rollout", spec, "--trials", "36", "--cube-play", "--workers", "1"])
+    assert res.exit_code == 2 and "money" in res.output

@@ -177,3 +177,43 @@ def test_bad_arguments(engine: Engine) -> None:
 def test_results_are_finite(engine: Engine) -> None:
     r = rollout(engine, RACE_8PCT, trials=36, truncate=3, workers=1)
     assert np.isfinite(_numbers(r)).all()
+
+
+def test_compiled_money_cube_matches_the_cube_model() -> None:
+    from analyzer.eval._rollout_kernel import money_cube
+    from analyzer.eval.cube import cube_decision
+
+    rng = np.random.default_rng(5)
+    v = np.zeros(4)
+    for _ in range(40):
+        o = rng.dirichlet(np.ones(6) * 0.7)
+        x = float(rng.uniform(0.5, 0.75))
+        probs = [o[0] + o[1] + o[2], o[1] + o[2], o[2], o[4] + o[5], o[5]]
+        for owner, state in ((0, MatchState()), (1, MatchState(cube=2, cube_owner=0)),
+                             (2, MatchState(cube=2, cube_owner=1))):
+            d = cube_decision(probs, state, 0, cube_life=x)
+            money_cube(o, x, owner, v)
+            assert v[0] == pytest.approx(d.nd, abs=1e-4)  # cube.py follows 24 cube levels, we an unlimited cube
+            if owner != 2:
+                assert d.dt is not None
+                assert v[1] == pytest.approx(d.dt, abs=1e-4)
+                assert v[3] == pytest.approx(d.best, abs=1e-4)
+
+
+def test_cube_play_rollouts(engine: Engine) -> None:
+    kw = {"trials": 72, "truncate": 6, "cube_play": True, "seed": 4}
+    a = rollout(engine, CLOSED_OUT, workers=1, **kw)  # type: ignore[arg-type]
+    assert a.cube is not None and a.cube.action.startswith("too good")
+    assert a.best.cubeful_se is not None and a.best.cubeful_equity is not None and a.best.cubeful_equity > 1.0
+    b = rollout(engine, CLOSED_OUT, workers=2, **kw)  # type: ignore[arg-type]
+    assert a.as_dict() == b.as_dict()
+    r = rollout(engine, RACE_8PCT, workers=1, **kw)  # type: ignore[arg-type]
+    assert r.cube is not None and r.cube.action.startswith("double")
+    assert r.cube.dt is not None and r.cube.dt > r.cube.nd
+    # the cubeless side of the same trials is unchanged by the cube games
+    plain = rollout(engine, RACE_8PCT, workers=1, trials=72, truncate=6, seed=4)
+    assert plain.equity == r.equity and plain.best.cubeful_se is None
+    moves = rollout(engine, START, dice=(3, 1), trials=36, truncate=3, workers=1, max_plays=2, cube_play=True)
+    assert all(c.cubeful_se is not None for c in moves.candidates)
+    with pytest.raises(ValueError):
+        rollout(engine, START, trials=36, cube_play=True, match=MatchState(length=5))

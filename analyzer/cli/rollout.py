@@ -21,7 +21,8 @@ def render_rollout(r: RolloutResult) -> str:
             + (f", dice {r.dice[0]}{r.dice[1]}" if r.dice else ", before the roll")
             + f": {r.trials} trials" + (" (stopped early)" if r.stopped_early else "")
             + (f", truncated at {r.truncate} plies" if r.truncate else ", played out")
-            + (", variance reduction" if r.variance_reduction else "") + f", seed {r.seed}")
+            + (", variance reduction" if r.variance_reduction else "")
+            + (", cube played" if r.best.cubeful_se is not None else "") + f", seed {r.seed}")
     lines = [head, ""]
     cols = f"{'#':>2} {'play':<22}{'Win':>7}{'W g':>7}{'W bg':>7}{'L g':>7}{'L bg':>7}{'Cubeless':>10}" \
            f"{'+-SE':>7}{'Cubeful':>9}"
@@ -30,13 +31,14 @@ def render_rollout(r: RolloutResult) -> str:
     for i, c in enumerate(r.candidates, 1):
         p = c.probabilities
         cf = "" if c.cubeful_equity is None else f"{c.cubeful_equity:+.3f}"
+        cf_se = "" if c.cubeful_se is None else f"  cubeful +-{c.cubeful_se:.3f}"
         name = c.play if c.play is not None else "(position)"
         lines.append(f"{i:>2} {name or '(no move)':<22}{100 * p.win:>6.1f}%{100 * p.win_gammon:>6.1f}%"
                      f"{100 * p.win_backgammon:>6.1f}%{100 * p.lose_gammon:>6.1f}%"
                      f"{100 * p.lose_backgammon:>6.1f}%{c.equity:>+10.3f}{c.equity_se:>7.3f}{cf:>9}")
         se = c.probabilities_se
         lines.append(f"{'':>2} {'  standard errors':<22}" + "".join(f"{100 * s:>6.1f}%" for s in se)
-                     + f"   95% CI [{c.equity_ci[0]:+.3f}, {c.equity_ci[1]:+.3f}]")
+                     + f"   95% CI [{c.equity_ci[0]:+.3f}, {c.equity_ci[1]:+.3f}]{cf_se}")
         if i > 1:
             lines[-2] += f"  ({_value(c) - _value(best):+.3f})"
     if r.cube is not None:
@@ -61,6 +63,7 @@ def rollout_cmd(
     trials: Annotated[int, typer.Option("--trials", "-n", help="Number of games.")] = 1296,
     truncate: Annotated[int | None, typer.Option("--truncate", help="Stop each game after N plies.")] = None,
     cubeful: Annotated[bool, typer.Option("--cubeful/--cubeless", help="Add cube-model equities.")] = True,
+    cube_play: Annotated[bool, typer.Option("--cube-play", help="Money: play the cube in the rollout games.")] = False,
     seed: Annotated[int, typer.Option("--seed", help="Dice seed (same seed, same result).")] = 0,
     variance_reduction: Annotated[bool, typer.Option("--vr/--no-vr", help="Variance reduction.")] = True,
     target_se: Annotated[float | None, typer.Option("--target-se", help="Stop once the equity SE is below.")] = None,
@@ -91,9 +94,13 @@ def rollout_cmd(
     except FileNotFoundError as e:
         fail(f"evaluator weights not found: {e.filename}")
     state = spec.match if spec.match is not None else MatchState()
-    result = rollout(engine, spec.position, dice=roll, trials=trials, truncate=truncate, cubeful=cubeful,
-                     match=state, player=spec.on_roll or 0, seed=seed, variance_reduction=variance_reduction,
-                     target_se=target_se, workers=workers, max_plays=max_plays)
+    try:
+        result = rollout(engine, spec.position, dice=roll, trials=trials, truncate=truncate, cubeful=cubeful,
+                         match=state, player=spec.on_roll or 0, seed=seed, variance_reduction=variance_reduction,
+                         target_se=target_se, workers=workers, max_plays=max_plays,
+                         cube_play=cube_play and cubeful)
+    except ValueError as e:
+        fail(str(e))
     if fmt is OutputFormat.json:
         out: dict[str, Any] = result.as_dict()
         stdout_write(json.dumps(out))

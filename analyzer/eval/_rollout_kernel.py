@@ -27,10 +27,17 @@ opponent when ``side0 == 1`` (rolling out a play's result, the opponent is on ro
 >>> z = np.zeros((1, 1), np.float32)
 >>> b = np.frombuffer(Position.from_points({1: 1}, {24: 1}).board, np.int8).copy()
 >>> out = np.zeros(6)
->>> run_trial(b, 0, 5, 5, 1, 0, False, W, False, z, z, z, *Workspace(1024).args(), out)
+>>> cf = np.zeros(1)
+>>> run_trial(b, 0, 5, 5, 1, 0, False, True, 1.0, 0, True, W, False, z, z, z, *Workspace(1024).args(), out, cf)
 1
 >>> out.tolist()  # the side on roll bears off its last checker with any roll: a single win
 [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+>>> cf.tolist()  # ND and DT are equal (1.0) for a sure single win: no double, one point
+[1.0]
+>>> v = np.zeros(4)
+>>> money_cube(np.array([0.7, 0.0, 0.0, 0.3, 0.0, 0.0]), 0.68, 0, v)
+>>> [round(float(t), 3) for t in v]  # as analyzer.eval.cube.cube_decision: 0.581, 0.596, 1.0
+[0.581, 0.596, 1.0, 0.596]
 """
 
 from __future__ import annotations
@@ -139,14 +146,81 @@ def _to_reference(src: Arr, side: int, dst: Arr) -> None:
 
 
 @njit
+def cube_life(b: Arr) -> float:
+    """Janowski's cube life of board ``b`` with gnubg's defaults (as :func:`analyzer.eval.cube.cube_life_of`)."""
+    if F.classify(b) != F.CLASS_RACE:
+        return 0.68
+    if bearoff_class(b) != 0:
+        return 0.6
+    pips = 0
+    for p in range(1, 25):
+        if b[p] > 0:
+            pips += p * b[p]
+    return min(max(0.55 + 0.00125 * pips, 0.6), 0.7)
+
+
+@njit
+def money_cube(p: Arr, x: float, owner: int, out: Arr) -> None:
+    """Money cube values of the side on roll (per unit of the current cube) from his outcome
+    distribution ``p`` (6) and cube life ``x``: ``out`` = (no double, double/take, double/pass,
+    value with the best cube action). ``owner``: 0 centred, 1 he owns the cube, 2 the opponent does
+    (then only ``out[0]`` and ``out[3]`` mean anything).
+
+    The live-cube model of :mod:`analyzer.eval.cube` with an unlimited cube: the cash points of
+    both sides are the same at every cube level, so they solve two linear equations.
+    """
+    w = p[0] + p[1] + p[2]
+    lo = p[3] + p[4] + p[5]
+    big_w = (p[0] + 2.0 * p[1] + 3.0 * p[2]) / w if w > 1e-9 else 1.0
+    big_l = (p[3] + 2.0 * p[4] + 3.0 * p[5]) / lo if lo > 1e-9 else 1.0
+    a = 1.5 / (big_w + 1.0)
+    b = (big_l - 0.5) / (1.0 + big_l)
+    cp = a / (1.0 - b * (1.0 - a))  # my cash point
+    q = cp * b  # the opponent's cash point, on my winning-chance scale
+    dead = w * big_w - lo * big_l
+    # live values: me owning, the opponent owning, centred
+    live_me = -big_l + (1.0 + big_l) * w / cp if w <= cp else 1.0 + (big_w - 1.0) * (w - cp) / (1.0 - cp)
+    live_opp = -big_l + (big_l - 1.0) * w / q if w <= q else -1.0 + (big_w + 1.0) * (w - q) / (1.0 - q)
+    if w <= q:
+        live_c = live_opp
+    elif w <= cp:
+        live_c = -1.0 + 2.0 * (w - q) / (cp - q)
+    else:
+        live_c = live_me
+    live = live_c if owner == 0 else (live_me if owner == 1 else live_opp)
+    nd = x * live + (1.0 - x) * dead
+    dt = 2.0 * (x * live_opp + (1.0 - x) * dead)
+    out[0] = nd
+    out[1] = dt
+    out[2] = 1.0
+    out[3] = nd if owner == 2 else max(nd, min(dt, 1.0))
+
+
+@njit
+def _cube_owner_for(owner: int, side: int) -> int:
+    """Owner code (0 centred, 1 reference side, 2 the other) seen by the side on roll ``side``."""
+    if owner == 0:
+        return 0
+    return 1 if (owner == 1) == (side == 0) else 2
+
+
+@njit
 def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int, vr: bool,
+              cube_play: bool, cube0: float, owner0: int, double_first: bool,
               W: tuple, use_db: bool, dist: Arr, first: Arr, win2: Arr,  # type: ignore[type-arg]
               pool: Arr, phash: Arr, parent: Arr, hfrom: Arr, hto: Arr, hhit: Arr, ptag: Arr,
-              pterm: Arr, table: Arr, tstamp: Arr, stampbox: Arr, results: Arr, out: Arr) -> int:
+              pterm: Arr, table: Arr, tstamp: Arr, stampbox: Arr, results: Arr, out: Arr, cf: Arr) -> int:
     """Play one trial from ``start`` (see the module docstring) and write its (luck-corrected)
     result into ``out`` (6, reference view). ``r1``/``r2`` are the first two rolls as indices
     0..35 (``6 * (die1 - 1) + die2 - 1``); ``truncate`` <= 0 plays to the end. Returns the plies
-    played, -1 on buffer overflow."""
+    played, -1 on buffer overflow.
+
+    With ``cube_play`` a money cube game runs alongside: cube ``cube0`` owned by ``owner0`` (0
+    centred, 1 the reference side, 2 the other), each side on roll with access doubling and
+    answering by :func:`money_cube` on the 0-ply evaluation (``double_first`` false: no double
+    before the first roll). ``cf[0]`` receives the reference side's points (a pass ends the cube
+    game; the cubeless game is still played out); at a stop, the cube model's value times the cube.
+    """
     np.random.seed(seed)
     board = start.copy()
     tmp = np.zeros(NSLOTS, np.int8)
@@ -162,6 +236,11 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     ref = np.zeros(NOUT, np.float64)
     side = side0
     t = 0
+    cube = cube0
+    owner = owner0
+    live = cube_play
+    cf[0] = np.nan
+    cv = np.zeros(4, np.float64)
     while True:
         over = F.classify(board) == F.CLASS_OVER
         stop = over or t >= MAX_TRIAL_PLIES or (0 < truncate <= t)
@@ -170,7 +249,25 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
         if stop:
             eval0(board, W, use_db, dist, first, win2, xc, xr, hid, pa)
             _to_reference(pa, side, ref)
+            if live:
+                if over:
+                    cf[0] = cube * equity6(ref)
+                else:
+                    money_cube(pa, cube_life(board), _cube_owner_for(owner, side), cv)
+                    cf[0] = cube * cv[3] if side == 0 else -cube * cv[3]
             break
+        if live and (t > 0 or double_first):
+            mine = _cube_owner_for(owner, side)
+            if mine != 2:
+                eval0(board, W, use_db, dist, first, win2, xc, xr, hid, pa)
+                money_cube(pa, cube_life(board), mine, cv)
+                if min(cv[1], cv[2]) > cv[0]:  # double
+                    if cv[1] > cv[2]:  # pass
+                        cf[0] = cube if side == 0 else -cube
+                        live = False
+                    else:
+                        cube *= 2.0
+                        owner = 2 if side == 0 else 1
         if t == 0:
             d1, d2 = r1 // 6 + 1, r1 % 6 + 1
         elif t == 1:
@@ -211,6 +308,8 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
                 pa[i] = 0.0
             pa[F.game_over_outcome(chosen)] = 1.0
             _to_reference(pa, side, ref)
+            if live:
+                cf[0] = cube * equity6(ref)
             break
         flip_into(chosen, board)
         side = 1 - side
@@ -221,18 +320,21 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
 
 @njit
 def run_trials(starts: Arr, side0: int, rolls1: Arr, rolls2: Arr, seeds: Arr, truncate: int, vr: bool,
+               cube_play: bool, cubes: Arr, owners: Arr, double_first: bool,
                W: tuple, use_db: bool, dist: Arr, first: Arr, win2: Arr,  # type: ignore[type-arg]
                pool: Arr, phash: Arr, parent: Arr, hfrom: Arr, hto: Arr, hhit: Arr, ptag: Arr,
                pterm: Arr, table: Arr, tstamp: Arr, stampbox: Arr, results: Arr, out: Arr,
-               plies: Arr) -> int:
+               plies: Arr, cf: Arr) -> int:
     """:func:`run_trial` for every trial ``i`` (rolls ``rolls1[i]``, ``rolls2[i]``, seed
-    ``seeds[i]``) and every start board ``k`` (same dice for all): ``out[i, k]`` gets the result,
-    ``plies[i, k]`` the plies played. Returns -1 on buffer overflow, else 0."""
+    ``seeds[i]``) and every start board ``k`` (same dice for all, cube ``cubes[k]`` owned by
+    ``owners[k]``): ``out[i, k]`` gets the result, ``plies[i, k]`` the plies played, ``cf[i, k]``
+    the cube game's points. Returns -1 on buffer overflow, else 0."""
     for i in range(seeds.shape[0]):
         for k in range(starts.shape[0]):
             n = run_trial(starts[k], side0, int(rolls1[i]), int(rolls2[i]), int(seeds[i]), truncate, vr,
+                          cube_play, float(cubes[k]), int(owners[k]), double_first,
                           W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto, hhit, ptag, pterm,
-                          table, tstamp, stampbox, results, out[i, k])
+                          table, tstamp, stampbox, results, out[i, k], cf[i, k:k + 1])
             if n < 0:
                 return -1
             plies[i, k] = n

@@ -34,7 +34,7 @@ import multiprocessing as mp
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import numpy as np
@@ -112,7 +112,8 @@ class RolloutCandidate:
     (win, win gammon, win backgammon, lose gammon, lose backgammon); ``equity`` the mean cubeless
     equity with ``equity_se`` and the 95% interval ``equity_ci``. ``cubeful_equity`` is the
     cube model's value of the means (money: per unit cube; match: EMG), not doubling now;
-    ``None`` for cubeless rollouts. ``mean_plies`` is the average game length played.
+    ``None`` for cubeless rollouts; with cube play in the rollout it is the mean result of the
+    cube games, ``cubeful_se`` its standard error. ``mean_plies`` is the average game length played.
     """
 
     play: str | None
@@ -124,6 +125,7 @@ class RolloutCandidate:
     equity_ci: tuple[float, float]
     cubeful_equity: float | None
     mean_plies: float
+    cubeful_se: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Plain values for JSON."""
@@ -132,7 +134,8 @@ class RolloutCandidate:
         names = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
         d.update({f"{n}_se": v for n, v in zip(names, self.probabilities_se, strict=True)})
         d.update({"equity_se": self.equity_se, "equity_ci": list(self.equity_ci),
-                  "cubeful_equity": self.cubeful_equity, "mean_plies": self.mean_plies})
+                  "cubeful_equity": self.cubeful_equity, "cubeful_se": self.cubeful_se,
+                  "mean_plies": self.mean_plies})
         return d
 
 
@@ -208,18 +211,22 @@ def _init_worker(W: tuple[NDArray[np.float32], ...], use_db: bool) -> None:
     _STATE.update(W=W, use_db=use_db, db=db, ws=Workspace(8192))
 
 
-def _run_chunk(task: tuple[NDArray[np.int8], int, int, int, int, int, bool]) -> tuple[NDArray[np.float64],
-                                                                                     NDArray[np.int64]]:
-    starts, side0, seed, first, count, truncate, vr = task
+_Task = tuple[NDArray[np.int8], int, int, int, int, int, bool, bool, NDArray[np.float64], NDArray[np.int64], bool]
+
+
+def _run_chunk(task: _Task) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64]]:
+    starts, side0, seed, first, count, truncate, vr, cube_play, cubes, owners, double_first = task
     r1, r2, seeds = trial_dice(seed, first, count)
     out = np.zeros((count, starts.shape[0], 6), np.float64)
     plies = np.zeros((count, starts.shape[0]), np.int64)
+    cf = np.zeros((count, starts.shape[0]), np.float64)
     ws: Workspace = _STATE["ws"]
     while True:
-        rc = cast(Any, K.run_trials)(starts, side0, r1, r2, seeds, truncate, vr, _STATE["W"], _STATE["use_db"],
-                                     *_STATE["db"], *ws.args(), out, plies)
+        rc = cast(Any, K.run_trials)(starts, side0, r1, r2, seeds, truncate, vr, cube_play, cubes, owners,
+                                     double_first, _STATE["W"], _STATE["use_db"], *_STATE["db"], *ws.args(), out,
+                                     plies, cf)
         if rc >= 0:
-            return out, plies
+            return out, plies, cf
         ws.resize(ws.capacity * 4)
         _STATE["ws"] = ws
 
@@ -260,7 +267,8 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
             player: int = 0, seed: int = 0, variance_reduction: bool = True, min_trials: int = 144,
             target_se: float | None = None, workers: int = 2, max_plays: int = 8,
             threshold: float = 0.16, plays: Sequence[str] | None = None,
-            met: MatchEquityTable | None = None, progress: ProgressFn | None = None) -> RolloutResult:
+            met: MatchEquityTable | None = None, cube_play: bool = False,
+            progress: ProgressFn | None = None) -> RolloutResult:
     """Roll ``pos`` out (see the module docstring).
 
     ``pos`` is seen from the side on roll, ``player`` (0/1) in ``match`` (default: money, cube
@@ -268,6 +276,13 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
     most ``max_plays`` within ``threshold`` of the best) or the plays named in ``plays``.
     ``truncate`` = N stops each trial after N plies (None: play to the end or the bear-off
     databases). ``workers`` > 1 spreads the trials over a process pool.
+
+    ``cube_play`` (money play without Jacoby, beavers or a cube limit): besides the cubeless
+    games, a cube game is played alongside each trial, both sides doubling, taking and passing
+    by the cube model on their 0-ply evaluation; the cubeful equities (``cubeful_equity`` with
+    ``cubeful_se``) are then the mean points won per unit cube, without variance reduction.
+    Before the roll the position is rolled out twice with the same dice -- cube as it is (no
+    double now) and doubled and taken -- and ``cube`` is decided from those two values.
 
     >>> from analyzer.eval.engine import Engine
     >>> eng = Engine()
@@ -283,11 +298,23 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
         raise ValueError("truncate must be >= 1 (or None)")
     state = match if match is not None else MatchState()
     table = None if state.is_money else (met if met is not None else met_by_name())
+    if cube_play and (not state.is_money or state.jacoby or state.beavers or state.cube_limit is not None):
+        raise ValueError("cube play in rollouts is for money play without Jacoby, beavers or a cube limit")
+    owner0 = 0 if state.cube_owner is None else (1 if state.cube_owner == player else 2)
+    may_double = owner0 != 2
     if dice is None:
         labels: list[str | None] = [None]
         results = [pos]
         starts = np.frombuffer(pos.board, np.int8)[None, :].copy()
         side0 = 0
+        cubes = np.array([1.0], np.float64)
+        owners = np.array([owner0], np.int64)
+        if cube_play and may_double:  # the same position doubled and taken: the opponent owns 2
+            labels.append(None)
+            results.append(pos)
+            starts = np.concatenate([starts, starts])
+            cubes = np.array([1.0, 2.0])
+            owners = np.array([owner0, 2], np.int64)
     else:
         ranked = engine.rank_plays(pos, dice, 0)
         if plays is not None:
@@ -302,10 +329,13 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
         results = [r.result for r in chosen]
         starts = np.stack([np.frombuffer(r.result.flip().board, np.int8) for r in chosen])
         side0 = 1
+        cubes = np.ones(len(chosen), np.float64)
+        owners = np.full(len(chosen), owner0, np.int64)
     trunc = 0 if truncate is None else int(truncate)
     W = engine.nets.kernel_args()
     chunks_out: list[NDArray[np.float64]] = []
     plies_out: list[NDArray[np.int64]] = []
+    cf_out: list[NDArray[np.float64]] = []
     done = 0
     stopped = False
     executor: ProcessPoolExecutor | None = None
@@ -317,12 +347,13 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
             _init_worker(W, engine.use_bearoff)
         while done < trials:
             n = min(ROUND, trials - done)
-            tasks = [(starts, side0, seed, done + j, min(CHUNK, n - j), trunc, variance_reduction)
-                     for j in range(0, n, CHUNK)]
+            tasks: list[_Task] = [(starts, side0, seed, done + j, min(CHUNK, n - j), trunc, variance_reduction,
+                                   cube_play, cubes, owners, dice is not None) for j in range(0, n, CHUNK)]
             outs = list(executor.map(_run_chunk, tasks)) if executor is not None else [_run_chunk(t) for t in tasks]
-            for o, p in outs:
+            for o, p, f in outs:
                 chunks_out.append(o)
                 plies_out.append(p)
+                cf_out.append(f)
             done += n
             if progress is not None:
                 progress(done, trials)
@@ -338,26 +369,61 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
     mean, se = _summaries(x)
     allp = np.concatenate(plies_out)
     mean_plies = [float(np.ascontiguousarray(allp[:, j]).mean()) for j in range(allp.shape[1])]
+    cf_mean, cf_se = _cube_game_stats(np.concatenate(cf_out)) if cube_play else (None, None)
     cands: list[RolloutCandidate] = []
-    for k in range(len(results)):
+    for k in range(1 if dice is None else len(results)):
         m, s = mean[k], se[k]
         probs = _probabilities(m)
         eq = float(m[5])
         cf: float | None = None
-        if cubeful:
+        cf_err: float | None = None
+        if cf_mean is not None and cf_se is not None:
+            cf, cf_err = float(cf_mean[k]), float(cf_se[k])
+        elif cubeful:
             cf = _cubeful(pos if dice is None else results[k], probs, state, player, dice is None, table)
         cands.append(RolloutCandidate(labels[k], results[k], probs, (float(s[0]), float(s[1]), float(s[2]),
                                                                         float(s[3]), float(s[4])),
                                       eq, float(s[5]), (eq - Z95 * float(s[5]), eq + Z95 * float(s[5])), cf,
-                                      float(mean_plies[k])))
+                                      float(mean_plies[k]), cf_err))
     if dice is not None:
         cands.sort(key=lambda c: -(c.cubeful_equity if c.cubeful_equity is not None else c.equity))
     cube = None
     if cubeful and dice is None:
         gp = GameProbabilities.of(cands[0].probabilities, clamp=True)
         cube = cube_decision(gp, state, player, cube_life=cube_life_of(pos), met=table)
+        if cf_mean is not None:
+            cube = _played_cube(cube, float(cf_mean[0]), float(cf_mean[1]) if may_double else None, owner0 == 1)
     return RolloutResult(pos, dice, tuple(cands), cube, done, trials, stopped, seed, truncate,
                          variance_reduction, cubeful)
+
+
+def _cube_game_stats(cf: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    n, k = cf.shape
+    mean = np.zeros(k)
+    se = np.zeros(k)
+    for j in range(k):
+        v = np.ascontiguousarray(cf[:, j])
+        mean[j] = v.mean()
+        se[j] = v.std(ddof=1) / math.sqrt(n) if n > 1 else 0.0
+    return mean, se
+
+
+def _played_cube(model: CubeDecision, nd: float, dt: float | None, redouble: bool) -> CubeDecision:
+    """``model`` (the cube model on the rolled-out probabilities) with No double and Double/take
+    replaced by the rolled-out cube games, and the action decided again from them."""
+    if dt is None or not model.available:
+        return replace(model, nd=nd)
+    word = "redouble" if redouble else "double"
+    take = dt <= 1.0
+    answer = "take" if take else "pass"
+    too_good = nd > 1.0
+    if nd >= min(dt, 1.0):
+        action = f"too good to {word}, {answer}" if too_good else f"no {word}, {answer}"
+        double = False
+    else:
+        action, double = f"{word}, {answer}", True
+    return replace(model, nd=nd, dt=dt, action=action, double=double, take=take, too_good=too_good and not double,
+                   beaver=False)
 
 
 def _cubeful(where: Position, probs: Probabilities, state: MatchState, player: int, before_roll: bool,
