@@ -92,6 +92,11 @@ def test_cube_rollout_option() -> None:
                               "--workers", "1", "--format", "json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["action"] == "no double"
+    res = runner.invoke(app, ["cube", RACE_8PCT.gnubg_id(), "--rollout", "--cube-play", "--trials", "72",
+                              "--truncate", "6", "--workers", "1", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.stdout)
+    assert d["action"] in ACTIONS and "cube played" in d["method"] and d["dt"] is not None
 
 
 def test_rollout_command_json_and_table() -> None:

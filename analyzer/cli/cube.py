@@ -57,7 +57,7 @@ def gnubg_wording(action: str) -> str:
 
 
 def _decide(engine: Engine, position_text: str, ply: int, use_rollout: bool, trials: int,
-            truncate: int | None, seed: int, workers: int) -> dict[str, Any]:
+            truncate: int | None, seed: int, workers: int, cube_play: bool = False) -> dict[str, Any]:
     from analyzer.core.ids import parse_position_spec
     from analyzer.core.match import MatchState
     from analyzer.eval.cube import analyze_cube
@@ -70,11 +70,14 @@ def _decide(engine: Engine, position_text: str, ply: int, use_rollout: bool, tri
     state = spec.match if spec.match is not None else MatchState()
     player = spec.on_roll if spec.on_roll is not None else 0
     if use_rollout:
-        from analyzer.eval.rollout import rollout_cube
+        from analyzer.eval.rollout import rollout
 
-        cd = rollout_cube(engine, pos, state, player, trials=trials, truncate=truncate, seed=seed,
-                          workers=workers)
-        method = f"rollout ({trials} trials" + (f", truncated at {truncate} plies)" if truncate else ")")
+        r = rollout(engine, pos, trials=trials, truncate=truncate, cubeful=True, match=state, player=player,
+                    seed=seed, workers=workers, cube_play=cube_play)
+        assert r.cube is not None
+        cd = r.cube
+        method = (f"rollout ({trials} trials" + (", cube played" if cube_play else "")
+                  + (f", truncated at {truncate} plies)" if truncate else ")"))
     else:
         if not 0 <= ply <= MAX_PLY:
             raise ValueError(f"ply must be 0..{MAX_PLY}")
@@ -165,6 +168,7 @@ def cube(
     truncate: Annotated[int | None, typer.Option("--truncate", help="Rollout: stop after N plies.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Rollout dice seed.")] = 0,
     workers: Annotated[int, typer.Option("--workers", "-j", help="Rollout worker processes.")] = 2,
+    cube_play: Annotated[bool, typer.Option("--cube-play", help="Rollout (money): cube play in games.")] = False,
     batch: Annotated[str | None, typer.Option("--batch", help="JSON lines file of positions ('-': stdin).")] = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="table or json.")] = OutputFormat.table,
 ) -> None:
@@ -194,7 +198,7 @@ def cube(
         return
     assert position is not None
     try:
-        d = _decide(engine, position, ply, use_rollout, trials, truncate, seed, workers)
+        d = _decide(engine, position, ply, use_rollout, trials, truncate, seed, workers, cube_play)
     except (InputError, ValueError) as e:
         fail(str(e))
     if fmt is OutputFormat.json:
