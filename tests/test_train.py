@@ -81,3 +81,20 @@ def test_resume_reproduces_state(tmp_path: Path) -> None:
         assert np.array_equal(net.w1, other.w1)
         assert np.array_equal(net.w2, other.w2)
     assert straight.opts["contact"].t == resumed.opts["contact"].t
+
+
+def test_supervised_resume_reproduces_state(tmp_path: Path) -> None:
+    from analyzer.train.supervised import SupervisedConfig, SupervisedTrainer
+
+    cfg = SupervisedConfig(games_per_round=2, epochs=1, eval_seeds=0, prune_every=2, prune_games=2)
+    base = NetSet.initial(hidden=8, race_hidden=8, seed=0)
+    straight = SupervisedTrainer.create(tmp_path / "a.npz", cfg, base)
+    straight.run(3)
+    first = SupervisedTrainer.create(tmp_path / "b.npz", cfg, base)
+    first.run(1)
+    resumed = SupervisedTrainer.load(tmp_path / "b.npz")
+    resumed.run(3)
+    assert resumed.rounds == 3
+    assert np.array_equal(straight.nets.contact.w1, resumed.nets.contact.w1)
+    assert straight.nets.prune is not None and resumed.nets.prune is not None
+    assert np.array_equal(straight.nets.prune.w1, resumed.nets.prune.w1)

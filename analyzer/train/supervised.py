@@ -3,9 +3,11 @@
 Each round plays ``games_per_round`` seeded self-play games with the current nets (a little
 noise for variety), takes every position before a roll, computes its target with our own
 engine at 1-ply (mean over the 21 rolls of the best 0-ply afterstate; home-board races come
-from our bear-off databases), and trains ``epochs`` passes of Adam cross-entropy on them. No
-other program's output is involved. A checkpoint (same layout as the TD one plus the round
-counter) is written after every round, so a run resumes exactly at a round boundary.
+from our bear-off databases; with ``prune_every`` > 0 the plays of each roll are pre-selected
+by a pruning net distilled from the current nets every ``prune_every`` rounds), and trains
+``epochs`` passes of Adam cross-entropy on them. No other program's output is involved. A
+checkpoint (same layout as the TD one plus the round counter and the pruning net) is written
+after every round, so a run resumes exactly at a round boundary.
 
 >>> import tempfile, pathlib
 >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -31,7 +33,7 @@ from numpy.typing import NDArray
 
 from analyzer.eval import features as F
 from analyzer.eval.engine import Engine
-from analyzer.eval.net import CLASS_KEYS, NetSet
+from analyzer.eval.net import CLASS_KEYS, Net, NetSet
 from analyzer.train.optim import PARAMS, Adam
 from analyzer.train.selfplay import GameBuffers, duel, play_seeded
 from analyzer.train.td import CLASS_OF_KEY, game_seed
@@ -52,6 +54,8 @@ class SupervisedConfig:
     target_ply: int = 1
     eval_every: int = 5
     eval_seeds: int = 500
+    prune_every: int = 0
+    prune_games: int = 100
 
 
 class SupervisedTrainer:
@@ -95,6 +99,8 @@ class SupervisedTrainer:
         tr.positions = int(doc["positions"])
         tr.elapsed = float(doc["elapsed"])
         tr.source = str(doc.get("source", ""))
+        if "prune_w1" in arrays:
+            tr.nets.prune = Net(*(np.array(arrays[f"prune_{s}"], dtype=np.float32) for s in PARAMS))
         if tr.curve_path.exists():
             keep = [ln for ln in tr.curve_path.read_text().splitlines()
                     if ln.strip() and json.loads(ln)["rounds"] <= tr.rounds]
@@ -107,6 +113,9 @@ class SupervisedTrainer:
             for s in PARAMS:
                 arrays[f"{key}_{s}"] = getattr(net, s)
             arrays.update(self.opts[key].state(key))
+        if self.nets.prune is not None:
+            for s in PARAMS:
+                arrays[f"prune_{s}"] = getattr(self.nets.prune, s)
         doc = {"kind": "supervised", "config": asdict(self.cfg), "rounds": self.rounds,
                "positions": self.positions, "elapsed": self.elapsed, "source": self.source,
                "games": 0, "iterations": self.rounds,
@@ -132,7 +141,12 @@ class SupervisedTrainer:
         """One round: positions, 1-ply targets, training; returns mean loss per class."""
         cfg = self.cfg
         boards = self.positions_of_round()
-        engine = Engine(self.nets, cache_size=0)
+        if cfg.prune_every > 0 and (self.nets.prune is None or self.rounds % cfg.prune_every == 0):
+            # a pruning net matching the current nets speeds up the 1-ply targets about 2x
+            from analyzer.train.prune import train_prune_net
+
+            self.nets.prune = train_prune_net(self.nets, games=cfg.prune_games, seed=cfg.seed + self.rounds)
+        engine = Engine(self.nets, cache_size=0, prune=cfg.prune_every > 0)
         targets = engine.evaluate_boards(boards, cfg.target_ply)
         classes = np.zeros(len(boards), np.int64)
         xc = np.zeros((len(boards), F.N_CONTACT), np.float32)
