@@ -582,7 +582,7 @@ def _json_int(obj: Mapping[str, Any], key: str, default: int | None) -> int | No
     v = obj[key]
     if isinstance(v, bool) or not isinstance(v, int):
         raise ParseError(f"JSON position: {key} must be an integer", token=json.dumps(v))
-    return v
+    return int(v)
 
 
 def _json_bool(obj: Mapping[str, Any], key: str) -> bool | None:
