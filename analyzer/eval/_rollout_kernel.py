@@ -197,6 +197,19 @@ def money_cube(p: Arr, x: float, owner: int, out: Arr) -> None:
 
 
 @njit
+def _after_value(cand: Arr, bestp: Arr, tmp: Arr, oppv: Arr, cv: Arr, opp_owner: int) -> float:
+    """Money cube value per unit cube, for the side that just played, of the afterstate ``cand``
+    whose outcome distribution (his view) is ``bestp``: minus the opponent's value before his roll
+    (cube owned as ``opp_owner`` says, from the opponent's side), or the result of a finished game."""
+    if cand[26] >= 15:
+        return equity6(bestp)
+    flip_into(cand, tmp)
+    swap_outcomes(bestp, oppv)
+    money_cube(oppv, cube_life(tmp), opp_owner, cv)
+    return float(-cv[3])
+
+
+@njit
 def _cube_owner_for(owner: int, side: int) -> int:
     """Owner code (0 centred, 1 reference side, 2 the other) seen by the side on roll ``side``."""
     if owner == 0:
@@ -220,6 +233,8 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     answering by :func:`money_cube` on the 0-ply evaluation (``double_first`` false: no double
     before the first roll). ``cf[0]`` receives the reference side's points (a pass ends the cube
     game; the cubeless game is still played out); at a stop, the cube model's value times the cube.
+    With ``vr`` the cube game's luck is subtracted too: per roll, the cube value after the best
+    play (the opponent's :func:`money_cube` value before his roll) minus its mean over the rolls.
     """
     np.random.seed(seed)
     board = start.copy()
@@ -241,6 +256,10 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     live = cube_play
     cf[0] = np.nan
     cv = np.zeros(4, np.float64)
+    oppv = np.zeros(NOUT, np.float32)
+    row_of = np.zeros(1, np.int64)
+    cmean = 0.0
+    cluck = 0.0
     while True:
         over = F.classify(board) == F.CLASS_OVER
         stop = over or t >= MAX_TRIAL_PLIES or (0 < truncate <= t)
@@ -276,19 +295,24 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
             d1, d2 = np.random.randint(1, 7), np.random.randint(1, 7)
         hi, lo = (d1, d2) if d1 >= d2 else (d2, d1)
         if vr:
+            cmean = 0.0
             for i in range(NOUT):
                 mean[i] = 0.0
             for a in range(1, 7):
                 for c in range(1, a + 1):
                     if a == hi and c == lo:
                         continue
-                    if best_play(board, a, c, W, use_db, dist, first, win2, pool, phash, parent, hfrom,
-                                 hto, hhit, ptag, pterm, table, tstamp, stampbox, results, tmp, xc, xr,
-                                 hid, pa, pb, bestp) < 0:
+                    row_of[0] = best_play(board, a, c, W, use_db, dist, first, win2, pool, phash, parent,
+                                          hfrom, hto, hhit, ptag, pterm, table, tstamp, stampbox, results, tmp,
+                                          xc, xr, hid, pa, pb, bestp)
+                    if row_of[0] < 0:
                         return -1
                     wt = 1.0 if a == c else 2.0
                     for i in range(NOUT):
                         mean[i] += wt * bestp[i]
+                    if live:
+                        cmean += wt * _after_value(pool[row_of[0]], bestp, tmp, oppv, cv,
+                                                   _cube_owner_for(owner, 1 - side))
         row = best_play(board, hi, lo, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto,
                         hhit, ptag, pterm, table, tstamp, stampbox, results, tmp, xc, xr, hid, pa, pb,
                         bestp)
@@ -301,6 +325,10 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
             for i in range(NOUT):
                 j = i if side == 0 else (i + 3) % 6
                 luck[j] += bestp[i] - mean[i]
+            if live:
+                v = _after_value(pool[row], bestp, tmp, oppv, cv, _cube_owner_for(owner, 1 - side))
+                cmean = (cmean + wt * v) / 36.0
+                cluck += cube * (v - cmean) if side == 0 else -cube * (v - cmean)
         chosen = pool[row]
         t += 1
         if chosen[26] >= 15:
@@ -315,6 +343,8 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
         side = 1 - side
     for i in range(NOUT):
         out[i] = ref[i] - luck[i]
+    if cube_play:
+        cf[0] -= cluck
     return t
 
 
