@@ -16,7 +16,10 @@ after ``truncate`` plies (then the 0-ply evaluation). See :mod:`analyzer.eval._r
   are combined in trial order: the same ``seed`` gives the same result bit for bit, with any
   number of ``workers``.
 * **Cubeful values**: the cubeless means converted with the cube model of
-  :mod:`analyzer.eval.cube` (Janowski's cube life; match play through the MET).
+  :mod:`analyzer.eval.cube` (Janowski's cube life; match play through the MET); or, in money
+  play with ``cube_play``, cube games played inside the rollout: both sides double, take and
+  pass by the same cube model on their 0-ply evaluations (No double and Double/take of a
+  position before the roll are rolled out side by side with the same dice).
 * ``target_se``: stop early, after at least ``min_trials``, once the standard error of the
   cubeless equity is below it (checked every :data:`ROUND` trials).
 
@@ -280,7 +283,8 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
     ``cube_play`` (money play without Jacoby, beavers or a cube limit): besides the cubeless
     games, a cube game is played alongside each trial, both sides doubling, taking and passing
     by the cube model on their 0-ply evaluation; the cubeful equities (``cubeful_equity`` with
-    ``cubeful_se``) are then the mean points won per unit cube, without variance reduction.
+    ``cubeful_se``) are then the mean points won per unit cube (variance-reduced with the cube
+    model's values when ``variance_reduction``).
     Before the roll the position is rolled out twice with the same dice -- cube as it is (no
     double now) and doubled and taken -- and ``cube`` is decided from those two values.
 
