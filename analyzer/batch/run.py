@@ -81,12 +81,14 @@ ProgressCallback = Callable[[BatchProgress], None]
 @dataclass(frozen=True)
 class BatchResult:
     """The outcome of a run: ``files`` inputs (``files_skipped`` of them already done before a
-    resume), the rows of the tables, the number of error rows and of inputs with errors."""
+    resume), the rows of the tables, the match parts written by this run (``written``; the
+    others were done before a resume), the number of error rows and of inputs with errors."""
 
     out: Path
     files: int
     files_skipped: int
     matches: int
+    written: int
     decisions: int
     errors: int
     failed_files: int
@@ -293,6 +295,7 @@ def run_batch(paths: Sequence[str], out_dir: str | os.PathLike[str] = DEFAULT_OU
     else:
         stream = _pool(pending, str(out), opts, min(n_jobs, len(pending)))
     tell("")
+    written = 0
     for u, res in stream:
         state["files"] += 1
         state["bytes"] += u.size or 0
@@ -303,6 +306,7 @@ def run_batch(paths: Sequence[str], out_dir: str | os.PathLike[str] = DEFAULT_OU
             atomic_write_json(out / UNITS_DIR / f"{u.unit}.json", marker)
             manifest.set(u.unit, status="crashed")
         else:
+            written += res.written
             if scheduler or not (n_jobs == 1 or len(pending) <= 1):
                 state["matches"] += res.written
             manifest.set(u.unit, status="done")
@@ -324,7 +328,7 @@ def run_batch(paths: Sequence[str], out_dir: str | os.PathLike[str] = DEFAULT_OU
     totals = {"files": len(units), "matches": tables.matches.height, "decisions": decisions,
               "errors": tables.errors.height, "failed_files": len(failed)}
     manifest.write(force=True, evaluator=evaluator, finished=_now(), state="complete", totals=totals)
-    return BatchResult(out, len(units), skipped, tables.matches.height, decisions, tables.errors.height,
+    return BatchResult(out, len(units), skipped, tables.matches.height, written, decisions, tables.errors.height,
                        len(failed), time.perf_counter() - t0, tables)
 
 

@@ -105,10 +105,10 @@ def _summary(r: BatchResult) -> Any:
     from rich.table import Table
 
     table = Table(title=f"batch summary ({r.out})")
-    for col in ("files", "resumed", "matches", "decisions", "files with errors", "errors", "seconds",
-                "matches/min"):
+    for col in ("files", "done before", "matches", "done now", "decisions", "files with errors", "errors",
+                "seconds", "matches/min"):
         table.add_column(col, justify="right")
-    rate = 60.0 * r.matches / r.seconds if r.seconds > 0 else 0.0
-    table.add_row(str(r.files), str(r.files_skipped), str(r.matches), str(r.decisions), str(r.failed_files),
-                  str(r.errors), f"{r.seconds:.1f}", f"{rate:.0f}")
+    rate = 60.0 * r.written / r.seconds if r.seconds > 0 else 0.0
+    table.add_row(str(r.files), str(r.files_skipped), str(r.matches), str(r.written), str(r.decisions),
+                  str(r.failed_files), str(r.errors), f"{r.seconds:.1f}", f"{rate:.0f}")
     return table
