@@ -12,7 +12,7 @@ single process.
 
 1. ``--replay-only`` over the whole corpus with 1 and 2 workers (scaling from 1 to 2).
 2. 0-ply analysis (``--ply``) of the first ``--analysis-files`` corpus files with 1 and 2 workers
-   (the whole corpus at 0-ply takes hours on two cores; the rate is what matters).
+   (``--analysis-files 0``: the whole corpus, which takes hours on two cores at 0-ply).
 3. Memory does not grow with the archive: one file of ``--archive-matches`` matches (the corpus
    files concatenated over and over) is run with ``--replay-only --jobs 1``; workers stream the
    matches one at a time and the parent keeps one small row per match. Target: < 1 GB.
@@ -96,7 +96,7 @@ def main() -> None:
         tmp = Path(name)
         scaling("replay-only, whole corpus", [str(args.corpus)], ["--replay-only"], tmp)
         if not args.skip_analysis:
-            subset = [str(f) for f in files[:args.analysis_files]]
+            subset = [str(f) for f in (files[:args.analysis_files] if args.analysis_files > 0 else files)]
             scaling(f"{args.ply}-ply, {len(subset)} files", subset, ["--ply", str(args.ply)], tmp)
         if not args.skip_archive:
             archive = tmp / "archive.txt"
