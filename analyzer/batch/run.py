@@ -30,6 +30,7 @@ import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,8 @@ __all__ = ["DEFAULT_OUT", "BatchError", "BatchProgress", "BatchResult", "Progres
 DEFAULT_OUT = Path("reports") / "batch"
 MANIFEST_VERSION = 1
 MANIFEST_EVERY_S = 5.0
+POOL_STARTS = 3
+"""How many process pools a run starts at most: a pool breaks when one of its workers dies."""
 
 
 class BatchError(AnalyzerError, ValueError):
@@ -207,15 +210,27 @@ def _inline(units: list[Unit], out: str, options: BatchOptions,
 
 def _pool(units: list[Unit], out: str, options: BatchOptions,
           jobs: int) -> Iterator[tuple[Unit, UnitResult | BaseException]]:
+    """Units through a spawned process pool. When a worker dies, the pool breaks and every unit
+    not finished yet goes to a fresh pool (at most :data:`POOL_STARTS` pools); what is left after
+    the last one is reported as crashed."""
     ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
-    try:
-        futures: dict[Future[UnitResult], Unit] = {pool.submit(process_unit, u, out, options): u for u in units}
-        for fut in as_completed(futures):
-            exc = fut.exception()
-            yield futures[fut], exc if exc is not None else fut.result()
-    finally:  # interrupted: drop the queued units at once (the finished ones are on disk)
-        pool.shutdown(wait=False, cancel_futures=True)
+    left = list(units)
+    for start in range(POOL_STARTS):
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(left)), mp_context=ctx)
+        broken: list[Unit] = []
+        try:
+            futures: dict[Future[UnitResult], Unit] = {pool.submit(process_unit, u, out, options): u for u in left}
+            for fut in as_completed(futures):
+                exc = fut.exception()
+                if isinstance(exc, BrokenProcessPool) and start + 1 < POOL_STARTS:
+                    broken.append(futures[fut])
+                    continue
+                yield futures[fut], exc if exc is not None else fut.result()
+        finally:  # interrupted: drop the queued units at once (the finished ones are on disk)
+            pool.shutdown(wait=False, cancel_futures=True)
+        if not broken:
+            return
+        left = sorted(broken, key=units.index)
 
 
 def _dask(units: list[Unit], out: str, options: BatchOptions,
@@ -313,6 +328,8 @@ def run_batch(paths: Sequence[str], out_dir: str | os.PathLike[str] = DEFAULT_OU
         manifest.write()
         tell(u.path)
 
+    for sub in (DECISIONS_DIR, UNITS_DIR):  # left by a worker that died while writing
+        remove_temporaries(out / sub)
     _prune(out, units)
     tables = rebuild_tables(out, units)
     write_tables(out, tables)
