@@ -45,7 +45,8 @@ def moves(
         from analyzer.core.ids import parse_position_spec
 
         pos = parse_position_spec(position, variant=variant).position
-        rows = legal_play_rows(pos, parse_dice_text(dice))
+        # one query: the reference generator answers without loading the compiler
+        rows = legal_play_rows(pos, parse_dice_text(dice), compiled=False)
     except InputError as e:
         input_error(e)
     if fmt is OutputFormat.json:

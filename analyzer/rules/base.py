@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -13,7 +13,9 @@ from analyzer.core import layout as L
 from analyzer.core.errors import AmbiguousPlayError, IllegalPlayError, ParseError
 from analyzer.core.play import BAR, OFF, RESERVE, Hop, Move, format_play, parse_play
 from analyzer.core.position import Position
-from analyzer.rules import kernel
+
+if TYPE_CHECKING:
+    from analyzer.rules.kernel import Workspace
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,10 +68,14 @@ def race_outcome(pos: Position, mars_name: str = "mars") -> Outcome | None:
 _local = threading.local()
 
 
-def _workspace() -> kernel.Workspace:
+def _workspace() -> Workspace:
+    """This thread's work buffers of the compiled generator (imported on first use: one-off
+    queries through :meth:`Variant.reference_plays` never load the compiler)."""
     ws = getattr(_local, "ws", None)
     if ws is None:
-        ws = kernel.Workspace()
+        from analyzer.rules.kernel import Workspace
+
+        ws = Workspace()
         _local.ws = ws
     return ws
 
@@ -136,12 +142,31 @@ class Variant:
         ws = _workspace()
         board = np.frombuffer(pos.board, dtype=np.int8)
         n = ws.generate(board, d1, d2, self.code, self.options)
+        from analyzer.rules.kernel import extract_hops
+
         plays = []
         for k in range(n):
             idx = int(ws.results[k])
-            m = int(kernel.extract_hops(idx, ws.parent, ws.hfrom, ws.hto, ws.hhit, ws.hops))
+            m = int(extract_hops(idx, ws.parent, ws.hfrom, ws.hto, ws.hhit, ws.hops))
             hops = tuple(Hop(int(ws.hops[i, 0]), int(ws.hops[i, 1]), int(ws.hops[i, 2])) for i in range(m))
             plays.append(LegalPlay(hops, Position(ws.pool[idx].tobytes(), self.name)))
+        plays.sort(key=lambda p: (-len(p.hops), p.text, p.result.board))
+        return plays
+
+    def reference_plays(self, pos: Position, dice: tuple[int, int]) -> list[LegalPlay]:
+        """The same plays as :meth:`legal_plays`, from the plain-Python reference generator
+        (:mod:`analyzer.rules.reference`): slower in bulk, but it needs no compiler, so a single
+        query starts fast.
+
+        >>> from analyzer.rules import Standard
+        >>> len(Standard().reference_plays(Position.start(), (3, 1)))
+        16
+        """
+        self._check(pos)
+        from analyzer.rules.reference import reference_plays
+
+        found = reference_plays(pos, check_dice(dice), self.options)
+        plays = [LegalPlay(hops, Position(board, self.name)) for board, hops in found.items()]
         plays.sort(key=lambda p: (-len(p.hops), p.text, p.result.board))
         return plays
 

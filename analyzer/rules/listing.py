@@ -2,8 +2,10 @@
 
 >>> from analyzer.core.position import Position
 >>> rows = legal_play_rows(Position.start(), (6, 5))
->>> rows[0]["play"], rows[0]["position_id"]
-('24/13', '4HPwCSDgc/ABMA')
+>>> [r["play"] for r in rows]
+['13/2', '13/7 8/3', '13/8 13/7', '24/13', '24/18 13/8', '24/18 8/3', '8/3 8/2']
+>>> rows[3]["position_id"]
+'4HPwAyDgc/ABMA'
 """
 
 from __future__ import annotations
@@ -25,15 +27,18 @@ def rules_for(pos: Position, rules: Variant | None = None) -> Variant:
     return find_variant(pos.variant)
 
 
-def legal_play_rows(pos: Position, dice: tuple[int, int], rules: Variant | None = None) -> list[dict[str, Any]]:
+def legal_play_rows(pos: Position, dice: tuple[int, int], rules: Variant | None = None, *,
+                    compiled: bool = True) -> list[dict[str, Any]]:
     """Every legal play as a dict: ``play`` (canonical text), ``result`` (JSON form, still seen from
     the mover), ``key`` (our position key of the result with the opponent on roll) and, for
     standard positions, ``position_id`` (gnubg Position ID of the result, opponent on roll).
 
-    An unplayable roll gives an empty list.
+    An unplayable roll gives an empty list. ``compiled=False`` uses the plain-Python reference
+    generator (same plays; no compiler to load for a single query).
     """
     v = rules_for(pos, rules)
-    plays = v.legal_plays(pos, check_dice(dice))
+    d = check_dice(dice)
+    plays = v.legal_plays(pos, d) if compiled else v.reference_plays(pos, d)
     rows: list[dict[str, Any]] = []
     for p in plays:
         if not p.hops:
@@ -71,8 +76,9 @@ def moves_batch_line(line: str, variant: str | None = None) -> dict[str, Any]:
     ``"variant"`` names the variant of IDs that do not carry one. Bad input gives
     ``{"error": "..."}`` instead of raising.
 
-    >>> moves_batch_line('{"position": "4HPwATDgc/ABMA", "dice": [6, 6]}')["plays"][0]["play"]
-    '24/18(2) 13/7(2)'
+    >>> plays = moves_batch_line('{"position": "4HPwATDgc/ABMA", "dice": [6, 6]}')["plays"]
+    >>> "24/18(2) 13/7(2)" in [p["play"] for p in plays]
+    True
     >>> moves_batch_line('{"position": "nonsense", "dice": [1, 2]}')["error"][:12]
     'not a positi'
     """

@@ -17,7 +17,7 @@ class Mahbusa(Variant):
 
     >>> rules = Mahbusa()
     >>> sorted(p.text for p in rules.legal_plays(rules.start(), (6, 5)))
-    ['24/13', '24/18 24/19']
+    ['24/13', '24/19 24/18']
     """
 
     name: ClassVar[str] = "mahbusa"
