@@ -650,19 +650,7 @@ def plain_play(hops: Iterable[Hop]) -> str:
     >>> plain_play([Hop(25, 22, 1), Hop(13, 10), Hop(13, 10), Hop(6, 0)])
     'bar/22* 13/10(2) 6/off'
     """
-    names = {BAR: "bar", RESERVE: "bar", OFF: "off"}
-    toks = [(h.source, h.dest, f"{names.get(h.source, h.source)}/{names.get(h.dest, h.dest)}"
-             + ("*" if h.hit == 1 else "")) for h in hops]
-    toks.sort(key=lambda t: (-t[0], -t[1], t[2]))
-    out: list[str] = []
-    i = 0
-    while i < len(toks):
-        j = i
-        while j + 1 < len(toks) and toks[j + 1][2] == toks[i][2]:
-            j += 1
-        out.append(toks[i][2] + (f"({j - i + 1})" if j > i else ""))
-        i = j + 1
-    return " ".join(out)
+    return format_play(hops, merge=False, reserve="bar", pin_marks=False)
 
 
 def normalise(record: MatchRecord) -> MatchRecord:

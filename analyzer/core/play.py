@@ -17,6 +17,7 @@ Points are numbered from the mover's side: 25 is the bar, 26 the Dutch reserve (
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from analyzer.core.errors import ParseError
@@ -45,18 +46,22 @@ def _pt(p: int) -> str:
     return str(p)
 
 
-def format_play(hops: tuple[Hop, ...] | list[Hop]) -> str:
+def format_play(hops: Iterable[Hop], *, merge: bool = True, reserve: str = "in", pin_marks: bool = True) -> str:
     """Format hops (in play order) the way gnubg does.
 
-    Sources descend, hops of one checker are merged unless it hit (or pinned) on the way,
-    ``*`` marks a hit, ``^`` a pin, equal moves are counted ``(n)``. The empty play is ``""``.
+    Sources descend, hops of one checker are merged (keeping a point where it hit or pinned on
+    the way), ``*`` marks a hit, ``^`` a pin, equal moves are counted ``(n)``. The empty play is
+    ``""``. ``merge=False`` writes one hop per die; ``reserve`` is the word for a Dutch entry
+    from the reserve; ``pin_marks=False`` leaves pins unmarked.
 
     >>> format_play([Hop(25, 22, 1), Hop(6, 5)])
     'bar/22* 6/5'
+    >>> format_play([Hop(26, 22), Hop(22, 16)], merge=False, reserve="bar")
+    'bar/22 22/16'
     """
     chains: list[list[tuple[int, int]]] = []  # each: [(point, mark)...], mark for the landing
     for h in hops:
-        for ch in chains:
+        for ch in chains if merge else ():
             if ch[-1][0] == h.source and h.source != OFF:
                 ch.append((h.dest, h.hit))
                 break
@@ -64,11 +69,11 @@ def format_play(hops: tuple[Hop, ...] | list[Hop]) -> str:
             chains.append([(h.source, 0), (h.dest, h.hit)])
     texts: list[tuple[int, int, str]] = []
     for ch in chains:
-        parts = [_pt(ch[0][0])]
+        parts = [reserve if ch[0][0] == RESERVE else _pt(ch[0][0])]
         for i, (p, mark) in enumerate(ch[1:], start=1):
-            last = i == len(ch) - 1
-            if mark or last:
-                parts.append(_pt(p) + ("*" if mark == 1 else "^" if mark == 2 else ""))
+            sign = "*" if mark == 1 else "^" if mark == 2 and pin_marks else ""
+            if sign or i == len(ch) - 1:
+                parts.append(_pt(p) + sign)
         texts.append((ch[0][0], ch[-1][0], "/".join(parts)))
     texts.sort(key=lambda t: (-t[0], -t[1], t[2]))
     out: list[str] = []
