@@ -269,6 +269,12 @@ def test_m16_starting_rules() -> None:
     assert Standard.opener_rerolls is False
     rules = Mahbusa()
     assert len(rules.legal_plays(rules.start(), (6, 6))) == 4
+    # Game 2: the game-1 winner rolls both dice; after a draw, a fresh single-die opening roll.
+    assert rules.next_opener(None) is None
+    assert rules.next_opener(Outcome(0, 1, "single")) == 0
+    assert rules.next_opener(Outcome(1, 2, "mother")) == 1
+    assert rules.next_opener(Outcome(0, 0, "draw")) is None
+    assert Standard().next_opener(Outcome(0, 2, "gammon")) is None
 
 
 def test_option_is_validated() -> None:

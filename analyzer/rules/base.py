@@ -102,6 +102,7 @@ class Variant:
     code: ClassVar[int] = L.VAR_STANDARD
     has_cube: ClassVar[bool] = False
     opener_rerolls: ClassVar[bool] = True
+    winner_opens_next: ClassVar[bool] = False
     max_points: ClassVar[int] = 2
 
     def __init__(self, options: int = 0) -> None:
@@ -109,6 +110,23 @@ class Variant:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(options={self.options})"
+
+    def next_opener(self, previous: Outcome | None) -> int | None:
+        """Who opens the next game of a series: 0 or 1 (the players of ``previous``, whose
+        ``winner`` is 0 or 1), or ``None`` for an opening roll of one die each.
+
+        In Mahbusa the winner opens by rolling both dice (``docs/rules.md`` §3.2, M16); after a
+        draw, and in the other games, a fresh opening roll decides.
+
+        >>> from analyzer.rules import Mahbusa, Standard
+        >>> Mahbusa().next_opener(Outcome(1, 2, "mother")), Standard().next_opener(Outcome(1, 1, "single"))
+        (1, None)
+        >>> Mahbusa().next_opener(Outcome(0, 0, "draw")) is None
+        True
+        """
+        if previous is None or not self.winner_opens_next or previous.points == 0:
+            return None
+        return previous.winner
 
     # ------------------------------------------------------------------ positions
     def start(self) -> Position:

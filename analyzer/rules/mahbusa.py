@@ -23,6 +23,7 @@ class Mahbusa(Variant):
     name: ClassVar[str] = "mahbusa"
     aliases: ClassVar[tuple[str, ...]] = ("plakoto",)
     code: ClassVar[int] = L.VAR_MAHBUSA
+    winner_opens_next: ClassVar[bool] = True
 
     def __init__(self, options: int = 0, *, mother_check: str = "state") -> None:
         if mother_check not in ("state", "on_pin"):
