@@ -42,8 +42,9 @@ def _num(value: float | None, fmt: str, scale: float = 1.0) -> str:
     return "n/a" if value is None else format(value * scale, fmt)
 
 
-def _counts(counts: dict[str, int]) -> str:
-    return " ".join(f"{n}" for n in counts.values())
+def _counts(counts: dict[str, int], classes: Sequence[str]) -> str:
+    """The number of errors of each class, in the order of ``classes`` (missing ones are 0)."""
+    return " ".join(str(counts.get(c, 0)) for c in classes)
 
 
 def summary_table(analysis: MatchAnalysis) -> Table:
@@ -67,8 +68,8 @@ def summary_table(analysis: MatchAnalysis) -> Table:
         table.add_row(Text(label), *(Text(v) for v in values))
 
     row("decisions (unforced)", [f"{p['decisions']} ({p['unforced']})" for p in players])
-    row(f"checker errors {'/'.join(classes)}", [_counts(p["checker"]) for p in players])
-    row(f"cube errors {'/'.join(classes)}", [_counts(p["cube"]) for p in players])
+    row(f"checker errors {'/'.join(classes)}", [_counts(p["checker"], classes) for p in players])
+    row(f"cube errors {'/'.join(classes)}", [_counts(p["cube"], classes) for p in players])
     row("missed/wrong doubles", [f"{p['cube_errors']['missed double']}/{p['cube_errors']['wrong double']}"
                                  for p in players])
     row("wrong takes/passes", [f"{p['cube_errors']['wrong take']}/{p['cube_errors']['wrong pass']}"
