@@ -430,6 +430,26 @@ class Position:
         return parse_position_spec(text, variant=variant).position
 
 
+def flip_boards(boards: NDArray[np.int8]) -> NDArray[np.int8]:
+    """Flip many 64-slot boards at once (``(n, 64)`` int8): each seen from the other side.
+
+    >>> b = np.stack([np.frombuffer(Position.from_notation("P 13:1 1:14 | O 24:13 7:2").board, np.int8)])
+    >>> Position(flip_boards(b)[0].tobytes()) == Position.from_notation("P 13:1 1:14 | O 24:13 7:2").flip()
+    True
+    """
+    a = np.asarray(boards, dtype=np.int8)
+    out = np.zeros_like(a)
+    out[:, 1:25] = -a[:, 24:0:-1]
+    out[:, L.OPP_BAR] = a[:, L.MOVER_BAR]
+    out[:, L.MOVER_BAR] = a[:, L.OPP_BAR]
+    for x, y in ((L.MOVER_OFF, L.OPP_OFF), (L.MOVER_RES, L.OPP_RES), (L.MOVER_CAN_HIT, L.OPP_CAN_HIT)):
+        out[:, x] = a[:, y]
+        out[:, y] = a[:, x]
+    out[:, L.PIN0 + 1 : L.PIN0 + 25] = -a[:, L.PIN0 + 24 : L.PIN0 : -1]
+    out[:, L.GAME_END] = a[:, L.GAME_END]
+    return out
+
+
 def _top_form(tok: str, counts: tuple[int, ...]) -> str:
     p = int(tok.split(":")[0])
     return f"{p}:{counts[p - 1]}{tok[-2:]}"

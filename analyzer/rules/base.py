@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -28,11 +28,13 @@ class LegalPlay:
 
     hops: tuple[Hop, ...]
     result: Position
+    text: str = field(default="", compare=False)
+    """Canonical notation (gnubg style); ``""`` for the empty play (a pass). Filled in from
+    ``hops`` when not given."""
 
-    @property
-    def text(self) -> str:
-        """Canonical notation (gnubg style); ``""`` for the empty play (a pass)."""
-        return format_play(self.hops)
+    def __post_init__(self) -> None:
+        if not self.text and self.hops:
+            object.__setattr__(self, "text", format_play(self.hops))
 
     @property
     def dice_used(self) -> int:
