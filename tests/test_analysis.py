@@ -194,6 +194,18 @@ def test_score_cube_and_take() -> None:
     assert score_take(cd, True).cube_error is None
 
 
+
+def test_dead_cube_no_double_is_not_a_close_decision() -> None:
+    # gnubg (GetDPEq) has no cube decision when the cube is dead for the player on roll
+    # (score + cube >= length: DMP, an owned cube he never needs to turn, the post-Crawford
+    # leader), so such a no-double must not count among the close cube decisions of the PR.
+    for state in (MatchState(length=7, score=(6, 6), post_crawford=True),
+                  MatchState(length=7, score=(4, 3), cube=4, cube_owner=0)):
+        cd = cube_decision([0.55, 0.1, 0.0, 0.1, 0.0], state, 0, cube_life=0.68)
+        s = score_cube(cd, False, close_cut=0.16)
+        assert cd.action.startswith("never") and s.loss == 0.0 and s.close is False
+
+
 # ---------------------------------------------------------------------- luck
 def test_luck_averages_to_zero(engine: Engine) -> None:
     from analyzer.analysis.luck import roll_values

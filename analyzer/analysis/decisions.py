@@ -243,6 +243,7 @@ def score_cube(cd: CubeDecision, doubled: bool, *, close_cut: float) -> CubeScor
 
     A double is valued at min(DT, DP) (the opponent answering correctly). Not doubling when the
     best action was to double is a missed double; doubling when it was not is a wrong double.
+    Not doubling a dead cube (``never double``) is never close: gnubg has no cube decision there.
 
     >>> from analyzer.eval.cube import cube_decision
     >>> cd = cube_decision([0.75, 0.0, 0.0, 0.0, 0.0], MatchState(), 0, cube_life=0.68)
@@ -260,7 +261,9 @@ def score_cube(cd: CubeDecision, doubled: bool, *, close_cut: float) -> CubeScor
     err: str | None = None
     if best - played_eq > _EPS:
         err = "wrong double" if doubled else "missed double"
-    close = doubled or best - answered < close_cut
+    # A dead cube ("never double") is no cube decision for gnubg (GetDPEq): not close.
+    dead = cd.action.startswith("never ")
+    close = doubled or (best - answered < close_cut and not dead)
     return CubeScore(word if doubled else f"no {word}", word if should else f"no {word}", played_eq, best,
                      err, close)
 
