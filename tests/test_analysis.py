@@ -213,9 +213,16 @@ def test_luck_averages_to_zero(engine: Engine) -> None:
     pos = Position.from_notation("P 24:2 13:5 8:3 6:5 | O 19:5 17:3 12:5 1:2")
     values = roll_values(engine, pos, MatchState(), 0)
     assert sum(r.weight * luck_of(values, r.dice) for r in ALL_21) == pytest.approx(0.0, abs=1e-9)
-    opening = sum(r.weight * luck_of(values, r.dice, opening=True) for r in ALL_21 if not r.is_double)
-    assert opening == pytest.approx(0.0, abs=1e-9)
     assert luck_of(values, (6, 6)) != luck_of(values, (6, 6), opening=True)
+
+
+def test_opening_luck_is_gnubgs_luck_first() -> None:
+    # gnubg's LuckFirst averages over the 30 ways the opening roll falls: each of the 15
+    # non-doubles played by the opener or by his opponent (who then gets the first roll).
+    values = {r.dice: float(r.high + r.low) for r in ALL_21}
+    assert luck_of(values, (3, 1), opening=True) == pytest.approx(4.0)  # symmetric: the mean is 0
+    opp = {k: v + 0.2 for k, v in values.items()}  # the opponent would do 0.2 better with each roll
+    assert luck_of(values, (3, 1), opening=True, opponent=opp) == pytest.approx(4.0 + 0.1)
 
 
 def test_dance_is_unlucky(engine: Engine) -> None:

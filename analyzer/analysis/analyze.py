@@ -360,7 +360,10 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
                 doubled = False
                 assert d.result is not None
                 values = roll_values(engine, d.position, d.state, d.side, match_met)
-                luck = luck_of(values, d.dice, opening=d.move == 1)
+                opening = d.move == 1
+                opp_values = (roll_values(engine, d.position.flip(), d.state, 1 - d.side, match_met)
+                              if opening else None)
+                luck = luck_of(values, d.dice, opening=opening, opponent=opp_values)
                 luck_mwc = None
                 if match_met is not None:
                     best0 = values[(max(d.dice), min(d.dice))]

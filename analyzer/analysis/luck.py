@@ -1,16 +1,17 @@
 """The luck of a roll, as gnubg measures it.
 
 Luck = the value of the best play with the roll thrown minus the average, over all 36 rolls, of
-the value of the best play with each roll (over the 30 non-doubles for the opening roll, which
-cannot be a double). Values are 0-ply, as gnubg's luck analysis: the best play of each roll is
+the value of the best play with each roll. The opening roll (never a double) is averaged over
+its 30 outcomes, each non-double played by either player, as gnubg's ``LuckFirst`` does: it
+includes the luck of winning the opening roll. Values are 0-ply, as gnubg's luck analysis: the best play of each roll is
 the one the 0-ply evaluation prefers, valued as a cubeful normalised equity (EMG) with
 :func:`analyzer.analysis.decisions.equity_after`. A dance is valued like any play (the position
 is unchanged), so dancing shows negative luck.
 
 >>> from analyzer.core.dice import ALL_21
 >>> values = {r.dice: float(r.high + r.low) for r in ALL_21}
->>> round(luck_of(values, (6, 6)), 4), round(luck_of(values, (6, 6), opening=True), 4)
-(5.0, 5.0)
+>>> round(luck_of(values, (6, 6)), 4), round(luck_of(values, (3, 1), opening=True), 4)
+(5.0, 4.0)
 >>> round(sum(r.weight * luck_of(values, r.dice) for r in ALL_21), 9)
 0.0
 """
@@ -67,12 +68,21 @@ def roll_values(engine: Evaluator, position: Position, state: MatchState, player
     return out
 
 
-def luck_of(values: Mapping[tuple[int, int], float], dice: tuple[int, int], *, opening: bool = False) -> float:
-    """The luck of ``dice`` given :func:`roll_values`; ``opening`` averages over the non-doubles."""
+def luck_of(values: Mapping[tuple[int, int], float], dice: tuple[int, int], *, opening: bool = False,
+            opponent: Mapping[tuple[int, int], float] | None = None) -> float:
+    """The luck of ``dice`` given :func:`roll_values`.
+
+    ``opening`` is gnubg's ``LuckFirst``: the average runs over the 30 ways the opening roll can
+    fall, each of the 15 non-doubles played either by the opener (``values``) or by his opponent
+    (``opponent``: the opponent's :func:`roll_values` of the position with him on roll, in his
+    own EMG; default ``values``, right for the symmetric start at a symmetric score).
+    """
+    if opening:
+        opp = values if opponent is None else opponent
+        mean = sum(values[r.dice] - opp[r.dice] for r in ALL_21 if not r.is_double) / 30.0
+        return values[_key(dice)] - mean
     total = weight = 0.0
     for roll in ALL_21:
-        if opening and roll.is_double:
-            continue
         total += roll.weight * values[roll.dice]
         weight += roll.weight
     return values[_key(dice)] - total / weight
