@@ -441,3 +441,18 @@ def test_players_trend_is_the_slope_over_time() -> None:
     assert p["mean_pr"] == pytest.approx(8.0)
     assert p["first_date"] == "2024-01-01" and p["last_date"] == "2024-03-01"
     assert p["wins"] == 3
+
+
+def test_unit_is_not_done_when_a_part_file_is_missing(tmp_path: Path) -> None:
+    from analyzer.batch.units import make_unit, prepare_folders, process_unit, unit_done
+
+    src = tmp_path / "m.mat"
+    src.write_text(TINY.format(a="ann", b="bob"))
+    out = tmp_path / "out"
+    prepare_folders(out)
+    unit = make_unit(str(src))
+    process_unit(unit, str(out), REPLAY)
+    assert unit_done(out, unit)
+    for part in (out / DECISIONS_DIR).iterdir():
+        part.unlink()
+    assert not unit_done(out, unit)  # a resume must redo the match whose part is gone

@@ -157,9 +157,13 @@ def prepare_folders(out: Path) -> None:
 
 
 def unit_done(out: Path, unit: Unit) -> bool:
-    """Whether ``unit`` was completed for this very version of its input."""
+    """Whether ``unit`` was completed for this very version of its input: its marker is in place
+    and so is the part file of every match it counts."""
     marker = read_json(out / UNITS_DIR / f"{unit.unit}.json")
-    return marker is not None and marker.get("stamp") == unit.stamp() and marker.get("status") != "crashed"
+    if marker is None or marker.get("stamp") != unit.stamp() or marker.get("status") == "crashed":
+        return False
+    n = int(marker.get("matches") or 0)
+    return all((out / DECISIONS_DIR / part_name(unit.unit, i)).is_file() for i in range(n))
 
 
 def error_row(err: InputError | Exception, *, file: str, kind: str, match_index: int | None = None,
