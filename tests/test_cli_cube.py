@@ -101,7 +101,7 @@ def test_cube_rollout_option() -> None:
 
 def test_rollout_command_json_and_table() -> None:
     res = runner.invoke(app, ["rollout", OPENING, "--dice", "31", "--trials", "36", "--truncate", "2",
-                              "--plays", "2", "--workers", "1", "--format", "json"])
+                              "--plays", "2", "--within", "1", "--workers", "1", "--format", "json"])
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
     assert d["trials"] == 36 and d["dice"] == [3, 1] and len(d["candidates"]) == 2

@@ -106,7 +106,8 @@ def test_target_se_stops_early_after_min_trials(engine: Engine) -> None:
 
 
 def test_candidates_share_the_dice(engine: Engine) -> None:
-    both = rollout(engine, START, dice=(3, 1), trials=36, truncate=2, workers=1, max_plays=2, cubeful=False)
+    both = rollout(engine, START, dice=(3, 1), trials=36, truncate=2, workers=1, max_plays=2, threshold=1.0,
+                   cubeful=False)
     assert [c.play for c in both.candidates] == ["8/5 6/5", both.candidates[1].play]
     alone = rollout(engine, START, dice=(3, 1), trials=36, truncate=2, workers=1, cubeful=False,
                     plays=[both.candidates[1].play or ""])
@@ -137,7 +138,7 @@ def test_cubeful_conversion_and_engine_entry_point(engine: Engine) -> None:
 
 
 def test_rolled_out_plays_get_cubeful_equities_for_the_mover(engine: Engine) -> None:
-    r = rollout(engine, START, dice=(6, 5), trials=36, truncate=2, workers=1, max_plays=2)
+    r = rollout(engine, START, dice=(6, 5), trials=36, truncate=2, workers=1, max_plays=2, threshold=1.0)
     values = [c.cubeful_equity for c in r.candidates]
     assert all(v is not None for v in values)
     assert values == sorted(values, reverse=True)  # type: ignore[type-var]
@@ -216,7 +217,8 @@ def test_cube_play_rollouts(engine: Engine) -> None:
     # the cubeless side of the same trials is unchanged by the cube games
     plain = rollout(engine, RACE_8PCT, workers=1, trials=144, seed=4)
     assert plain.equity == r.equity and plain.best.cubeful_se is None
-    moves = rollout(engine, START, dice=(3, 1), trials=36, truncate=3, workers=1, max_plays=2, cube_play=True)
+    moves = rollout(engine, START, dice=(3, 1), trials=36, truncate=3, workers=1, max_plays=2, threshold=1.0,
+                    cube_play=True)
     assert all(c.cubeful_se is not None for c in moves.candidates)
     with pytest.raises(ValueError):
         rollout(engine, START, trials=36, cube_play=True, match=MatchState(length=5))

@@ -68,6 +68,8 @@ def rollout_cmd(
     variance_reduction: Annotated[bool, typer.Option("--vr/--no-vr", help="Variance reduction.")] = True,
     target_se: Annotated[float | None, typer.Option("--target-se", help="Stop once the equity SE is below.")] = None,
     max_plays: Annotated[int, typer.Option("--plays", help="With --dice: candidates rolled out.")] = 8,
+    threshold: Annotated[float, typer.Option("--within", help="With --dice: only plays within this 0-ply equity "
+                                                              "of the best.")] = 0.16,
     workers: Annotated[int, typer.Option("--workers", "-j", help="Worker processes.")] = 2,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="table or json.")] = OutputFormat.table,
 ) -> None:
@@ -97,7 +99,7 @@ def rollout_cmd(
     try:
         result = rollout(engine, spec.position, dice=roll, trials=trials, truncate=truncate, cubeful=cubeful,
                          match=state, player=spec.on_roll or 0, seed=seed, variance_reduction=variance_reduction,
-                         target_se=target_se, workers=workers, max_plays=max_plays,
+                         target_se=target_se, workers=workers, max_plays=max_plays, threshold=threshold,
                          cube_play=cube_play and cubeful)
     except ValueError as e:
         fail(str(e))

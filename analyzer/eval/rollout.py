@@ -290,7 +290,7 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
 
     >>> from analyzer.eval.engine import Engine
     >>> eng = Engine()
-    >>> r = rollout(eng, Position.start(), dice=(3, 1), trials=36, truncate=2, workers=1, max_plays=2)
+    >>> r = rollout(eng, Position.start(), dice=(3, 1), trials=36, truncate=2, workers=1, max_plays=2, threshold=1.0)
     >>> r.candidates[0].play, len(r.candidates), r.cube is None
     ('8/5 6/5', 2, True)
     """
