@@ -456,3 +456,25 @@ def test_unit_is_not_done_when_a_part_file_is_missing(tmp_path: Path) -> None:
     for part in (out / DECISIONS_DIR).iterdir():
         part.unlink()
     assert not unit_done(out, unit)  # a resume must redo the match whose part is gone
+
+
+def test_a_unit_that_could_not_be_read_is_tried_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from analyzer.batch import units
+    from analyzer.batch.units import make_unit, prepare_folders, process_unit, unit_done
+
+    src = tmp_path / "m.mat"
+    src.write_text(TINY.format(a="ann", b="bob"))
+    out = tmp_path / "out"
+    prepare_folders(out)
+    unit = make_unit(str(src))
+
+    def unreadable(path: str) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(units, "read_any", unreadable)
+    result = process_unit(unit, str(out), REPLAY)
+    assert result.errors == 1
+    assert not unit_done(out, unit)  # a transient read failure is retried by --resume
+    monkeypatch.undo()
+    process_unit(unit, str(out), REPLAY)
+    assert unit_done(out, unit)

@@ -160,7 +160,7 @@ def unit_done(out: Path, unit: Unit) -> bool:
     """Whether ``unit`` was completed for this very version of its input: its marker is in place
     and so is the part file of every match it counts."""
     marker = read_json(out / UNITS_DIR / f"{unit.unit}.json")
-    if marker is None or marker.get("stamp") != unit.stamp() or marker.get("status") == "crashed":
+    if marker is None or marker.get("stamp") != unit.stamp() or marker.get("status") in ("crashed", "failed"):
         return False
     n = int(marker.get("matches") or 0)
     return all((out / DECISIONS_DIR / part_name(unit.unit, i)).is_file() for i in range(n))
@@ -378,6 +378,9 @@ def process_unit(unit: Unit, out_dir: str, options: BatchOptions,
     if n == 0 and not file_errors:
         file_errors.append(error_row(InputError("no match in the file", file=unit.path), file=unit.path,
                                      kind="parse"))
-    marker = {"unit": unit.unit, "stamp": unit.stamp(), "matches": n, "errors": file_errors, "status": "done"}
+    # a read failure or a reader bug may not happen again: such a unit is tried again on --resume
+    retry = any(e.get("kind") in ("read", "internal") for e in file_errors)
+    marker = {"unit": unit.unit, "stamp": unit.stamp(), "matches": n, "errors": file_errors,
+              "status": "failed" if retry else "done"}
     atomic_write_json(out / UNITS_DIR / f"{unit.unit}.json", marker)
     return UnitResult(unit.unit, unit.path, n, written, skipped, errors + len(file_errors), decisions)
