@@ -37,33 +37,39 @@ def _key(dice: tuple[int, int]) -> tuple[int, int]:
     return (max(dice), min(dice))
 
 
+#: plays of a roll, best first by 0-ply cubeless equity, whose cubeful value is compared
+CUBEFUL_CANDIDATES = 4
+
+
 def roll_values(engine: Evaluator, position: Position, state: MatchState, player: int,
                 met: MatchEquityTable | None = None) -> dict[tuple[int, int], float]:
     """The 0-ply value (cubeful EMG of ``player``) of the best play of each of the 21 rolls in
     ``position`` (seen from ``player``, before his roll), keyed by ``(high, low)``.
 
-    The best play of a roll is the one with the highest 0-ply cubeless equity, as
-    ``engine.rank_plays`` ranks them; with an engine that evaluates raw boards in bulk
-    (``evaluate_boards``) all 21 rolls are evaluated in one batch.
+    As in gnubg the best play is the one with the highest cubeful equity at the score: the
+    :data:`CUBEFUL_CANDIDATES` plays with the highest 0-ply cubeless equity are valued cubefully and
+    the highest counts. With an engine that evaluates raw boards in bulk (``evaluate_boards``) all
+    21 rolls are evaluated in one batch.
     """
     bulk = getattr(engine, "evaluate_boards", None)
+    out: dict[tuple[int, int], float] = {}
     if bulk is None:
-        out: dict[tuple[int, int], float] = {}
         for roll in ALL_21:
-            best = engine.rank_plays(position, roll.dice, 0)[0]
-            out[roll.dice] = equity_after(best.probabilities, best.result, state, player, met)
+            ranked = engine.rank_plays(position, roll.dice, 0)[:CUBEFUL_CANDIDATES]
+            out[roll.dice] = max(equity_after(r.probabilities, r.result, state, player, met) for r in ranked)
         return out
     rules = find_variant(position.variant)
     groups = [rules.legal_results(position, roll.dice) for roll in ALL_21]
     results = np.concatenate(groups)
     mover = np.asarray(bulk(flip_boards(results), 0))[:, [3, 4, 5, 0, 1, 2]]  # back to the mover's side
     equities = mover @ np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
-    out = {}
     start = 0
     for roll, group in zip(ALL_21, groups, strict=True):
-        i = start + int(np.argmax(equities[start : start + len(group)]))
-        probs = Probabilities.from_outcomes(mover[i].tolist())
-        out[roll.dice] = equity_after(probs, Position(results[i].tobytes(), position.variant), state, player, met)
+        order = start + np.argsort(-equities[start : start + len(group)], kind="stable")[:CUBEFUL_CANDIDATES]
+        out[roll.dice] = max(
+            equity_after(Probabilities.from_outcomes(mover[i].tolist()),
+                         Position(results[i].tobytes(), position.variant), state, player, met)
+            for i in order)
         start += len(group)
     return out
 
