@@ -36,7 +36,7 @@ from analyzer.eval.engine import Engine
 from analyzer.eval.net import CLASS_KEYS, Net, NetSet
 from analyzer.train.optim import PARAMS, Adam
 from analyzer.train.selfplay import GameBuffers, duel, play_seeded
-from analyzer.train.td import CLASS_OF_KEY, game_seed
+from analyzer.train.td import CLASS_OF_KEY, game_seed, read_state
 
 log = logging.getLogger(__name__)
 
@@ -83,15 +83,8 @@ class SupervisedTrainer:
     @classmethod
     def load(cls, path: Path | str) -> SupervisedTrainer:
         path = Path(path)
-        with np.load(path) as z:
-            arrays = {k: z[k] for k in z.files}
-        doc = json.loads(bytes(arrays["state_json"]).decode())
+        arrays, doc, nets = read_state(path)
         cfg = SupervisedConfig(**doc["config"])
-        nets = NetSet.initial(1, 1, seed=0)
-        for key in CLASS_KEYS:
-            net = nets.nets()[key]
-            for s in PARAMS:
-                setattr(net, s, np.array(arrays[f"{key}_{s}"], dtype=np.float32))
         tr = cls(path, cfg, nets)
         for key in CLASS_KEYS:
             tr.opts[key].load_state(key, arrays, int(doc["adam_t"][key]))

@@ -81,6 +81,19 @@ def lambda_targets(nextp: NDArray[np.float32], outcome: int, n: int, lam: float)
     return g
 
 
+def read_state(path: Path) -> tuple[dict[str, Any], dict[str, Any], NetSet]:
+    """The arrays, the JSON state and the nets of a training checkpoint (TD or supervised)."""
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    doc: dict[str, Any] = json.loads(bytes(arrays["state_json"]).decode())
+    nets = NetSet.initial(1, 1, seed=0)
+    for key in CLASS_KEYS:
+        net = nets.nets()[key]
+        for s in PARAMS:
+            setattr(net, s, np.array(arrays[f"{key}_{s}"], dtype=np.float32))
+    return arrays, doc, nets
+
+
 class TDTrainer:
     """State of a TD run: nets, one Adam per net, counters; saved to ``path``."""
 
@@ -107,16 +120,9 @@ class TDTrainer:
     def load(cls, path: Path | str) -> TDTrainer:
         """Resume a run from its checkpoint."""
         path = Path(path)
-        with np.load(path) as z:
-            arrays = {k: z[k] for k in z.files}
-        doc = json.loads(bytes(arrays["state_json"]).decode())
+        arrays, doc, nets = read_state(path)
         cfg = TDConfig(**doc["config"])
-        tmp_nets = NetSet.initial(1, 1, seed=0)
-        for key in CLASS_KEYS:
-            net = tmp_nets.nets()[key]
-            for s in PARAMS:
-                setattr(net, s, np.array(arrays[f"{key}_{s}"], dtype=np.float32))
-        tr = cls(path, cfg, tmp_nets)
+        tr = cls(path, cfg, nets)
         for key in CLASS_KEYS:
             tr.opts[key].load_state(key, arrays, int(doc["adam_t"][key]))
             tr.opts[key].lr = cfg.lr
