@@ -1,0 +1,153 @@
+"""Play two players against each other in duplicate-dice, cubeless games and report A's points.
+
+Usage::
+
+    python bench/variant_strength.py --variant dutch --games 2000 --seed 1 --a heuristic --b random
+
+Games come in pairs: each pair uses one dice sequence (the opening roll follows the variant, as in
+``bench/random_games.py``) and is played twice, once with A opening and once with B opening on
+the same dice, which cancels much of the luck. Games are cubeless and scored 1 / 2 (gammon, mars,
+mother) / 3 (backgammon); a Mahbusa draw, or a game that reaches ``--max-plies``, scores 0.
+
+The output is A's points per game against B with its standard error (from the spread of the
+pair means) and the counts of every outcome kind by winner.
+
+Players are looked up by name in :data:`PLAYERS`: a factory taking ``(variant, seed)`` and
+returning a function ``(pos, dice, rules) -> row`` of ``rules.legal_results(pos, dice)``. A net
+player can be added there later under its own name.
+
+>>> rules = find_variant("mahbusa")
+>>> points, kind, plies = play_game(rules, [make_player("heuristic", "mahbusa", 0),
+...                                         make_player("random", "mahbusa", 0)],
+...                                 DiceStream(random.Random(1), rules), 5000)
+>>> points in (-2, -1, 0, 1, 2)
+True
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+
+from analyzer.core.position import Position
+from analyzer.eval.heuristic import choose_play
+from analyzer.rules import Variant, find_variant
+
+Player = Callable[[Position, tuple[int, int], Variant], int]
+PlayerFactory = Callable[[str, int], Player]
+
+
+def _random_player(variant: str, seed: int) -> Player:
+    rng = random.Random(seed)
+
+    def play(pos: Position, dice: tuple[int, int], rules: Variant) -> int:
+        return rng.randrange(len(rules.legal_results(pos, dice)))
+
+    return play
+
+
+def _heuristic_player(variant: str, seed: int) -> Player:
+    return choose_play
+
+
+PLAYERS: dict[str, PlayerFactory] = {"random": _random_player, "heuristic": _heuristic_player}
+
+
+def make_player(name: str, variant: str, seed: int) -> Player:
+    """A player by name (see :data:`PLAYERS`)."""
+    if name not in PLAYERS:
+        raise SystemExit(f"unknown player {name!r} (have: {', '.join(sorted(PLAYERS))})")
+    return PLAYERS[name](variant, seed)
+
+
+class DiceStream:
+    """A reproducible dice sequence: the opening roll, then plain rolls; replayable with :meth:`replay`."""
+
+    def __init__(self, rng: random.Random, rules: Variant) -> None:
+        self.rng = rng
+        self.rules = rules
+        self.rolls: list[tuple[int, int]] = []
+        self.i = 0
+
+    def replay(self) -> None:
+        self.i = 0
+
+    def next(self) -> tuple[int, int]:
+        if self.i == len(self.rolls):
+            while True:
+                dice = self.rng.randint(1, 6), self.rng.randint(1, 6)
+                if self.rolls or self.rules.opener_rerolls or dice[0] != dice[1]:
+                    break
+            self.rolls.append(dice)
+        self.i += 1
+        return self.rolls[self.i - 1]
+
+
+def play_game(rules: Variant, players: list[Player], dice: DiceStream, max_plies: int) -> tuple[int, str, int]:
+    """One game, ``players[0]`` opening: (points for players[0], outcome kind, plies)."""
+    pos = rules.start()
+    side = 0
+    for ply in range(1, max_plies + 1):
+        roll = dice.next()
+        boards = rules.legal_results(pos, roll)
+        row = players[side](pos, roll, rules)
+        pos = Position(boards[row].tobytes(), rules.name)
+        out = rules.outcome(pos)
+        if out is not None:
+            winner = side if out.winner == 0 else 1 - side
+            return (out.points if winner == 0 else -out.points), out.kind, ply
+        pos = pos.flip()
+        side = 1 - side
+    return 0, "unfinished", max_plies
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--variant", default="dutch", help="standard, dutch or mahbusa (plakoto)")
+    ap.add_argument("--games", type=int, default=2000, help="games (rounded up to an even number)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--a", default="heuristic", help=f"player A ({', '.join(sorted(PLAYERS))})")
+    ap.add_argument("--b", default="random", help="player B")
+    ap.add_argument("--max-plies", type=int, default=5000)
+    args = ap.parse_args(argv)
+    rules = find_variant(args.variant)
+    pa = make_player(args.a, rules.name, args.seed * 2 + 1)
+    pb = make_player(args.b, rules.name, args.seed * 2 + 2)
+    pairs = max(1, (args.games + 1) // 2)
+    master = random.Random(args.seed)
+    kinds: Counter[str] = Counter()
+    pair_means: list[float] = []
+    plies = 0
+    t0 = time.perf_counter()
+    for _ in range(pairs):
+        dice = DiceStream(random.Random(master.getrandbits(64)), rules)
+        total = 0
+        for a_first in (True, False):
+            dice.replay()
+            order = [pa, pb] if a_first else [pb, pa]
+            pts, kind, n = play_game(rules, order, dice, args.max_plies)
+            pts_a = pts if a_first else -pts
+            total += pts_a
+            plies += n
+            kinds[kind if pts_a == 0 else f"{'A' if pts_a > 0 else 'B'} {kind}"] += 1
+        pair_means.append(total / 2)
+    secs = time.perf_counter() - t0
+    games = 2 * pairs
+    mean = sum(pair_means) / pairs
+    var = sum((x - mean) ** 2 for x in pair_means) / max(pairs - 1, 1)
+    se = math.sqrt(var / pairs)
+    print(f"variant {rules.name}  A {args.a}  B {args.b}  games {games} ({pairs} duplicate pairs)  seed {args.seed}")
+    print(f"A points per game: {mean:+.3f} +- {se:.3f} (standard error)")
+    for kind, count in sorted(kinds.items()):
+        print(f"  {kind:<16} {count:>7}  {100.0 * count / games:6.2f}%")
+    print(f"plies per game {plies / games:.1f}  ({secs:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
