@@ -52,7 +52,7 @@ from analyzer.core.layout import NSLOTS, VAR_STANDARD
 from analyzer.eval import features as F
 from analyzer.eval import jitcache
 from analyzer.eval.bearoff import bearoff_class
-from analyzer.eval.engine import eval0
+from analyzer.eval.engine import after_play, eval0
 from analyzer.eval.net import NOUT, equity6, swap_outcomes
 from analyzer.rules.kernel import flip_into, generate
 
@@ -120,16 +120,7 @@ def best_play(b: Arr, d1: int, d2: int, W: tuple, use_db: bool,  # type: ignore[
     for k in range(n):
         row = results[k]
         cand = pool[row]
-        if cand[26] >= 15:
-            o = F.game_over_outcome(cand)
-            for i in range(NOUT):
-                pb[i] = 0.0
-            pb[o] = 1.0
-        else:
-            flip_into(cand, tmp)
-            eval0(tmp, W, use_db, dist, first, win2, xc, xr, hid, pa)
-            swap_outcomes(pa, pb)
-        e = equity6(pb)
+        e = after_play(cand, W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb)
         if e > best:
             best = e
             best_row = int(row)

@@ -112,6 +112,24 @@ def eval0(
 
 
 @njit(cache=True)
+def after_play(cand: np.ndarray, W: tuple[Any, ...], use_db: bool, dist: np.ndarray, first: np.ndarray,
+               win2: np.ndarray, xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, tmp: np.ndarray,
+               pa: np.ndarray, pb: np.ndarray) -> float:
+    """0-ply outcome distribution (into ``pb``, the mover's view) and equity of the position
+    ``cand`` reached by a play, still seen from the side that moved; exact once the game is over."""
+    if cand[26] >= 15:
+        o = F.game_over_outcome(cand)
+        for i in range(NOUT):
+            pb[i] = 0.0
+        pb[o] = 1.0
+    else:
+        flip_into(cand, tmp)
+        eval0(tmp, W, use_db, dist, first, win2, xc, xr, hid, pa)
+        swap_outcomes(pa, pb)
+    return equity6(pb)
+
+
+@njit(cache=True)
 def _best_reply(
     b: np.ndarray,
     d1: int,
@@ -194,16 +212,7 @@ def _best_reply(
     for kk in range(nk):
         row = results[lv, keep[kk]]
         cand = pool[lv, row]
-        if cand[26] >= 15:
-            o = F.game_over_outcome(cand)
-            for i in range(NOUT):
-                pb[i] = 0.0
-            pb[o] = 1.0
-        else:
-            flip_into(cand, tmp)
-            eval0(tmp, W, use_db, dist, first, win2, xc, xr, hid, pa)
-            swap_outcomes(pa, pb)
-        e = equity6(pb)
+        e = after_play(cand, W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb)
         if e > best:
             best = e
             best_row = int(row)
