@@ -8,6 +8,7 @@ import numpy as np
 
 from analyzer.eval.net import Net, NetSet
 from analyzer.train.optim import Adam, loss_and_grads
+from analyzer.train.race import RaceConfig
 from analyzer.train.selfplay import GameBuffers, duel, play_seeded
 from analyzer.train.td import TDConfig, TDTrainer, lambda_targets
 
@@ -98,3 +99,82 @@ def test_supervised_resume_reproduces_state(tmp_path: Path) -> None:
     assert np.array_equal(straight.nets.contact.w1, resumed.nets.contact.w1)
     assert straight.nets.prune is not None and resumed.nets.prune is not None
     assert np.array_equal(straight.nets.prune.w1, resumed.nets.prune.w1)
+
+
+def _race_cfg() -> RaceConfig:
+    from analyzer.train.race import RaceConfig
+
+    return RaceConfig(hidden=12, db_positions=600, home_positions=200, random_positions=100, selfplay_games=2,
+                      epochs=1, batch=64)
+
+
+def test_race_db_boards_match_the_database_indices() -> None:
+    from analyzer.eval.bearoff import BearoffDB, mover_index, opponent_index
+    from analyzer.train.race import all_db_pairs, bearoff_classes, compute_targets, db_boards
+
+    xs, ys = all_db_pairs()
+    assert len(xs) == 923 * 923
+    pick = np.random.default_rng(5).choice(len(xs), size=300, replace=False)
+    boards = db_boards(xs[pick], ys[pick])
+    assert (bearoff_classes(boards) == 2).all()
+    assert [mover_index(b) for b in boards] == xs[pick].tolist()
+    assert [opponent_index(b) for b in boards] == ys[pick].tolist()
+    # the targets of database positions are the database's own values
+    t = compute_targets(NetSet.initial(hidden=4, race_hidden=4, seed=0), boards, 1)
+    win = BearoffDB.two_sided().win[xs[pick], ys[pick]]
+    assert np.allclose(t[:, 0], win, atol=1e-6)
+    assert np.allclose(t[:, 3], 1.0 - win, atol=1e-6)
+
+
+def test_random_races_are_legal_races() -> None:
+    from analyzer.core.position import Position
+    from analyzer.eval import features as F
+    from analyzer.train.race import bearoff_classes, random_races
+
+    boards = random_races(400, np.random.default_rng(3))
+    for b in boards:
+        assert F.classify(b) == F.CLASS_RACE
+        Position(b.tobytes()).validate()
+    cls = bearoff_classes(boards)
+    assert (cls == 0).mean() > 0.5  # mostly races with checkers outside the home boards
+
+
+def test_race_training_lowers_the_database_error() -> None:
+    from analyzer.train.race import (
+        all_db_pairs,
+        compute_targets,
+        db_boards,
+        equity_errors,
+        is_holdout,
+        race_inputs,
+        train_net,
+    )
+
+    nets = NetSet.initial(hidden=4, race_hidden=16, seed=1)
+    xs, ys = all_db_pairs()
+    rng = np.random.default_rng(2)
+    hold = is_holdout(xs, ys)
+    tr = rng.choice(np.flatnonzero(~hold), size=4000, replace=False)
+    te = rng.choice(np.flatnonzero(hold), size=1000, replace=False)
+    bt, be = db_boards(xs[tr], ys[tr]), db_boards(xs[te], ys[te])
+    tt, te_t = compute_targets(nets, bt, 0), compute_targets(nets, be, 0)
+    before, _ = equity_errors(nets, be, te_t)
+    train_net(nets.race, race_inputs(bt), tt, 4, 64, 3e-3, 0.9, rng)
+    after, _ = equity_errors(nets, be, te_t)
+    assert after < 0.7 * before
+
+
+def test_race_run_resumes_to_the_same_nets(tmp_path: Path) -> None:
+    from analyzer.train.race import RaceRun
+
+    init = tmp_path / "init.npz"
+    NetSet.initial(hidden=4, race_hidden=8, seed=3).save(init)
+    straight = RaceRun.create(tmp_path / "a.npz", _race_cfg(), NetSet.load(init), source=str(init))
+    straight.run(2, holdout=300)
+    first = RaceRun.create(tmp_path / "b.npz", _race_cfg(), NetSet.load(init), source=str(init))
+    first.run(1, holdout=300)
+    resumed = RaceRun.load(tmp_path / "b.npz")
+    assert resumed.iterations == 1 and resumed.nets.race.hidden == 12
+    resumed.run(2, holdout=300)
+    assert np.array_equal(straight.nets.race.w1, resumed.nets.race.w1)
+    assert len(resumed.history) == 2 and "holdout_db_mean_abs_equity" in resumed.history[-1]

@@ -74,7 +74,8 @@ def _cmd_supervised(args: argparse.Namespace) -> int:
     from analyzer.train.supervised import SupervisedConfig, SupervisedTrainer
 
     ck = Path(args.checkpoint)
-    names = ("lr", "batch", "games_per_round", "noise", "epochs", "eval_every", "eval_seeds", "prune_every")
+    names = ("lr", "batch", "games_per_round", "noise", "epochs", "eval_every", "eval_seeds", "prune_every",
+             "target_ply")
     if ck.exists():
         tr = SupervisedTrainer.load(ck)
         for name in names:
@@ -162,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     sv.add_argument("--eval-every", type=int)
     sv.add_argument("--eval-seeds", type=int)
     sv.add_argument("--prune-every", type=int, help="retrain the pruning net every N rounds (0: no pruning)")
+    sv.add_argument("--target-ply", type=int, help="ply of the targets (1: 1-ply expectation, 2: 2-ply)")
     sv.add_argument("--log", help="log file (default: stderr)")
     pr = sub.add_parser("prune", help="train the pruning net of a net set (distilled from its main nets)")
     pr.add_argument("--nets", default="data/nets/standard.npz")
