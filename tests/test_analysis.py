@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from analyzer.analysis.analyze import MatchAnalysis, NoEvaluatorError, analyze_match
+from analyzer.analysis.analyze import MatchAnalysis, analyze_match
 from analyzer.analysis.decisions import analyze_checker, hint, score_cube, score_take
 from analyzer.analysis.luck import luck_of
 from analyzer.analysis.schema import DECISIONS_SCHEMA, empty_decisions
@@ -329,13 +329,6 @@ def test_terminal_summary(best_vs_worst: MatchAnalysis) -> None:
         assert label in text
     pr = 500 * best_vs_worst.players[1]["pr_raw"]
     assert f"{pr:.1f}" in text
-
-
-def test_variants_have_no_evaluator(engine: Engine) -> None:
-    text = '; [Variation "Dutch"]\n\n 3 point match\n\n Game 1\n a : 0      b : 0\n  1) 42: bar/21 bar/23\n'
-    [m] = read_match_text(text)
-    with pytest.raises(NoEvaluatorError, match="no evaluator for dutch yet"):
-        analyze_match(m, engine=engine, ply=0)
 
 
 def test_bad_ply(engine: Engine) -> None:

@@ -80,11 +80,6 @@ def test_usage_errors(short_match: Path, tmp_path: Path) -> None:
     assert res.exit_code == 2 and "--ply" in res.output
     res = runner.invoke(app, ["analyze", str(tmp_path / "missing.mat")])
     assert res.exit_code == 2 and "error:" in res.output
-    dutch = tmp_path / "dutch.mat"
-    dutch.write_text('; [Variation "Dutch"]\n\n 3 point match\n\n Game 1\n a : 0      b : 0\n'
-                     "  1) 42: bar/21 bar/23\n")
-    res = runner.invoke(app, ["analyze", str(dutch), "--ply", "0", "-o", str(tmp_path / "d")])
-    assert res.exit_code == 2 and "no evaluator for dutch yet" in res.output
     assert "Traceback" not in res.output
 
 

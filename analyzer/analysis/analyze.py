@@ -18,8 +18,12 @@ What is analysed, as gnubg does it:
   double is scored from the taker's side (wrong take, wrong pass).
 * **luck** of every roll at 0-ply (:mod:`analyzer.analysis.luck`).
 
-Games that do not replay are left out and listed in ``summary["match"]["errors"]``. Dutch and
-Mahbusa games raise :class:`NoEvaluatorError`: there is no evaluator for them yet.
+Dutch backgammon and Mahbusa games (:mod:`analyzer.analysis.variants`) have no cube: checker
+decisions only, valued by the variant engine in cubeless expected points of the game, with luck
+by the same definition; their results count in points, never in match-winning chance. A variant
+without an evaluator raises :class:`NoEvaluatorError`.
+
+Games that do not replay are left out and listed in ``summary["match"]["errors"]``.
 
 >>> from analyzer.formats.mat import read_match_text
 >>> from analyzer.eval.engine import Engine
@@ -34,7 +38,7 @@ Mahbusa games raise :class:`NoEvaluatorError`: there is no evaluator for them ye
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +61,16 @@ from analyzer.analysis.replay import Decision, GameReplay, decision_ids, replay_
 from analyzer.analysis.schema import DECISIONS_SCHEMA
 from analyzer.analysis.stats import player_stats
 from analyzer.analysis.thresholds import XG, Thresholds
+from analyzer.analysis.variants import (
+    VARIANT_EQUITY_BASIS,
+    NoEvaluatorError,
+    VariantEvaluator,
+    analyze_variant_checker,
+    load_variant_engine,
+    opening_kind,
+    variant_luck,
+    variant_roll_values,
+)
 from analyzer.core.errors import AnalyzerError
 from analyzer.core.ids import encode_key, xgid_from_position
 from analyzer.core.match import MatchState, can_double
@@ -76,10 +90,6 @@ EQUITY_BASIS = ("cubeful EMG: cubeless n-ply probabilities turned cubeful with J
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` after each analysed decision."""
-
-
-class NoEvaluatorError(AnalyzerError, ValueError):
-    """The match is of a variant that has no evaluator yet."""
 
 
 class RolloutUnavailableError(AnalyzerError, ValueError):
@@ -177,7 +187,7 @@ class MatchAnalysis:
 
 
 # ---------------------------------------------------------------------- helpers
-def _engine_info(engine: Evaluator) -> dict[str, Any]:
+def _engine_info(engine: object) -> dict[str, Any]:
     from analyzer import ENGINE_NAME, __version__
 
     nets = getattr(engine, "nets", None)
@@ -195,19 +205,32 @@ def _mwc_before(met: MatchEquityTable, state: MatchState, player: int) -> float:
     return mwc(met, state.away(player), state.away(1 - player), post_crawford=state.post_crawford)
 
 
-def _game_results(games: list[GameReplay], met: MatchEquityTable | None) -> list[float]:
-    """Each player's actual result summed over the analysed games: MWC gained (match) or points."""
+def _game_results(games: list[GameReplay], met: MatchEquityTable | None, *, points: bool = False) -> list[float]:
+    """Each player's actual result summed over the analysed games: MWC gained (match) or points
+    (money play, or every game with ``points``; a drawn game counts 0)."""
     out = [0.0, 0.0]
     for g in games:
         if g.winner is None or g.points <= 0:
             continue
         for p in (0, 1):
             sign = 1 if p == g.winner else -1
-            if met is None or g.state.is_money:
+            if points or met is None or g.state.is_money:
                 out[p] += sign * g.points
             else:
                 after = outcome_mwc(met, g.state, p)(sign * g.points)
                 out[p] += after - _mwc_before(met, g.state, p)
+    return out
+
+
+def _game_summaries(games: list[GameReplay], players: list[str]) -> list[dict[str, Any]]:
+    """How each replayed game ended: ``end`` (``bearoff``, ``mother``, ``draw``, ``drop``,
+    ``resign``, ``unfinished``), the winner's side and name and the points (cube included)."""
+    out = []
+    for g in games:
+        if g.error is not None:
+            continue
+        out.append({"game": g.number, "variant": g.variant, "end": g.end, "winner": g.winner,
+                    "winner_name": None if g.winner is None else players[g.winner], "points": g.points})
     return out
 
 
@@ -219,6 +242,13 @@ def _final_score(games: list[GameReplay]) -> list[int] | None:
     if last.winner is not None:
         score[last.winner] += last.points
     return score
+
+
+def _candidate_dicts(ca: CheckerAnalysis) -> list[dict[str, Any]]:
+    return [{"play": c.play, "equity": c.equity, "win": c.probabilities.win,
+             "win_gammon": c.probabilities.win_gammon, "win_backgammon": c.probabilities.win_backgammon,
+             "lose_gammon": c.probabilities.lose_gammon, "lose_backgammon": c.probabilities.lose_backgammon}
+            for c in ca.candidates]
 
 
 class _Rows:
@@ -240,12 +270,13 @@ class _Rows:
                 "luck_mwc": None, "ply": self.ply}
 
     def losses(self, row: dict[str, Any], state: MatchState, side: int, played: float,
-               best: float) -> None:
+               best: float, *, cubeless: bool = False) -> None:
         loss = max(0.0, best - played)
         row["equity_played"] = played
         row["equity_best"] = best
         row["equity_loss"] = loss
-        mb, mp = to_mwc(self.met, state, side, best), to_mwc(self.met, state, side, played)
+        met = None if cubeless else self.met
+        mb, mp = to_mwc(met, state, side, best), to_mwc(met, state, side, played)
         row["mwc_loss"] = None if mb is None or mp is None else max(0.0, mb - mp)
         row["mwc"] = mb
         row["error_class"] = self.thresholds.classify(loss)
@@ -258,11 +289,18 @@ class _Rows:
                    played=ca.played.play, best=ca.best.play, forced=ca.forced, luck=luck,
                    luck_mwc=luck_mwc, win_prob=ca.best.probabilities.win)
         self.losses(row, d.state, d.side, ca.played.equity, ca.best.equity)
-        row["candidates"] = [
-            {"play": c.play, "equity": c.equity, "win": c.probabilities.win,
-             "win_gammon": c.probabilities.win_gammon, "win_backgammon": c.probabilities.win_backgammon,
-             "lose_gammon": c.probabilities.lose_gammon, "lose_backgammon": c.probabilities.lose_backgammon}
-            for c in ca.candidates]
+        row["candidates"] = _candidate_dicts(ca)
+        self.rows.append(row)
+
+    def variant_checker(self, d: Decision, ca: CheckerAnalysis, luck: float, ply: int) -> None:
+        """A checker row of a cubeless variant: no cube, no IDs but the key, points not EMG."""
+        ids = decision_ids(d)
+        row = self.base(d, "checker", d.side, d.player)
+        row.update(dice=_dice_text(d.dice), position_id=None, match_id=None, xgid=None, key=ids.key,
+                   played=ca.played.play, best=ca.best.play, forced=ca.forced, luck=luck, cube=None,
+                   win_prob=ca.best.probabilities.win, ply=ply)
+        self.losses(row, d.state, d.side, ca.played.equity, ca.best.equity, cubeless=True)
+        row["candidates"] = _candidate_dicts(ca)
         self.rows.append(row)
 
     def cube(self, d: Decision, cd: CubeDecision, score: CubeScore, *, taker: bool) -> None:
@@ -312,24 +350,31 @@ def _cube_probabilities(engine: Evaluator, games: list[GameReplay], ply: int) ->
 def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thresholds: Thresholds = XG,
                   met: MatchEquityTable | None = None, seed: int = 0,
                   move_filter: MoveFilter = ANALYSIS_FILTER, deep_filter: MoveFilter = DEEP_FILTER,
-                  rollout: RolloutSettings | None = None, progress: Progress | None = None) -> MatchAnalysis:
+                  rollout: RolloutSettings | None = None, progress: Progress | None = None,
+                  variant_engines: Mapping[str, VariantEvaluator] | None = None) -> MatchAnalysis:
     """Analyse ``record`` with ``engine`` at ``ply`` (see the module docstring).
 
     ``met`` defaults to Kazaross-XG2 (unused in money play); ``seed`` is recorded for
     reproducibility (n-ply analysis draws no random numbers; rollouts take their dice from it).
     With ``rollout`` the checker plays and cube decisions are rolled out instead of evaluated at
     ``ply`` (:class:`RolloutSettings`; :class:`RolloutUnavailableError` without a rollout
-    module). Raises
-    :class:`NoEvaluatorError` for Dutch or Mahbusa games and :class:`ValueError` for a ply
-    outside 0..:data:`~analyzer.eval.engine.MAX_PLY`.
+    module).
+
+    Dutch and Mahbusa games are analysed with ``variant_engines[variant]``, or else with the
+    engine :func:`~analyzer.analysis.variants.load_variant_engine` finds (rollouts do not apply
+    to them: they are analysed at ``ply``). Raises :class:`NoEvaluatorError` for a variant
+    without an evaluator and :class:`ValueError` for a ply outside
+    0..:data:`~analyzer.eval.engine.MAX_PLY`.
     """
     if not 0 <= ply <= MAX_PLY:
         raise ValueError(f"ply must be 0..{MAX_PLY}, not {ply}")
     games = list(replay_games(record))
-    for g in games:
-        if g.variant != "standard":
-            raise NoEvaluatorError(f"no evaluator for {g.variant} yet")
     good = [g for g in games if g.error is None]
+    engines: dict[str, VariantEvaluator] = dict(variant_engines or {})
+    for g in good:
+        if g.variant != "standard" and g.variant not in engines:
+            engines[g.variant] = load_variant_engine(g.variant)
+    cubeless = any(g.variant != "standard" for g in good) or (not good and record.variant != "standard")
     table = met if met is not None else met_by_name()
     match_met = None if not record.length else table
     rows = _Rows(ply if rollout is None else 0, thresholds, match_met)
@@ -348,7 +393,28 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
         got = before_roll.get(pos)
         return got if got is not None else engine.evaluate(pos, ply)
 
-    for g in good:
+    previous_points: int | None = None
+    for index, g in enumerate(good):
+        if g.variant != "standard":
+            kind = opening_kind(g.variant, index, previous_points)
+            previous_points = g.points
+            for d in g.decisions:
+                if d.kind == "move" and d.dice is not None:
+                    assert d.result is not None
+                    venv = engines[g.variant]
+                    values = variant_roll_values(venv, d.position)
+                    first = d.move == 1
+                    opp_values = (variant_roll_values(venv, d.position.flip())
+                                  if first and kind == "die-off" and d.position.flip() != d.position else None)
+                    luck = variant_luck(values, d.dice, opening=kind if first else None, opponent=opp_values)
+                    ca = analyze_variant_checker(venv, d.position, d.dice, d.result, ply=ply,
+                                                 move_filter=move_filter)
+                    rows.variant_checker(d, ca, luck, ply)
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+            continue
+        previous_points = g.points
         doubled = False
         pending: CubeDecision | None = None
         for d in g.decisions:
@@ -394,6 +460,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
         else pl.DataFrame(schema=DECISIONS_SCHEMA)
     metadata = {
         **_engine_info(engine),
+        **({"variant_engines": {name: _engine_info(e) for name, e in sorted(engines.items())}} if engines else {}),
         "ply": ply if rollout is None else None,
         "rollout": None if rollout is None else {
             "trials": rollout.trials, "truncate": rollout.truncate, "workers": rollout.workers,
@@ -404,13 +471,15 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
         "deep_filter": {"count": deep_filter.count, "threshold": deep_filter.threshold},
         "seed": seed,
         "thresholds": thresholds.as_dict(),
-        "met": table.name if record.length else None,
-        "equity": EQUITY_BASIS,
-        "cube_model": "Janowski cube life (gnubg: 0.68 contact, race 0.55 + 0.00125 x pips in [0.6, 0.7])",
+        "met": table.name if record.length and not cubeless else None,
+        "equity": VARIANT_EQUITY_BASIS if cubeless and not any(g.variant == "standard" for g in good)
+        else EQUITY_BASIS + ("; " + VARIANT_EQUITY_BASIS if cubeless else ""),
+        "cube_model": None if cubeless and not any(g.variant == "standard" for g in good)
+        else "Janowski cube life (gnubg: 0.68 contact, race 0.55 + 0.00125 x pips in [0.6, 0.7])",
         "schema_version": SCHEMA_VERSION,
     }
     players = list(record.players)
-    results = _game_results(good, match_met)
+    results = _game_results(good, match_met, points=cubeless)
     money = not record.length
     match = {
         "file": record.source,
@@ -424,7 +493,10 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
         "games_analysed": len(good),
         "score_final": _final_score(good),
         "errors": [str(g.error) for g in games if g.error is not None],
+        "variant": record.variant,
+        "cube": not cubeless,
+        "results": _game_summaries(games, players),
     }
     summary = {"metadata": metadata, "match": match,
-               "players": player_stats(decisions, thresholds, players, results, money=money)}
+               "players": player_stats(decisions, thresholds, players, results, money=money or cubeless)}
     return MatchAnalysis(decisions, summary, metadata)

@@ -101,7 +101,7 @@ def _aggregates(decisions: pl.DataFrame) -> pl.DataFrame:
             pl.col("mwc_loss").sum().alias("total_mwc_loss"),
             pl.col("luck").sum().alias("luck"),
             pl.col("luck_mwc").sum().alias("luck_mwc"),
-            (pl.col("luck") * pl.col("cube")).sum().alias("luck_points"),
+            (pl.col("luck") * pl.col("cube").fill_null(1)).sum().alias("luck_points"),
             pl.col("luck").is_not_null().sum().alias("rolls"),
         )
         .sort("side")

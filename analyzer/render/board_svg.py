@@ -11,7 +11,9 @@ What is drawn:
 * the borne-off trays on the home side (``O``'s at the top, ``X``'s at the bottom), one thin
   slice per checker;
 * Dutch backgammon: each side's reserve (checkers not yet entered) as an off-board stack of
-  slices on the other side of the board, and its hitting lock in the captions;
+  slices on the other side of the board, and its hitting lock in the captions and as a padlock
+  above (``O``) and below (``X``) the reserve column, closed while the side may not hit yet
+  (``class="lock x locked"``, ``lock o unlocked``...);
 * Mahbusa: a pinned checker drawn at the edge of the board, ringed in red, under the stack that
   pins it (whose count excludes it), and a legend that says so;
 * optionally the dice (on ``X``'s half of the middle gap) and the cube (centred, or by the
@@ -238,6 +240,9 @@ def board_svg(
     _tray(cv, root, lay, lay.off_x, pos.opponent_off, pos.mover_off, "off")
     if lay.reserve_x is not None:
         _tray(cv, root, lay, lay.reserve_x, pos.opponent_reserve, pos.mover_reserve, "reserve")
+        _lock(cv, root, lay.reserve_x + (PANEL - 4) / 2, CAPTION - 12, "o", pos.opponent_can_hit)
+        _lock(cv, root, lay.reserve_x + (PANEL - 4) / 2, lay.top + lay.frame_height + NUMBERS + CAPTION - 12, "x",
+              pos.mover_can_hit)
     _numbers(cv, root, lay)
     _captions(cv, root, lay, pos, dice, names)
     if dice is not None:
@@ -351,6 +356,26 @@ def _tray(cv: _Canvas, root: ET.Element, lay: _Layout, x: float, top_n: int, bot
         cv.text(g, left + w / 2, label_y, str(n), f"{kind}-count", font_size=11, fill=COLOURS["text"])
     cv.text(g, left + w / 2, lay.inner_top + HALF + GAP / 2 + 4, kind, "tray-label", font_size=10,
             fill=COLOURS["text"])
+
+
+def _lock(cv: _Canvas, root: ET.Element, cx: float, cy: float, side: str, can_hit: bool) -> None:
+    """A padlock centred on (``cx``, ``cy``): shackle closed while ``side`` may not hit yet
+    (Dutch), open (lifted to one side) once it may."""
+    state = "unlocked" if can_hit else "locked"
+    who = "X" if side == "x" else "O"
+    g = cv.el(root, "g", f"lock {side} {state}", data_can_hit="1" if can_hit else "0")
+    tip = ET.SubElement(g, "title")
+    tip.text = f"{who} may hit" if can_hit else f"{who} may not hit yet (no checker home)"
+    colour = COLOURS["text"] if can_hit else COLOURS["pin"]
+    lift = 4.0 if can_hit else 0.0
+    left, right = cx - 4.5, cx + 4.5
+    top = cy - 9 - lift
+    # the shackle: an arch from the body's left post to its right post (the left post lifted when open)
+    d = (f"M {_num(cv.x(left))} {_num(cy - 1 - lift)} L {_num(cv.x(left))} {_num(top + 4)} "
+         f"Q {_num(cv.x(cx))} {_num(top - 4)} {_num(cv.x(right))} {_num(top + 4)} L {_num(cv.x(right))} "
+         f"{_num(cy - 1)}")
+    cv.el(g, "path", "shackle", d=d, fill="none", stroke=colour, stroke_width=2)
+    cv.rect(g, cx - 7, cy - 2, 14, 11, "lock-body", rx=2, fill=colour)
 
 
 def _numbers(cv: _Canvas, root: ET.Element, lay: _Layout) -> None:

@@ -45,6 +45,11 @@ SETTING_LABELS = (
 CUBE_ERROR_TYPES = ("missed double", "wrong double", "wrong take", "wrong pass")
 PR_NOTE = ("PR (Performance Rating, XG style) = 500 \u00d7 mean equity loss (EMG) per unforced decision; "
            "lower is better")
+CUBELESS_NOTE = ("Dutch backgammon and Mahbusa have no doubling cube: every decision is a checker play, and "
+                 "equities are the cubeless expected points of the game (single 1, mars or mother win 2, "
+                 "draw 0). PR = 500 \u00d7 mean equity loss (points) per unforced decision; lower is better")
+END_WORDS = {"bearoff": "bore off", "mother": "pinned the mother", "drop": "double passed",
+             "resign": "resignation"}
 
 
 def fmt_equity(x: float | None, digits: int = 3) -> str:
@@ -209,8 +214,37 @@ def _match_info(analysis: AnalysisLike, names: tuple[str, str]) -> dict[str, Any
     final = match.get("score_final")
     if isinstance(final, list | tuple) and len(final) == 2:
         rows.append(("Final score", f"{names[0]} {final[0]}, {names[1]} {final[1]}"))
+    results = _results_text(match.get("results"), names)
+    if results:
+        rows.append(("Game results", results))
     problems = [str(e) for e in match.get("errors") or []]
-    return {"rows": rows, "money": not length, "event": match.get("event") or "", "problems": problems}
+    cubeless = match.get("cube") is False or (bool(variants) and "standard" not in variants)
+    return {"rows": rows, "money": not length, "event": match.get("event") or "", "problems": problems,
+            "cubeless": cubeless}
+
+
+def _results_text(results: Any, names: tuple[str, str]) -> str:
+    """How each game ended, from ``summary["match"]["results"]``.
+
+    >>> _results_text([{"game": 1, "end": "mother", "winner": 1, "points": 2},
+    ...                {"game": 2, "end": "draw", "winner": None, "points": 0}], ("ann", "bob"))
+    'game 1: bob +2 (pinned the mother); game 2: draw (both mothers pinned)'
+    """
+    if not isinstance(results, list | tuple):
+        return ""
+    parts = []
+    for r in results:
+        if not isinstance(r, Mapping):
+            continue
+        winner, end = r.get("winner"), str(r.get("end") or "")
+        if end == "draw":
+            what = "draw (both mothers pinned)"
+        elif winner in (0, 1):
+            what = f"{names[winner]} +{r.get('points')} ({END_WORDS.get(end, end)})"
+        else:
+            what = END_WORDS.get(end, end) or "unfinished"
+        parts.append(f"game {r.get('game')}: {what}")
+    return "; ".join(parts)
 
 
 def fmt_result(x: float | None, unit: str | None) -> str:
@@ -397,7 +431,8 @@ def render_html_report(analysis: AnalysisLike, *, home_side: HomeSide = "right",
         title=title, names=names, info=info, settings=settings, classes=classes, cube_classes=cube_classes,
         players=_player_rows(analysis, names, classes, cube_classes), pr_note=PR_NOTE,
         charts=_charts(analysis) if charts else [], errors=errors, total_errors=total_errors,
-        money=info["money"], cube_error_types=CUBE_ERROR_TYPES,
+        money=info["money"], cube_error_types=CUBE_ERROR_TYPES, cubeless=info["cubeless"],
+        unit="points" if info["cubeless"] else "EMG", cubeless_note=CUBELESS_NOTE,
     )
 
 

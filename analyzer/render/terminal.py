@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from analyzer.analysis.decisions import Candidate
     from analyzer.eval.cube import CubeDecision
 
+VARIANT_TITLES = {"dutch": "Dutch backgammon", "mahbusa": "Mahbusa"}
+
 __all__ = ["analysis_view", "cube_table", "hint_table", "render_text", "summary_table", "worst_table"]
 
 
@@ -56,6 +58,10 @@ def summary_table(analysis: MatchAnalysis) -> Table:
     match = summary.get("match", {})
     length = match.get("length") or 0
     what = f"{length}-point match" if length else "money session"
+    cubeless = match.get("cube") is False
+    if cubeless:
+        what = f"{VARIANT_TITLES.get(str(match.get('variant')), str(match.get('variant')))} (no cube), {what}"
+    unit = "points" if cubeless else "EMG"
     title = Text(f"{what}, {meta.get('ply', '?')}-ply, thresholds {thr.get('name', '?')}"
                  f" ({'/'.join(classes)})")
     table = Table(title=title, title_justify="left")
@@ -69,12 +75,13 @@ def summary_table(analysis: MatchAnalysis) -> Table:
 
     row("decisions (unforced)", [f"{p['decisions']} ({p['unforced']})" for p in players])
     row(f"checker errors {'/'.join(classes)}", [_counts(p["checker"], classes) for p in players])
-    row(f"cube errors {'/'.join(classes)}", [_counts(p["cube"], classes) for p in players])
-    row("missed/wrong doubles", [f"{p['cube_errors']['missed double']}/{p['cube_errors']['wrong double']}"
-                                 for p in players])
-    row("wrong takes/passes", [f"{p['cube_errors']['wrong take']}/{p['cube_errors']['wrong pass']}"
-                               for p in players])
-    row("total error (EMG)", [f"{p['total_error']:.3f}" for p in players])
+    if not cubeless:
+        row(f"cube errors {'/'.join(classes)}", [_counts(p["cube"], classes) for p in players])
+        row("missed/wrong doubles", [f"{p['cube_errors']['missed double']}/{p['cube_errors']['wrong double']}"
+                                     for p in players])
+        row("wrong takes/passes", [f"{p['cube_errors']['wrong take']}/{p['cube_errors']['wrong pass']}"
+                                   for p in players])
+    row(f"total error ({unit})", [f"{p['total_error']:.3f}" for p in players])
 
     def pr(p: dict[str, Any]) -> str:
         if p["pr_raw"] is None:
@@ -87,9 +94,10 @@ def summary_table(analysis: MatchAnalysis) -> Table:
             return "n/a"
         return f"{1000 * p['mean_error']:.1f}  gnubg: {p['rating_gnubg']}"
 
-    row("PR (500 x mean EMG)", [pr(p) for p in players])
-    row("error rate (mEMG/decision)", [rate(p) for p in players])
-    row("luck (EMG)", [f"{p['luck']:+.3f}" for p in players])
+    row(f"PR (500 x mean {unit})", [pr(p) for p in players])
+    row("error rate (mEMG/decision)" if not cubeless else "error rate (millipoints/decision)",
+        [rate(p) for p in players])
+    row(f"luck ({unit})", [f"{p['luck']:+.3f}" for p in players])
     unit = players[0].get("result_unit", "mwc") if players else "mwc"
 
     def result(v: float | None) -> str:
@@ -111,8 +119,9 @@ def worst_table(analysis: MatchAnalysis, n: int = 5) -> Table:
     worst = analysis.worst(n)
     match = worst.height > 0 and worst["mwc_loss"].null_count() < worst.height
     table = Table(title=f"{n} worst decisions", title_justify="left")
+    cubeless = worst.height > 0 and worst["cube"].null_count() == worst.height
     cols = [("game", "right"), ("move", "right"), ("player", "left"), ("kind", "left"), ("dice", "left"),
-            ("played", "left"), ("best", "left"), ("loss (mEMG)", "right")]
+            ("played", "left"), ("best", "left"), ("loss (millipoints)" if cubeless else "loss (mEMG)", "right")]
     cols += [("MWC", "right")] if match else []
     cols += [("class", "left"), ("XGID / key", "left")]
     for col, just in cols:

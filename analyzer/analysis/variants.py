@@ -1,0 +1,283 @@
+"""Checker decisions and luck in the cubeless variants: Dutch backgammon and Mahbusa.
+
+Neither game has a doubling cube (``docs/rules.md`` §2.2, §3.2), so a variant game has checker
+decisions only, and its equities are **cubeless expected points of one game**, from the side
+that decides: a single counts 1, a mars (the loser has borne off nothing) or a Mahbusa mother win
+2, a Mahbusa double-mother draw 0, and there is no backgammon. The range is -2..+2, against the
+-3..+3 of standard money play; no match equity table applies (none exists for these games), so
+match-winning chances are not computed even in a match: a variant match is analysed game by game.
+
+The evaluator is any object with the surface of :class:`VariantEvaluator`: the variant engine of
+:mod:`analyzer.eval.variants` (:func:`load_variant_engine`), or any stand-in with the same two
+methods. A result that ends the game is valued from the rules (:meth:`Variant.outcome`), never
+from the evaluator: the exact points, with the draw at 0.
+
+Luck is gnubg's definition at 0-ply: the value of the best play with the roll thrown minus the
+average over the 36 rolls. The opening roll of these games is thrown after a roll of one die each
+(the winner of that roll re-rolls both dice and may play a double), so its luck also counts
+winning the die-off: the average runs over both players opening, each with the 36 rolls. In
+Mahbusa the winner of the previous game opens by rolling both dice; that first roll is an
+ordinary roll (:func:`opening_kind`).
+
+>>> round(points_of(Probabilities(0.6, 0.2, 0.0, 0.1, 0.0)), 6)
+0.3
+>>> from analyzer.core.position import Position
+>>> from analyzer.rules import find_variant
+>>> terminal_value(find_variant("mahbusa"), Position.from_notation("P 8:14 1:1+o | O 20:14 | over", "mahbusa"))
+2.0
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, cast, runtime_checkable
+
+import numpy as np
+
+from analyzer.analysis.decisions import Candidate, CheckerAnalysis
+from analyzer.core import layout as L
+from analyzer.core.dice import ALL_21
+from analyzer.core.errors import AnalyzerError
+from analyzer.core.position import Position, flip_boards
+from analyzer.eval.engine import ANALYSIS_FILTER, MoveFilter
+from analyzer.eval.probabilities import Probabilities
+from analyzer.rules import Variant, find_variant
+from analyzer.rules.base import Outcome
+
+__all__ = ["CUBELESS_VARIANTS", "VARIANT_EQUITY_BASIS", "NoEvaluatorError", "VariantEvaluator",
+           "analyze_variant_checker", "load_variant_engine", "opening_kind", "points_of", "terminal_value",
+           "variant_luck", "variant_roll_values"]
+
+CUBELESS_VARIANTS = ("dutch", "mahbusa")
+"""The variants analysed here (no cube: checker decisions only)."""
+
+VARIANT_EQUITY_BASIS = ("Dutch and Mahbusa: cubeless expected points of one game (single 1, mars or "
+                        "mother win 2, double-mother draw 0, no backgammon; no cube), from the variant "
+                        "engine at the analysis ply; results that end the game valued exactly")
+
+
+class NoEvaluatorError(AnalyzerError, ValueError):
+    """The match is of a variant that has no evaluator (yet, or not installed)."""
+
+
+@runtime_checkable
+class VariantEvaluator(Protocol):
+    """What the analysis needs from a variant engine (the surface of
+    :class:`analyzer.eval.engine.Engine`, for one variant).
+
+    ``evaluate`` gives the cubeless chances of the side on roll (before its roll) at ``ply``;
+    ``rank_plays`` every legal play of ``dice``, each with ``.play`` (text), ``.result`` (the
+    position after it, still seen from the mover), ``.probabilities`` (the mover's chances
+    there) and ``.ply``, best first.
+    """
+
+    def evaluate(self, pos: Position, ply: int = 0) -> Probabilities: ...
+
+    def rank_plays(self, pos: Position, dice: tuple[int, int], ply: int = 0) -> Sequence[Any]: ...
+
+
+def load_variant_engine(variant: str) -> VariantEvaluator:
+    """The variant engine of :mod:`analyzer.eval.variants` for ``variant`` with its shipped nets.
+
+    Raises :class:`NoEvaluatorError` when the module, the engine or its nets are missing.
+    """
+    if variant not in CUBELESS_VARIANTS:
+        raise NoEvaluatorError(f"no evaluator for {variant}")
+    try:
+        module: Any = importlib.import_module("analyzer.eval.variants")
+    except ImportError as e:
+        raise NoEvaluatorError(f"no evaluator for {variant}: the variant engine is not installed ({e})") from None
+    try:
+        factory = getattr(module, "load_engine", None) or getattr(module, "engine_for", None)
+        engine = factory(variant) if factory is not None else module.VariantEngine(variant)
+    except (FileNotFoundError, OSError) as e:
+        raise NoEvaluatorError(f"no evaluator for {variant}: its nets are missing ({e})") from None
+    except (AttributeError, TypeError, ValueError, KeyError) as e:
+        raise NoEvaluatorError(f"no evaluator for {variant}: {e}") from None
+    if not isinstance(engine, VariantEvaluator):
+        raise NoEvaluatorError(f"no evaluator for {variant}: {type(engine).__name__} lacks evaluate/rank_plays")
+    return engine
+
+
+def points_of(probs: Probabilities) -> float:
+    """Expected points of one cubeless variant game from the chances (the gammon chances are the
+    mars chances; the backgammon chances are zero in these games).
+
+    >>> points_of(Probabilities(1.0, 1.0, 0.0, 0.0, 0.0)), points_of(Probabilities(0.0, 0.0, 0.0, 0.5, 0.0))
+    (2.0, -1.5)
+    """
+    return float(probs.equity)
+
+
+def _outcome_probabilities(out: Outcome) -> Probabilities:
+    """The chances of the position's mover once the game is over (a draw: no win, no loss when
+    :class:`Probabilities` knows draws, else an even split; either way worth 0)."""
+    if out.points == 0:
+        if "draw" in {f.name for f in dataclasses.fields(Probabilities)}:
+            drawn: Any = Probabilities
+            return cast(Probabilities, drawn(0.0, 0.0, 0.0, 0.0, 0.0, draw=1.0))
+        return Probabilities(0.5, 0.0, 0.0, 0.0, 0.0)
+    big = 1.0 if out.points >= 2 else 0.0
+    if out.winner == 0:
+        return Probabilities(1.0, big, 0.0, 0.0, 0.0)
+    return Probabilities(0.0, 0.0, 0.0, big, 0.0)
+
+
+def terminal_value(rules: Variant, result: Position) -> float | None:
+    """The exact points of the mover of ``result`` when the game is over there, else ``None``.
+
+    >>> from analyzer.rules import find_variant
+    >>> terminal_value(find_variant("dutch"), Position.start("dutch")) is None
+    True
+    """
+    out = rules.outcome(result)
+    if out is None:
+        return None
+    return float(out.points if out.winner == 0 else -out.points)
+
+
+def _value(rules: Variant, result: Position, probs: Probabilities) -> tuple[float, Probabilities]:
+    out = rules.outcome(result)
+    if out is None:
+        return points_of(probs), probs
+    return float(out.points if out.winner == 0 else -out.points), _outcome_probabilities(out)
+
+
+def _after(engine: VariantEvaluator, rules: Variant, result: Position, ply: int) -> tuple[float, Probabilities]:
+    """The mover's value of ``result`` (seen from the mover) at ``ply``: the opponent's
+    evaluation flipped, or the exact points when the game is over."""
+    out = rules.outcome(result)
+    if out is not None:
+        return _value(rules, result, _outcome_probabilities(out))
+    probs = engine.evaluate(result.flip(), ply).flip()
+    return points_of(probs), probs
+
+
+def _ranked0(engine: VariantEvaluator, rules: Variant, position: Position,
+             dice: tuple[int, int]) -> list[Candidate]:
+    """Every legal play at 0-ply, best first (game-ending results valued exactly)."""
+    cands = []
+    for r in engine.rank_plays(position, dice, 0):
+        value, probs = _value(rules, r.result, r.probabilities)
+        cands.append(Candidate(str(r.play), r.result, value, probs, 0))
+    cands.sort(key=lambda c: -c.equity)
+    return cands
+
+
+def _filtered(cands: Sequence[Candidate], move_filter: MoveFilter) -> list[Candidate]:
+    if not cands:
+        return []
+    best = cands[0].equity
+    return [c for c in cands[: move_filter.count] if c.equity >= best - move_filter.threshold]
+
+
+def analyze_variant_checker(engine: VariantEvaluator, position: Position, dice: tuple[int, int],
+                            played: Position, *, ply: int,
+                            move_filter: MoveFilter = ANALYSIS_FILTER) -> CheckerAnalysis:
+    """Rank the plays of ``dice`` in the variant ``position`` (from the mover) and locate the
+    play that reached ``played``.
+
+    Every legal play is valued at 0-ply; the plays ``move_filter`` keeps, and the played play,
+    are valued again at ``ply`` (the evaluation of the position after the play, with the
+    opponent on roll) and ranked on that. Equities are the mover's expected points (module
+    docstring). Raises :class:`ValueError` when ``played`` is not a legal result of the roll.
+    """
+    rules = find_variant(position.variant)
+    r0 = _ranked0(engine, rules, position, dice)
+    legal = len(r0)
+    mine = next((c for c in r0 if c.result == played), None)
+    if mine is None:
+        raise ValueError(f"the played position is not a legal result of {dice[0]}{dice[1]}")
+    keep = _filtered(r0, move_filter)
+    pool = keep + ([mine] if all(c.result != played for c in keep) else [])
+    if ply > 0 and legal > 1:
+        deep = []
+        for c in pool:
+            value, probs = _after(engine, rules, c.result, ply)
+            deep.append(Candidate(c.play, c.result, value, probs, ply))
+        pool = deep
+    pool.sort(key=lambda c: -c.equity)
+    found = next(c for c in pool if c.result == played)
+    return CheckerAnalysis(tuple(pool), found, legal)
+
+
+_POINTS = {
+    6: np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0]),  # win 1/2/3, lose 1/2/3 (the standard engine's order)
+    5: np.array([1.0, 2.0, -1.0, -2.0, 0.0]),  # win 1/2, lose 1/2, draw (the variant nets' order)
+    4: np.array([1.0, 2.0, -1.0, -2.0]),  # win 1/2, lose 1/2
+}
+
+
+def variant_roll_values(engine: VariantEvaluator, position: Position) -> dict[tuple[int, int], float]:
+    """The 0-ply value (the mover's expected points) of the best play of each of the 21 rolls
+    in ``position`` (before the mover's roll), keyed by ``(high, low)``.
+
+    An engine with ``evaluate_boards(boards, ply)`` (n x 64 boards, each for its side on roll,
+    to outcome distributions: 6 columns as :meth:`analyzer.eval.engine.Engine.evaluate_boards`,
+    or the variant nets' 5 (win 1, win 2, lose 1, lose 2, draw) or 4 (no draw) columns) gets the
+    results of all 21 rolls in one batch; otherwise each roll is ranked with ``rank_plays``.
+    """
+    rules = find_variant(position.variant)
+    bulk = getattr(engine, "evaluate_boards", None)
+    if bulk is None:
+        return {roll.dice: max(c.equity for c in _ranked0(engine, rules, position, roll.dice)) for roll in ALL_21}
+    groups = [rules.legal_results(position, roll.dice) for roll in ALL_21]
+    results = np.concatenate(groups)
+    theirs = np.asarray(bulk(flip_boards(results), 0), dtype=np.float64)
+    if theirs.ndim != 2 or theirs.shape[1] not in _POINTS:
+        raise ValueError(f"evaluate_boards gave an array of shape {theirs.shape}, not n x 4, 5 or 6")
+    equities = -(theirs @ _POINTS[theirs.shape[1]])  # the opponent is on roll after the play
+    ended = np.flatnonzero((results[:, L.MOVER_OFF] == L.CHECKERS) | (results[:, L.OPP_OFF] == L.CHECKERS)
+                           | (results[:, L.GAME_END] != 0))
+    for i in ended.tolist():
+        exact = terminal_value(rules, Position(results[i].tobytes(), position.variant))
+        if exact is not None:
+            equities[i] = exact
+    out: dict[tuple[int, int], float] = {}
+    start = 0
+    for roll, group in zip(ALL_21, groups, strict=True):
+        out[roll.dice] = float(equities[start : start + len(group)].max())
+        start += len(group)
+    return out
+
+
+def _mean36(values: Mapping[tuple[int, int], float]) -> float:
+    return sum(r.weight * values[r.dice] for r in ALL_21) / 36.0
+
+
+def opening_kind(variant: str, game_index: int, previous_points: int | None) -> str:
+    """How the first roll of a game was thrown: ``"die-off"`` (one die each, the winner
+    re-rolls both) or ``"winner"`` (Mahbusa: the previous game's winner rolls both dice at once;
+    after a draw, or in the first game, a die-off decides).
+
+    >>> opening_kind("mahbusa", 1, 2), opening_kind("mahbusa", 1, 0), opening_kind("dutch", 3, 1)
+    ('winner', 'die-off', 'die-off')
+    """
+    rules = find_variant(variant)
+    if game_index > 0 and rules.winner_opens_next and previous_points:
+        return "winner"
+    return "die-off"
+
+
+def variant_luck(values: Mapping[tuple[int, int], float], dice: tuple[int, int], *, opening: str | None = None,
+                 opponent: Mapping[tuple[int, int], float] | None = None) -> float:
+    """The luck of ``dice`` given :func:`variant_roll_values` of the roller's position.
+
+    ``opening="die-off"``: the first roll of a game decided by a die-off; the average runs over
+    either player opening (``opponent``: his values with him on roll, default ``values``, right
+    for the symmetric starts), so winning the die-off counts. Any other roll (``opening`` ``None``
+    or ``"winner"``) is compared with the average of the 36 rolls.
+
+    >>> vals = {r.dice: float(r.high + r.low) / 12 for r in ALL_21}
+    >>> round(variant_luck(vals, (6, 6)), 4), round(variant_luck(vals, (6, 6), opening="die-off"), 4)
+    (0.4167, 1.0)
+    >>> abs(sum(r.weight * variant_luck(vals, r.dice) for r in ALL_21)) < 1e-12
+    True
+    """
+    key = (max(dice), min(dice))
+    if opening == "die-off":
+        opp = values if opponent is None else opponent
+        return values[key] - 0.5 * (_mean36(values) - _mean36(opp))
+    return values[key] - _mean36(values)
