@@ -6,7 +6,9 @@ the side on roll: money per unit cube, EMG in a match) plus extra keys; ``action
 (redoubles and beavers are folded into these; the full wording is under ``proper_action``).
 ``--batch FILE`` (``-`` = stdin) reads JSON lines ``{"position": "PositionID:MatchID", "ply": 2}``
 (optionally ``"rollout": true``, ``"trials": N``) and writes one JSON line per input, in order,
-``{"error": ...}`` for a bad line.
+``{"error": ...}`` for a bad line. ``--ply N`` runs the n-ply cubeful search
+(:func:`analyzer.eval.cube.cube_decision_nply`); ``--root-conversion`` (``"root_conversion": true`` in a
+batch line) converts the n-ply cubeless chances with the cube model at the root instead.
 """
 
 from __future__ import annotations
@@ -57,11 +59,11 @@ def gnubg_wording(action: str) -> str:
 
 
 def _decide(engine: Engine, position_text: str, ply: int, use_rollout: bool, trials: int,
-            truncate: int | None, seed: int, workers: int, cube_play: bool = False) -> dict[str, Any]:
+            truncate: int | None, seed: int, workers: int, cube_play: bool = False,
+            root_conversion: bool = False) -> dict[str, Any]:
     from analyzer.core.ids import parse_position_spec
     from analyzer.core.match import MatchState
-    from analyzer.eval.cube import analyze_cube
-    from analyzer.eval.engine import MAX_PLY
+    from analyzer.eval.cube import MAX_SEARCH_PLY, cube_decision_nply
 
     spec = parse_position_spec(position_text)
     pos = spec.position
@@ -79,10 +81,10 @@ def _decide(engine: Engine, position_text: str, ply: int, use_rollout: bool, tri
         method = (f"rollout ({trials} trials" + (", cube played" if cube_play else "")
                   + (f", truncated at {truncate} plies)" if truncate else ")"))
     else:
-        if not 0 <= ply <= MAX_PLY:
-            raise ValueError(f"ply must be 0..{MAX_PLY}")
-        cd = analyze_cube(pos, state, player, lambda p: engine.evaluate(p, ply))
-        method = f"{ply}-ply"
+        if not 0 <= ply <= MAX_SEARCH_PLY:
+            raise ValueError(f"ply must be 0..{MAX_SEARCH_PLY}")
+        cd = cube_decision_nply(engine, pos, state, player, ply, root_conversion=root_conversion)
+        method = f"{ply}-ply" + (", cubeless converted at the root" if root_conversion and ply else " cubeful")
     return _as_json(cd, state.is_money, method, pos.gnubg_id())
 
 
@@ -140,7 +142,8 @@ def render_table(d: dict[str, Any]) -> str:
 
 
 def run_batch(engine: Engine, lines: Iterable[str], *, ply: int, use_rollout: bool, trials: int,
-              truncate: int | None, seed: int, workers: int) -> Iterator[dict[str, Any]]:
+              truncate: int | None, seed: int, workers: int,
+              root_conversion: bool = False) -> Iterator[dict[str, Any]]:
     """One result dict per non-blank input line, in order (``{"error": ...}`` for a bad one)."""
     for raw in lines:
         if not raw.strip():
@@ -154,7 +157,7 @@ def run_batch(engine: Engine, lines: Iterable[str], *, ply: int, use_rollout: bo
             if not isinstance(p, int) or not isinstance(tr, int) or tr < 1:
                 raise ValueError('"ply" and "trials" must be integers')
             yield _decide(engine, item["position"], p, bool(item.get("rollout", use_rollout)), tr,
-                          truncate, seed, workers)
+                          truncate, seed, workers, root_conversion=bool(item.get("root_conversion", root_conversion)))
         except (InputError, ValueError) as e:
             yield {"error": str(e)}
 
@@ -162,7 +165,9 @@ def run_batch(engine: Engine, lines: Iterable[str], *, ply: int, use_rollout: bo
 @app.command()
 def cube(
     position: Annotated[str | None, typer.Argument(help="PositionID:MatchID, XGID or Position ID.")] = None,
-    ply: Annotated[int, typer.Option("--ply", "-p", help="Lookahead of the cubeless probabilities.")] = 2,
+    ply: Annotated[int, typer.Option("--ply", "-p", help="Depth of the cubeful search (0..3).")] = 2,
+    root_conversion: Annotated[bool, typer.Option(
+        "--root-conversion", help="Convert n-ply cubeless chances at the root instead of the cubeful search.")] = False,
     use_rollout: Annotated[bool, typer.Option("--rollout", help="Roll the position out instead.")] = False,
     trials: Annotated[int, typer.Option("--trials", "-n", help="Rollout trials.")] = 1296,
     truncate: Annotated[int | None, typer.Option("--truncate", help="Rollout: stop after N plies.")] = None,
@@ -189,7 +194,7 @@ def cube(
         handle: TextIO = sys.stdin if batch == "-" else _open(batch)
         try:
             for out in run_batch(engine, handle, ply=ply, use_rollout=use_rollout, trials=trials,
-                                 truncate=truncate, seed=seed, workers=workers):
+                                 truncate=truncate, seed=seed, workers=workers, root_conversion=root_conversion):
                 sys.stdout.write(json.dumps(out) + "\n")
                 sys.stdout.flush()
         finally:
@@ -198,7 +203,7 @@ def cube(
         return
     assert position is not None
     try:
-        d = _decide(engine, position, ply, use_rollout, trials, truncate, seed, workers, cube_play)
+        d = _decide(engine, position, ply, use_rollout, trials, truncate, seed, workers, cube_play, root_conversion)
     except (InputError, ValueError) as e:
         fail(str(e))
     if fmt is OutputFormat.json:

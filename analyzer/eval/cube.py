@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -514,33 +514,41 @@ def cube_decision(probs: ProbabilitiesLike, state: MatchState, player: int, *, c
     table = None if state.is_money else (met if met is not None else met_by_name())
     model = _model(pr, state, player, table)
     c = state.cube
-    owner = _owner(state, player)
-    redouble = owner == "me"
-    gammons = gammon_values(state, player, met=table)
     nd_v = cubeful_value(pr, state, player, cube_life=cube_life, met=table)
-
-    def norm(v: float) -> float:
-        if table is None:
-            return v / c
-        return mwc_to_emg(table, state, player, v)
-
-    available = can_double(state, player)
-    if not available:
-        return CubeDecision(player, c, redouble, False, cube_life, pr, norm(nd_v), None, None,
-                            None if table is None else nd_v, None, None, "no double possible",
-                            False, False, False, False, None, gammons)
+    if not can_double(state, player):
+        return _decision(pr, state, player, cube_life, table, model, nd_v, None, None, False)
 
     def after_take(cube: int) -> float:
         return model.cubeful("opp", cube, cube_life)
 
     dt_v = after_take(2 * c)
-    dp_v = model.value(c)
     beaver = False
     if (state.is_money and state.beavers and dt_v < 0.0
             and (state.cube_limit is None or 4 * c <= state.cube_limit)):
         bv = after_take(4 * c)
         if bv < dt_v:
             dt_v, beaver = bv, True
+    return _decision(pr, state, player, cube_life, table, model, nd_v, dt_v, model.value(c), beaver)
+
+
+def _decision(pr: GameProbabilities, state: MatchState, player: int, cube_life: float,
+              table: MatchEquityTable | None, model: _Model, nd_v: float, dt_v: float | None,
+              dp_v: float | None, beaver: bool) -> CubeDecision:
+    """The :class:`CubeDecision` from the doubler's values (money points or MWC) of No double,
+    Double/take (``None``: no access to the cube) and Double/pass."""
+    c = state.cube
+    redouble = _owner(state, player) == "me"
+    gammons = gammon_values(state, player, met=table)
+
+    def norm(v: float) -> float:
+        if table is None:
+            return v / c
+        return mwc_to_emg(table, state, player, v)
+
+    if dt_v is None or dp_v is None:
+        return CubeDecision(player, c, redouble, False, cube_life, pr, norm(nd_v), None, None,
+                            None if table is None else nd_v, None, None, "no double possible",
+                            False, False, False, False, None, gammons)
     nd, dt, dp = norm(nd_v), norm(dt_v), norm(dp_v)
     action, double, take, too_good = _action(redouble, nd, dt, dp, beaver)
     if not double and not too_good and not model.may_double(0, c):
@@ -592,3 +600,181 @@ def analyze_cube(position: Position, state: MatchState, player: int, evaluate: E
     x = cube_life_of(position) if cube_life is None else cube_life
     probs = GameProbabilities.of(evaluate(position), clamp=True)
     return cube_decision(probs, state, player, cube_life=x, met=met)
+
+
+# ---------------------------------------------------------------------- n-ply cubeful search
+MAX_SEARCH_PLY = 3
+
+
+def cube_tables(state: MatchState, player: int, *, met: MatchEquityTable | None = None,
+                levels: int = 0) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Outcome values and cube access for the compiled cube kernels (:mod:`analyzer.eval._cube_kernel`).
+
+    ``vt[X, j]`` holds the values to ``X`` (0: ``player``, 1: his opponent) of winning 1, 2, 3 times
+    the cube ``state.cube * 2**j`` and of losing as much (money: points; match: MWC);
+    ``may[X, k, j]`` whether, seen by ``X``, side ``k`` (0: ``X``) has a live cube at that level in
+    Janowski's model. At least ``levels`` levels; the last has no cube access.
+
+    >>> vt, may = cube_tables(MatchState(), 0)
+    >>> vt.shape, vt[0, 1].tolist(), bool(may[0, 0, 23]), bool(may[0, 0, 24])
+    ((2, 25, 6), [2.0, 4.0, 6.0, -2.0, -4.0, -6.0], True, False)
+    >>> vt, may = cube_tables(MatchState(length=5, score=(3, 1)), 0)
+    >>> vt.shape[1], may[0, :, 0].tolist(), may[1, :, 1].tolist()
+    (3, [True, True], [True, False])
+    """
+    c0 = state.cube
+    if state.is_money:
+        values: list[ValueFn] = [float, float]
+        mays = [_money_may_double(state), _money_may_double(state)]
+        top = _MONEY_LEVELS
+    else:
+        table = met if met is not None else met_by_name()
+        values = [outcome_mwc(table, state, player), outcome_mwc(table, state, 1 - player)]
+        mays = [_match_may_double(state, player), _match_may_double(state, 1 - player)]
+        top = 0
+        while mays[0](0, c0 << top) or mays[0](1, c0 << top):
+            top += 1
+    n = max(top, levels - 1) + 1
+    vt = np.zeros((2, n, 6), np.float64)
+    may = np.zeros((2, 2, n), np.bool_)
+    for x in range(2):
+        for j in range(n):
+            cube = c0 << j
+            for m in range(3):
+                vt[x, j, m] = values[x]((m + 1) * cube)
+                vt[x, j, 3 + m] = values[x](-(m + 1) * cube)
+            may[x, 0, j] = j < n - 1 and mays[x](0, cube)
+            may[x, 1, j] = j < n - 1 and mays[x](1, cube)
+    return vt, may
+
+
+@dataclass(frozen=True, slots=True)
+class CubefulSearch:
+    """What :func:`cubeful_search` finds for ``player`` on roll: his values (money: points, cube
+    included; match: MWC) of No double (``nd``), Double/take (``dt``; with a beaver when the taker
+    should beaver, then ``beaver``) and Double/pass (``dp``); ``dt``/``dp`` are ``None`` without
+    access to the cube. ``probabilities`` are the cubeless ``ply``-ply chances of the same search,
+    ``cube_life`` the root position's.
+    """
+
+    ply: int
+    nd: float
+    dt: float | None
+    dp: float | None
+    beaver: bool
+    probabilities: GameProbabilities
+    cube_life: float
+
+
+_WORKSPACE: list[Any] = []
+
+
+def cubeful_search(engine: Any, position: Position, state: MatchState, player: int, ply: int, *,
+                   met: MatchEquityTable | None = None) -> CubefulSearch:
+    """n-ply cubeful evaluation of ``position`` (before the roll, seen from ``player`` on roll).
+
+    The search is gnubg's "cubeful evaluation" recursion. Every node of the ``ply``-deep tree of
+    rolls is valued for each cube state it can be reached with (cube value and owner): a leaf
+    (0-ply) by Janowski's cubeful value of its 0-ply probabilities (:func:`cubeful_value`'s model,
+    the leaf's own cube life); a node where the game is over by its result; any other node by the
+    cube decision of its side on roll with the values from below -- No double is the mean over the
+    21 rolls of the next nodes' values with the cube unchanged, Double the opponent's better answer
+    for himself: take (cube doubled and owned by him; in money with beavers, beaver when that is
+    better for him) or pass -- and the node is worth its proper action. Doubles follow the rules
+    (no cube in the Crawford game, a cube limit, the owner's access; dead cubes and automatic
+    redouble limits of the score enter through the MET and Janowski's model at the leaves).
+
+    Plays: each roll at each node is played as the engine's cubeless search plays it -- the best
+    0-ply play, among the 5 best by the pruning net in contact -- and then valued cubefully. This
+    is the choice gnubg makes (moves inside the search picked by the cheap evaluation), it keeps the
+    cubeless part of the search equal to the engine's ``ply``-ply evaluation, and it costs one tree
+    for all cube states instead of one per state.
+
+    At ``ply`` 0 the values are those of :func:`cube_decision` on the 0-ply probabilities, exactly.
+    ``engine`` is an :class:`analyzer.eval.engine.Engine` (its nets, pruning and bear-off settings).
+
+    >>> from analyzer.eval.engine import Engine
+    >>> r = cubeful_search(Engine(), Position.from_points({1: 1}, {24: 1}), MatchState(), 0, 1)
+    >>> r.nd, r.dt, r.dp, r.probabilities.win
+    (1.0, 2.0, 1.0, 1.0)
+    """
+    from analyzer.eval import _cube_kernel as K
+    from analyzer.eval.bearoff import BearoffDB
+    from analyzer.rules.kernel import Workspace
+
+    if position.variant != "standard":
+        raise ValueError(f"the cubeful search handles standard positions, not {position.variant}")
+    if not 0 <= ply <= MAX_SEARCH_PLY:
+        raise ValueError(f"ply must be 0..{MAX_SEARCH_PLY}")
+    if position.pips()[0] == 0 or position.pips()[1] == 0:
+        raise ValueError("the game is over in this position")
+    table = None if state.is_money else (met if met is not None else met_by_name())
+    nstates = 2 * ply + 3  # a double and a beaver per ply at most
+    vt, may = cube_tables(state, player, met=table, levels=nstates + 1)
+    # the highest cube level a double may reach (cube limit)
+    max_level = nstates if state.cube_limit is None else max(0, (state.cube_limit // state.cube).bit_length() - 1)
+    if engine.use_bearoff:
+        one, two = BearoffDB.one_sided(), BearoffDB.two_sided()
+        db: tuple[Any, Any, Any] = (one.dist, one.first, two.win)
+    else:
+        z = np.zeros((1, 1), np.float32)
+        db = (z, z, z)
+    n = int(K.tree_size(ply))
+    boards = np.zeros((n, 64), np.int8)
+    status = np.zeros(n, np.int8)
+    lost = np.zeros(n, np.int8)
+    probs = np.zeros((n, 6), np.float32)
+    life = np.zeros(n, np.float64)
+    root = np.frombuffer(position.board, np.int8).copy()
+    if not _WORKSPACE:
+        _WORKSPACE.append(Workspace(8192))
+    ws = _WORKSPACE[0]
+    W, P = engine.nets.kernel_args(), engine.nets.prune_args()
+    build = cast(Any, K.build_tree)
+    while build(root, ply, W, engine.use_bearoff, P, engine.use_prune, *db, *ws.args(), boards, status, lost, probs,
+                life) < 0:
+        ws.resize(ws.capacity * 4)
+    nd = np.zeros((n, nstates, 3), np.float64)
+    val = np.zeros((n, nstates, 3), np.float64)
+    K.cube_backup(ply, status, lost, probs, life, vt, may, nstates, state.is_money, state.jacoby, state.beavers,
+                  state.crawford, max_level, nd, val)
+    cl = np.zeros(6, np.float64)
+    K.cubeless_backup(ply, status, lost, probs, cl)
+    p5 = np.zeros(5, np.float64)
+    K.probs5(cl, p5)
+    pr = GameProbabilities.clamped(*(float(v) for v in p5))
+    o0 = 0 if state.cube_owner is None else (1 if state.cube_owner == player else 2)
+    nd_v = float(nd[0, 0, o0])
+    x = cube_life_of(position)
+    if not can_double(state, player):
+        return CubefulSearch(ply, nd_v, None, None, False, pr, x)
+    dt_v = float(nd[0, 1, 2])
+    beaver = False
+    if state.is_money and state.beavers and dt_v < 0.0 and max_level >= 2:
+        bv = float(nd[0, 2, 2])
+        if bv < dt_v:
+            dt_v, beaver = bv, True
+    return CubefulSearch(ply, nd_v, dt_v, float(vt[0, 0, 0]), beaver, pr, x)
+
+
+def cube_decision_nply(engine: Any, position: Position, state: MatchState, player: int, ply: int, *,
+                       met: MatchEquityTable | None = None, root_conversion: bool = False) -> CubeDecision:
+    """The cube decision of ``player`` on roll in ``position`` at ``ply`` with the n-ply cubeful
+    search (:func:`cubeful_search`). ``probabilities`` in the result are the search's cubeless
+    ``ply``-ply chances; the take point and the dead-cube wording come from the cube model on them.
+
+    ``root_conversion``: the older, cheaper method instead -- the ``ply``-ply cubeless
+    probabilities converted by Janowski's model at the root (:func:`analyze_cube`). At ``ply`` 0
+    both are the same.
+
+    >>> from analyzer.eval.engine import Engine
+    >>> race = Position.from_points({6: 4, 5: 4, 4: 4, 3: 3}, {19: 3, 20: 3, 21: 3, 18: 3, 17: 3})
+    >>> cube_decision_nply(Engine(), race, MatchState(), 0, 1).action
+    'double, pass'
+    """
+    if root_conversion:
+        return analyze_cube(position, state, player, lambda p: engine.evaluate(p, ply), met=met)
+    table = None if state.is_money else (met if met is not None else met_by_name())
+    r = cubeful_search(engine, position, state, player, ply, met=table)
+    model = _model(r.probabilities, state, player, table)
+    return _decision(r.probabilities, state, player, r.cube_life, table, model, r.nd, r.dt, r.dp, r.beaver)

@@ -1,0 +1,485 @@
+"""Compiled cube kernels (numba): Janowski's cubeful value on tables, and the n-ply cubeful search.
+
+:mod:`analyzer.eval.cube` holds the cube model in plain Python; this module runs the same model
+on arrays so that it can be used thousands of times per decision (at the leaves of an n-ply
+search, and at every cube decision inside a match-play rollout).
+
+**Tables.** The value of an outcome and the cube access depend on the score, not on the cube
+position in the game, so one call prepares them once (:func:`analyzer.eval.cube.cube_tables`).
+Cube *levels* ``j`` stand for the cube ``c0 * 2**j`` (``c0``: the cube of the game's state when the
+tables were made). ``vt[X, j, m - 1]`` is the value to side ``X`` (0: the reference player ``A``,
+1: his opponent ``B``) of winning ``m * c0 * 2**j`` points (money: the points; match: the MWC),
+``vt[X, j, 3 + m - 1]`` of losing them. ``may[X, k, j]`` says whether, seen by ``X``, side ``k``
+(0: ``X``, 1: his opponent) would redouble a cube of level ``j`` in the live-cube model (money: up to
+24 doublings; match: not once he needs no more than the cube; never in the Crawford game or past a
+cube limit). The last level has no cube access for either side.
+
+**Janowski.** :func:`cash_chain` computes, for one set of probabilities, the cash points of both
+sides at every level from the top down (a cash point at level ``j`` is where the taker of level
+``j + 1`` is indifferent), and :func:`janowski` the cubeful value ``x * live + (1 - x) * dead`` for
+a cube at level ``s`` owned by the side on roll, his opponent or nobody. The arithmetic is that of
+:class:`analyzer.eval.cube._Model` step by step, so the values are the same to the last bit.
+
+**The search.** :func:`build_tree` lays out the game tree breadth first: node ``(d, i)`` at depth
+``d`` has the children ``(d + 1, 21 i + r)``, one per roll ``r``, reached by the best 0-ply play of
+that roll (the engine's rule: every play evaluated at 0-ply, in contact positions only the 5 best
+by the pruning net; so the cubeless part of the search is the engine's n-ply evaluation). A play
+that ends the game makes the child a finished node; its descendants are unused. The leaves (depth
+``ply``) get their 0-ply probabilities and cube life. :func:`cube_backup` then values every node
+for every cube state (level ``s``, owner: centred, ``A`` or ``B``), bottom up, in ``A``'s units.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from analyzer.core.jit import njit
+from analyzer.core.layout import NSLOTS, VAR_STANDARD
+from analyzer.eval import features as F
+from analyzer.eval import jitcache
+from analyzer.eval.bearoff import bearoff_class
+from analyzer.eval.engine import PRUNE_KEEP, after_play, eval0
+from analyzer.eval.net import NOUT, equity6, forward_one
+from analyzer.rules.kernel import flip_into, generate
+
+Arr = np.ndarray  # numba ignores annotations; this names the array arguments for mypy
+EPS = 1e-12  # as analyzer.eval.cube._EPS
+OWN_CENTRE, OWN_A, OWN_B = 0, 1, 2
+ST_LIVE, ST_OVER, ST_UNUSED = 0, 1, 2
+
+
+def refresh_cache(module_file: str, extra: tuple[str, ...] = ()) -> bool:
+    """Delete the cached kernels of ``module_file`` when it or a module its kernels call changed.
+
+    numba checks a cached function against its own file only; the stamp kept beside the cache
+    covers :data:`analyzer.eval.jitcache.SOURCES`, ``extra`` (paths under ``analyzer/``) and the
+    module itself. Returns True when files were removed.
+    """
+    here = Path(module_file).resolve()
+    root = here.parents[1]
+    h = hashlib.sha256()
+    for rel in (*jitcache.SOURCES, *extra, f"eval/{here.name}"):
+        p = root / rel
+        h.update(rel.encode())
+        if p.exists():
+            h.update(p.read_bytes())
+    digest = h.hexdigest()[:16]
+    cache = here.parent / "__pycache__"
+    stamp = cache / f"{here.stem}-deps.stamp"
+    try:
+        if stamp.read_text() == digest:
+            return False
+    except OSError:
+        pass
+    removed = False
+    if cache.is_dir():
+        for f in cache.glob(here.stem + ".*.nb[ic]"):
+            try:
+                f.unlink()
+                removed = True
+            except OSError:
+                pass
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:
+        pass
+    return removed
+
+
+jitcache.refresh()
+refresh_cache(__file__)
+
+
+# ---------------------------------------------------------------------- probabilities, cube life
+@njit
+def probs5(o: Arr, out: Arr) -> None:
+    """Five clamped probabilities (win, wg, wbg, lg, lbg) from a 6-outcome distribution ``o``, as
+    ``GameProbabilities.of(Probabilities.from_outcomes(o), clamp=True)`` computes them."""
+    v = np.empty(6, np.float64)
+    s = 0.0
+    for i in range(6):
+        v[i] = max(0.0, float(o[i]))
+        s += v[i]
+    for i in range(6):
+        v[i] = v[i] / s
+    win = v[0] + v[1] + v[2]
+    wg = v[1] + v[2]
+    wbg = v[2]
+    lg = v[4] + v[5]
+    lbg = v[5]
+    w = min(max(win, 0.0), 1.0)
+    g = min(max(wg, 0.0), w)
+    lgc = min(max(lg, 0.0), 1.0 - w)
+    out[0] = w
+    out[1] = g
+    out[2] = min(max(wbg, 0.0), g)
+    out[3] = lgc
+    out[4] = min(max(lbg, 0.0), lgc)
+
+
+@njit
+def cube_life(b: Arr) -> float:
+    """Janowski's cube life of board ``b`` with gnubg's defaults (as :func:`analyzer.eval.cube.cube_life_of`)."""
+    if F.classify(b) != F.CLASS_RACE:
+        return 0.68
+    if bearoff_class(b) != 0:
+        return 0.6
+    pips = 0
+    for p in range(1, 25):
+        if b[p] > 0:
+            pips += p * b[p]
+    return min(max(0.55 + 0.00125 * pips, 0.6), 0.7)
+
+
+# ---------------------------------------------------------------------- Janowski on tables
+@njit
+def _ends(p: Arr, vx: Arr, j: int, singles: bool) -> tuple[float, float]:
+    """(value of a loss, value of a win) at level ``j``, averaged over the gammon fractions."""
+    if singles:
+        return float(vx[j, 3]), float(vx[j, 0])
+    w = p[0]
+    win = ((w - p[1]) * vx[j, 0] + (p[1] - p[2]) * vx[j, 1] + p[2] * vx[j, 2]) / w if w > EPS else vx[j, 0]
+    lo = 1.0 - w
+    lose = ((lo - p[3]) * vx[j, 3] + (p[3] - p[4]) * vx[j, 4] + p[4] * vx[j, 5]) / lo if lo > EPS else vx[j, 3]
+    return float(lose), float(win)
+
+
+@njit
+def _solve(pp: Arr, pv: Arr, k: int, target: float) -> float:
+    """Where the increasing broken line (``k`` points) reaches ``target`` in (0, 1); NaN if nowhere."""
+    if target <= pv[0] or target >= pv[k - 1]:
+        return np.nan
+    for i in range(k - 1):
+        v0 = pv[i]
+        v1 = pv[i + 1]
+        if v0 <= target <= v1 and v1 > v0:
+            return float(pp[i] + (pp[i + 1] - pp[i]) * (target - v0) / (v1 - v0))
+    return np.nan
+
+
+@njit
+def _interp(pp: Arr, pv: Arr, k: int, p: float) -> float:
+    for i in range(k - 1):
+        p0 = pp[i]
+        p1 = pp[i + 1]
+        if p <= p1 or p1 >= 1.0:
+            if p1 - p0 <= EPS:
+                return float(pv[i + 1])
+            return float(pv[i] + (pv[i + 1] - pv[i]) * (p - p0) / (p1 - p0))
+    return float(pv[k - 1])
+
+
+@njit
+def _line(p: Arr, vx: Arr, j: int, singles: bool, theirs: float, mine: float, pp: Arr, pv: Arr) -> int:
+    """The live-cube broken line at level ``j`` with the given cash points (NaN: none)."""
+    lose, win = _ends(p, vx, j, singles)
+    pp[0] = 0.0
+    pv[0] = lose
+    k = 1
+    if not np.isnan(theirs):
+        pp[k] = theirs
+        pv[k] = vx[j, 3]
+        k += 1
+    if not np.isnan(mine):
+        pp[k] = mine
+        pv[k] = vx[j, 0]
+        k += 1
+    pp[k] = 1.0
+    pv[k] = win
+    return k + 1
+
+
+@njit
+def cash_chain(p: Arr, vx: Arr, mayx: Arr, mine: Arr, theirs: Arr) -> None:
+    """Cash points of the side on roll (``mine``) and of his opponent (``theirs``, on the side on
+    roll's winning-chance scale) at every level, NaN where the side has no (live) cube access.
+
+    ``p``: five probabilities of the side on roll; ``vx``/``mayx``: his tables (``vt[X]``, ``may[X]``).
+    """
+    top = vx.shape[0] - 1
+    pp = np.empty(4, np.float64)
+    pv = np.empty(4, np.float64)
+    for j in range(top, -1, -1):
+        mine[j] = np.nan
+        theirs[j] = np.nan
+        if j == top:
+            continue
+        if mayx[0, j]:  # the opponent takes 2c and owns it: his live line at level j + 1
+            k = _line(p, vx, j + 1, False, theirs[j + 1], np.nan, pp, pv)
+            mine[j] = _solve(pp, pv, k, vx[j, 0])
+        if mayx[1, j]:
+            k = _line(p, vx, j + 1, False, np.nan, mine[j + 1], pp, pv)
+            theirs[j] = _solve(pp, pv, k, vx[j, 3])
+
+
+@njit
+def janowski(p: Arr, x: float, vx: Arr, mine: Arr, theirs: Arr, s: int, owner: int, singles: bool,
+             crawford: bool) -> float:
+    """Cubeful value (not doubling now) for the side on roll with the cube at level ``s`` owned by
+    ``owner`` (0 centred, 1 the side on roll, 2 his opponent); ``mine``/``theirs`` from
+    :func:`cash_chain`. ``singles``: gammons count single (Jacoby, centred cube). In the Crawford
+    game the cube is dead: the expected result."""
+    if crawford:
+        lose, win = _ends(p, vx, s, False)
+        return float(p[0] * win + (1.0 - p[0]) * lose)
+    th = theirs[s] if owner != 1 else np.nan
+    mi = mine[s] if owner != 2 else np.nan
+    if not np.isnan(th) and not np.isnan(mi) and th >= mi:
+        th = np.nan
+        mi = np.nan
+    pp = np.empty(4, np.float64)
+    pv = np.empty(4, np.float64)
+    k = _line(p, vx, s, singles, th, mi, pp, pv)
+    live = _interp(pp, pv, k, p[0])
+    lose, win = _ends(p, vx, s, singles)
+    dead = p[0] * win + (1.0 - p[0]) * lose
+    return float(x * live + (1.0 - x) * dead)
+
+
+@njit
+def cube_values(o: Arr, x: float, vx: Arr, mayx: Arr, s: int, owner: int, singles: bool, crawford: bool,
+                out: Arr) -> None:
+    """Janowski values of the side on roll from his 6-outcome distribution ``o``: ``out`` = (no
+    double, double/take: the opponent owns level ``s + 1``, double/pass), in his units."""
+    p = np.empty(5, np.float64)
+    probs5(o, p)
+    n = vx.shape[0]
+    mine = np.empty(n, np.float64)
+    theirs = np.empty(n, np.float64)
+    cash_chain(p, vx, mayx, mine, theirs)
+    out[0] = janowski(p, x, vx, mine, theirs, s, owner, singles, crawford)
+    out[1] = janowski(p, x, vx, mine, theirs, s + 1, 2, False, crawford) if s + 1 < n else np.nan
+    out[2] = vx[s, 0]
+
+
+# ---------------------------------------------------------------------- the search tree
+@njit
+def _best_play(b: Arr, d1: int, d2: int, W: tuple, use_db: bool, P: tuple, use_prune: bool,  # type: ignore[type-arg]
+               dist: Arr, first: Arr, win2: Arr, pool: Arr, phash: Arr, parent: Arr, hfrom: Arr, hto: Arr,
+               hhit: Arr, ptag: Arr, pterm: Arr, table: Arr, tstamp: Arr, stampbox: Arr, results: Arr,
+               xc: Arr, xr: Arr, hid: Arr, tmp: Arr, pa: Arr, pb: Arr) -> int:
+    """Pool row of the best 0-ply play of (d1, d2) from ``b`` (-1 on buffer overflow); in contact
+    only the ``PRUNE_KEEP`` best by the pruning net are evaluated fully (the engine's rule)."""
+    n = generate(b, d1, d2, VAR_STANDARD, 0, pool, phash, parent, hfrom, hto, hhit, ptag, pterm, table, tstamp,
+                 stampbox, results)
+    if n < 0:
+        return -1
+    nk = n
+    keep = np.empty(n, np.int64)
+    for k in range(n):
+        keep[k] = k
+    if use_prune and n > PRUNE_KEEP and F.classify(b) != F.CLASS_RACE:
+        xp = np.zeros(F.N_RAW, np.float32)
+        hp = np.zeros(P[0].shape[1], np.float32)
+        score = np.empty(n, np.float64)
+        for k in range(n):
+            cand = pool[results[k]]
+            if cand[26] >= 15:
+                score[k] = 1e9
+            else:
+                flip_into(cand, tmp)
+                F.encode_raw(tmp, xp)
+                forward_one(xp, P[0], P[1], P[2], P[3], hp, pa)
+                score[k] = -equity6(pa)
+        order = np.argsort(-score)
+        for k in range(PRUNE_KEEP):
+            keep[k] = order[k]
+        nk = PRUNE_KEEP
+    best = -1e30
+    best_row = int(results[0])
+    for kk in range(nk):
+        row = results[keep[kk]]
+        e = after_play(pool[row], W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb)
+        if e > best:
+            best = e
+            best_row = int(row)
+    return best_row
+
+
+@njit
+def tree_size(ply: int) -> int:
+    """Nodes of a full 21-ary tree of depth ``ply`` (the root included)."""
+    n = 0
+    size = 1
+    for _ in range(ply + 1):
+        n += size
+        size *= 21
+    return n
+
+
+@njit
+def build_tree(root: Arr, ply: int, W: tuple, use_db: bool, P: tuple, use_prune: bool,  # type: ignore[type-arg]
+               dist: Arr, first: Arr, win2: Arr, pool: Arr, phash: Arr, parent: Arr, hfrom: Arr, hto: Arr,
+               hhit: Arr, ptag: Arr, pterm: Arr, table: Arr, tstamp: Arr, stampbox: Arr, results: Arr,
+               boards: Arr, status: Arr, lost: Arr, probs: Arr, life: Arr) -> int:
+    """Fill the search tree of ``root`` (see the module docstring): ``boards`` (positions before
+    the roll, side on roll's view), ``status`` (0 live, 1 the game ended on the play leading here,
+    2 unused), ``lost`` (for a finished node, the side on roll's loss: 0 single, 1 gammon, 2
+    backgammon), and for live leaves their 0-ply outcome distribution ``probs`` and cube life
+    ``life``. Returns 0, or -1 when the move buffers overflow."""
+    xc = np.zeros(F.N_CONTACT, np.float32)
+    xr = np.zeros(F.N_RACE, np.float32)
+    nh = max(W[0].shape[1], W[4].shape[1], W[8].shape[1])
+    hid = np.zeros(nh, np.float32)
+    tmp = np.zeros(NSLOTS, np.int8)
+    pa = np.zeros(NOUT, np.float32)
+    pb = np.zeros(NOUT, np.float32)
+    for i in range(NSLOTS):
+        boards[0, i] = root[i]
+    status[0] = ST_LIVE
+    off = 0
+    size = 1
+    for _ in range(ply):
+        nxt = off + size
+        for i in range(size):
+            node = off + i
+            r = 0
+            for d1 in range(1, 7):
+                for d2 in range(d1, 7):
+                    child = nxt + 21 * i + r
+                    r += 1
+                    if status[node] != ST_LIVE:
+                        status[child] = ST_UNUSED
+                        continue
+                    row = _best_play(boards[node], d1, d2, W, use_db, P, use_prune, dist, first, win2, pool,
+                                     phash, parent, hfrom, hto, hhit, ptag, pterm, table, tstamp, stampbox,
+                                     results, xc, xr, hid, tmp, pa, pb)
+                    if row < 0:
+                        return -1
+                    chosen = pool[row]
+                    if chosen[26] >= 15:
+                        status[child] = ST_OVER
+                        lost[child] = F.game_over_outcome(chosen)
+                    else:
+                        status[child] = ST_LIVE
+                        flip_into(chosen, boards[child])
+        off = nxt
+        size *= 21
+    for i in range(size):
+        node = off + i
+        if status[node] == ST_LIVE:
+            eval0(boards[node], W, use_db, dist, first, win2, xc, xr, hid, pa)
+            for k in range(NOUT):
+                probs[node, k] = pa[k]
+            life[node] = cube_life(boards[node])
+    return 0
+
+
+@njit
+def cubeless_backup(ply: int, status: Arr, lost: Arr, probs: Arr, out: Arr) -> None:
+    """Mean outcome distribution of the root (its side on roll's view): leaves' 0-ply values,
+    finished nodes' results, 21-roll means in between (``out``: 6)."""
+    n = status.shape[0]
+    cl = np.zeros((n, NOUT), np.float64)
+    off = tree_size(ply) - 21 ** ply
+    size = 21 ** ply
+    for d in range(ply, -1, -1):
+        for i in range(size):
+            node = off + i
+            if status[node] == ST_UNUSED:
+                continue
+            if status[node] == ST_OVER:
+                cl[node, 3 + lost[node]] = 1.0
+            elif d == ply:
+                for k in range(NOUT):
+                    cl[node, k] = probs[node, k]
+            else:
+                child0 = off + size + 21 * i
+                r = 0
+                for d1 in range(1, 7):
+                    for d2 in range(d1, 7):
+                        wt = 1.0 if d1 == d2 else 2.0
+                        for k in range(NOUT):
+                            cl[node, k] += wt * cl[child0 + r, (k + 3) % 6]
+                        r += 1
+                for k in range(NOUT):
+                    cl[node, k] /= 36.0
+        if d > 0:
+            size //= 21
+            off -= size
+    for k in range(NOUT):
+        out[k] = cl[0, k]
+
+
+@njit
+def cube_backup(ply: int, status: Arr, lost: Arr, probs: Arr, life: Arr, vt: Arr, may: Arr, nstates: int,
+                money: bool, jacoby: bool, beavers: bool, crawford: bool, max_level: int, nd: Arr,
+                val: Arr) -> None:
+    """Cubeful values of every node for every cube state, in ``A``'s units (``A`` is on roll at
+    even depths): ``nd[node, s, o]`` with no double now, ``val[node, s, o]`` with the best cube
+    action of the side on roll and the best answer. ``s``: level 0..``nstates - 1``; ``o``: 0
+    centred, 1 ``A`` owns, 2 ``B`` owns. ``max_level``: the highest level a double may reach (cube
+    limit). Leaves: Janowski's value (:func:`janowski`); finished nodes: the result; inner nodes:
+    the mean over the 21 rolls of the children's ``val``. A double is offered when the side on roll
+    has access and ``min(take, pass)`` beats no double for him; the taker passes when passing is
+    better for him, and beavers (money with beavers) when beavering beats taking."""
+    top = vt.shape[1]
+    mine = np.empty(top, np.float64)
+    theirs = np.empty(top, np.float64)
+    p = np.empty(5, np.float64)
+    off = tree_size(ply) - 21 ** ply
+    size = 21 ** ply
+    for d in range(ply, -1, -1):
+        x_side = d % 2  # 0: A on roll here, 1: B
+        for i in range(size):
+            node = off + i
+            st = status[node]
+            if st == ST_UNUSED:
+                continue
+            if st == ST_OVER:
+                m = lost[node]
+                for s in range(nstates):
+                    for o in range(3):
+                        mm = 0 if (money and jacoby and o == OWN_CENTRE) else m
+                        nd[node, s, o] = vt[0, s, 3 + mm] if x_side == 0 else vt[0, s, mm]
+                        val[node, s, o] = nd[node, s, o]
+                continue
+            if d == ply:
+                probs5(probs[node], p)
+                cash_chain(p, vt[x_side], may[x_side], mine, theirs)
+                for s in range(nstates):
+                    for o in range(3):
+                        rel = 0 if o == OWN_CENTRE else (1 if o == x_side + 1 else 2)
+                        singles = money and jacoby and o == OWN_CENTRE
+                        v = janowski(p, life[node], vt[x_side], mine, theirs, s, rel, singles, crawford)
+                        if x_side == 1:
+                            v = -v if money else 1.0 - v
+                        nd[node, s, o] = v
+            else:
+                child0 = off + size + 21 * i
+                for s in range(nstates):
+                    for o in range(3):
+                        acc = 0.0
+                        r = 0
+                        for d1 in range(1, 7):
+                            for d2 in range(d1, 7):
+                                wt = 1.0 if d1 == d2 else 2.0
+                                acc += wt * val[child0 + r, s, o]
+                                r += 1
+                        nd[node, s, o] = acc / 36.0
+            taker = 2 - x_side  # owner code of the side not on roll
+            for s in range(nstates):
+                for o in range(3):
+                    v = nd[node, s, o]
+                    access = o == OWN_CENTRE or o == x_side + 1
+                    if crawford or not access or s + 1 > max_level or s + 1 >= nstates:
+                        val[node, s, o] = v
+                        continue
+                    dt = nd[node, s + 1, taker]
+                    dp = vt[0, s, 0] if x_side == 0 else vt[0, s, 3]
+                    if money and beavers and s + 2 <= max_level and s + 2 < nstates:
+                        bv = nd[node, s + 2, taker]
+                        # the taker is the favourite and a beaver is better for him than a take
+                        if (x_side == 0 and dt < 0.0 and bv < dt) or (x_side == 1 and dt > 0.0 and bv > dt):
+                            dt = bv
+                    if x_side == 0:
+                        val[node, s, o] = max(v, min(dt, dp))
+                    else:
+                        val[node, s, o] = min(v, max(dt, dp))
+        if d > 0:
+            size //= 21
+            off -= size
