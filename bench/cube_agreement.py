@@ -1,8 +1,9 @@
 """Cube decisions at n-ply against GNU Backgammon's proper cube action (money, centred cube).
 
 Positions come from our own 0-ply self-play (:func:`analyzer.train.selfplay.play_seeded`), one
-random position before the roll from each of many games (seeded). We decide with
-:func:`analyzer.eval.cube.analyze_cube` on ``--ply`` cubeless probabilities; GNU Backgammon
+random position before the roll from each of many games (seeded). We decide with the n-ply cubeful
+search :func:`analyzer.eval.cube.cube_decision_nply` at ``--ply`` (and, for comparison, with the older
+conversion of ``--ply`` cubeless probabilities at the root, :func:`analyzer.eval.cube.analyze_cube`); GNU Backgammon
 (the ``gnubg`` wheel, run in a separate process, used as a referee only) gives its ``hint`` cube
 analysis at the same ply. Both actions are folded into ``no double``, ``double, take``,
 ``double, pass``, ``too good, take``, ``too good, pass`` and the agreement is printed, overall
@@ -26,7 +27,7 @@ import numpy as np
 from analyzer.cli.cube import simple_action
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
-from analyzer.eval.cube import analyze_cube
+from analyzer.eval.cube import CubeDecision, analyze_cube, cube_decision_nply
 from analyzer.eval.engine import Engine
 from analyzer.train.selfplay import GameBuffers, play_seeded
 
@@ -104,16 +105,27 @@ def main() -> None:
     mid = MatchState().to_match_id(on_roll=0).encode()
     ids = [f"{p.gnubg_id()}:{mid}" for p in positions]
     t = time.perf_counter()
-    ours = [analyze_cube(p, MatchState(), 0, lambda q: engine.evaluate(q, a.ply)) for p in positions]
+    root = [analyze_cube(p, MatchState(), 0, lambda q: engine.evaluate(q, a.ply)) for p in positions]
+    t_root = time.perf_counter() - t
+    t = time.perf_counter()
+    ours = [cube_decision_nply(engine, p, MatchState(), 0, a.ply) for p in positions]
     t_ours = time.perf_counter() - t
     t = time.perf_counter()
     theirs = gnubg_actions(ids, a.ply)
     t_gnubg = time.perf_counter() - t
+    report(positions, ids, ours, theirs, a, f"cubeful search, {t_ours:.1f} s")
+    report(positions, ids, root, theirs, a, f"cubeless converted at the root, {t_root:.1f} s")
+    print(f"time: gnubg {t_gnubg:.1f} s")
+
+
+def report(positions: list[Position], ids: list[str], ours: list[CubeDecision], theirs: list[str | None],
+           a: argparse.Namespace, method: str) -> None:
+    """Print the agreement of ``ours`` with gnubg's actions."""
     pairs = [(simple_action(o.action), fold_gnubg(g)) for o, g in zip(ours, theirs, strict=True) if g is not None]
     agree = sum(x == y for x, y in pairs)
     relevant = [(x, y) for x, y in pairs if x != "no double" or y != "no double"]
     agree_rel = sum(x == y for x, y in relevant)
-    print(f"{len(positions)} self-play positions (seed {a.seed}), money, centred cube, {a.ply}-ply; "
+    print(f"{len(positions)} self-play positions (seed {a.seed}), money, centred cube, {a.ply}-ply ({method}); "
           f"gnubg answered {len(pairs)}")
     print(f"agreement with gnubg's proper action: {agree}/{len(pairs)} = {100 * agree / max(1, len(pairs)):.1f}%")
     print(f"  where either side doubles: {agree_rel}/{len(relevant)} = "
@@ -122,7 +134,6 @@ def main() -> None:
           f"{sum((x == 'no double') == (y == 'no double') for x, y in pairs)}/{len(pairs)}")
     print("  confusion (ours -> gnubg): "
           + ", ".join(f"{k[0]} -> {k[1]}: {v}" for k, v in sorted(Counter(pairs).items()) if k[0] != k[1]))
-    print(f"time: ours {t_ours:.1f} s, gnubg {t_gnubg:.1f} s")
     shown = 0
     for gid, o, g in zip(ids, ours, theirs, strict=True):
         if g is not None and simple_action(o.action) != fold_gnubg(g) and shown < a.show:
