@@ -35,6 +35,7 @@ from analyzer.eval.heuristic import score_boards
 from analyzer.eval.probabilities import Probabilities
 from analyzer.formats.mat import read_match_text, read_matches
 from analyzer.formats.mat_writer import format_match
+from analyzer.render.charts import equity_unit
 from analyzer.render.html import render_html_report
 from analyzer.render.terminal import analysis_view, render_text
 from analyzer.rules import find_variant
@@ -131,6 +132,7 @@ def test_checker_decisions_only_and_no_cube_columns(analysed: tuple[str, MatchAn
     assert meta["met"] is None and meta["cube_model"] is None and "cubeless expected points" in meta["equity"]
     assert meta["variant_engines"][variant]["evaluator"] == "StandIn"
     assert a.summary["match"]["cube"] is False and a.summary["match"]["variant"] == variant
+    assert equity_unit(df) == "points"
 
 
 def test_best_plays_are_legal_and_the_engines_best_loses_nothing(analysed: tuple[str, MatchAnalysis]) -> None:
@@ -200,6 +202,14 @@ def test_luck_is_zero_on_average_and_counts_the_die_off(analysed: tuple[str, Mat
     values = V.variant_roll_values(engine, start)
     dice = (int(first["dice"][0]), int(first["dice"][1]))
     assert math.isclose(first["luck"], values[dice], abs_tol=1e-9)
+    # Mahbusa: the winner of game 1 opens game 2 with both dice, an ordinary roll
+    if variant == "mahbusa":
+        games = list(replay_games(sample(variant)))
+        opener = df.filter(pl.col("game") == 2).row(0, named=True)
+        assert opener["side"] == games[0].winner
+        dice = (int(opener["dice"][0]), int(opener["dice"][1]))
+        mean = sum(r.weight * values[r.dice] for r in ALL_21) / 36
+        assert math.isclose(opener["luck"], values[dice] - mean, abs_tol=1e-9)
     # per player, the summary adds up the rows; the luck-adjusted result is gnubg's
     for p in a.players:
         mine = df.filter(pl.col("side") == p["side"])

@@ -75,8 +75,8 @@ from analyzer.core.errors import AnalyzerError
 from analyzer.core.ids import encode_key, xgid_from_position
 from analyzer.core.match import MatchState, can_double
 from analyzer.core.position import Position
-from analyzer.eval.cube import CubeDecision, analyze_cube
-from analyzer.eval.engine import ANALYSIS_FILTER, MAX_PLY, MoveFilter
+from analyzer.eval.cube import CubeDecision, analyze_cube, cube_decision_nply
+from analyzer.eval.engine import ANALYSIS_FILTER, MAX_PLY, Engine, MoveFilter
 from analyzer.eval.met import MatchEquityTable, met_by_name, mwc, outcome_mwc
 from analyzer.eval.probabilities import Probabilities
 from analyzer.formats.records import MatchRecord
@@ -382,22 +382,25 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
     done = 0
 
     rolls = None if rollout is None else _Rollouts(engine, rollout, seed, match_met)
-    before_roll = _cube_probabilities(engine, good, ply) if rolls is None else {}
+    search = rolls is None and ply > 0 and isinstance(engine, Engine)  # n-ply cubeful search for cube decisions
+    before_roll = _cube_probabilities(engine, good, ply) if rolls is None and not search else {}
 
     def cube_of(d: Decision) -> CubeDecision:
         if rolls is not None:
             return rolls.cube(d)
+        if search:
+            return cube_decision_nply(engine, d.position, d.state, d.on_roll, ply, met=match_met)
         return analyze_cube(d.position, d.state, d.on_roll, evaluate, met=match_met)
 
     def evaluate(pos: Position) -> Probabilities:
         got = before_roll.get(pos)
         return got if got is not None else engine.evaluate(pos, ply)
 
-    previous_points: int | None = None
-    for index, g in enumerate(good):
+    for index, g in enumerate(games):
+        if g.error is not None:
+            continue
         if g.variant != "standard":
-            kind = opening_kind(g.variant, index, previous_points)
-            previous_points = g.points
+            kind = opening_kind(g.variant, index, games[index - 1].points if index else None)
             for d in g.decisions:
                 if d.kind == "move" and d.dice is not None:
                     assert d.result is not None
@@ -414,7 +417,6 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
                 if progress is not None:
                     progress(done, total)
             continue
-        previous_points = g.points
         doubled = False
         pending: CubeDecision | None = None
         for d in g.decisions:

@@ -399,7 +399,7 @@ def _side_caption(glyph: str, name: str, pips: int, off: int, pos: Position, res
 def _captions(cv: _Canvas, root: ET.Element, lay: _Layout, pos: Position, dice: tuple[int, int] | None,
               names: tuple[str, str]) -> None:
     m_pips, o_pips = pos.pips()
-    g = cv.el(root, "g", "captions", font_size=15, fill=COLOURS["text"])
+    g = cv.el(root, "g", "captions", font_size=12 if pos.variant == "dutch" else 15, fill=COLOURS["text"])
     top = _side_caption("O", names[1], o_pips, pos.opponent_off, pos, pos.opponent_reserve,
                         pos.opponent_can_hit)
     bottom = _side_caption("X", names[0], m_pips, pos.mover_off, pos, pos.mover_reserve, pos.mover_can_hit)

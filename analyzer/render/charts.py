@@ -146,6 +146,21 @@ def _uses_mwc(df: pl.DataFrame) -> bool:
     return "match_length" not in df.columns or bool((df["match_length"].fill_null(0) > 0).any())
 
 
+def equity_unit(df: pl.DataFrame) -> str:
+    """``"points"`` for a table of cubeless variant games only (Dutch, Mahbusa: no cube, values
+    in points of a game), else ``"EMG"``.
+
+    >>> equity_unit(pl.DataFrame({"variant": ["dutch"], "cube": [None]}, schema={"variant": pl.String,
+    ...                                                                         "cube": pl.Int32}))
+    'points'
+    """
+    if df.height == 0 or "variant" not in df.columns:
+        return "EMG"
+    variants = set(df["variant"].drop_nulls().to_list())
+    cubeless = "cube" not in df.columns or df["cube"].null_count() == df.height
+    return "points" if variants and "standard" not in variants and cubeless else "EMG"
+
+
 def winning_chances_figure(analysis: AnalysisLike) -> Figure:
     """The first player's MWC (matches) or cubeless winning chance, decision by decision."""
     df = analysis.decisions
@@ -201,7 +216,8 @@ def cumulative_error_figure(analysis: AnalysisLike) -> Figure:
     df = analysis.decisions
     names = player_names(analysis)
     fig, ax = _new_figure()
-    ax.set_title("Cumulative error (EMG)", loc="left", fontsize=11, pad=16)
+    unit = equity_unit(df)
+    ax.set_title(f"Cumulative error ({unit})", loc="left", fontsize=11, pad=16)
     if df.height == 0:
         _empty(ax)
         return fig
@@ -221,9 +237,10 @@ def cumulative_error_figure(analysis: AnalysisLike) -> Figure:
                            marker=shape, color=colour, alpha=0.75, edgecolors="#000000", linewidths=0.5,
                            zorder=3)
     handles.append(Line2D([], [], linestyle="none", marker="o", color="#777777", label="checker error"))
-    handles.append(Line2D([], [], linestyle="none", marker="s", color="#777777", label="cube error"))
+    if unit == "EMG":
+        handles.append(Line2D([], [], linestyle="none", marker="s", color="#777777", label="cube error"))
     ax.legend(handles=handles, loc="upper left", fontsize=8, frameon=False)
-    ax.set_ylabel("EMG")
+    ax.set_ylabel(unit)
     ax.set_xlabel("decision (both players, in match order)")
     ax.set_ylim(bottom=0)
     _game_bounds(ax, _column(df, "game"))
@@ -231,11 +248,12 @@ def cumulative_error_figure(analysis: AnalysisLike) -> Figure:
 
 
 def luck_figure(analysis: AnalysisLike) -> Figure:
-    """Each player's cumulative luck (EMG) over the match."""
+    """Each player's cumulative luck (EMG, or points in the cubeless variants) over the match."""
     df = analysis.decisions
     names = player_names(analysis)
     fig, ax = _new_figure()
-    ax.set_title("Cumulative luck (EMG)", loc="left", fontsize=11, pad=16)
+    unit = equity_unit(df)
+    ax.set_title(f"Cumulative luck ({unit})", loc="left", fontsize=11, pad=16)
     if df.height == 0:
         _empty(ax)
         return fig
@@ -245,7 +263,7 @@ def luck_figure(analysis: AnalysisLike) -> Figure:
         ax.plot([-0.5, *xs, df.height - 0.5], [0.0, *cum, cum[-1] if cum else 0.0], drawstyle="steps-post",
                 color=PLAYER_COLOURS[side], linewidth=1.4, label=plain(names[side]))
     ax.legend(loc="upper left", fontsize=8, frameon=False)
-    ax.set_ylabel("EMG")
+    ax.set_ylabel(unit)
     ax.set_xlabel("decision (both players, in match order)")
     _game_bounds(ax, _column(df, "game"))
     return fig
