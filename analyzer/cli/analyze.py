@@ -185,7 +185,7 @@ def position(
     from analyzer.analysis.decisions import hint
     from analyzer.core.ids import parse_position_spec
     from analyzer.core.match import MatchState
-    from analyzer.eval.cube import analyze_cube
+    from analyzer.eval.cube import cube_decision_nply
     from analyzer.eval.met import met_by_name
     from analyzer.render.position_text import show_position
     from analyzer.render.terminal import cube_table, hint_table
@@ -210,5 +210,5 @@ def position(
         cands = hint(engine, spec.position, roll, state, me, ply=ply, met=met)
         console.print(hint_table(cands[: max(top, 1)], roll, match=not state.is_money))
         return
-    cd = analyze_cube(spec.position, state, me, lambda p: engine.evaluate(p, ply), met=met)
+    cd = cube_decision_nply(engine, spec.position, state, me, ply, met=met)
     console.print(cube_table(cd))
