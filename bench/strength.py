@@ -14,6 +14,7 @@ Usage::
 
     python bench/strength.py --nets data/nets/standard.npz --opponent pubeval --pairs 1000
     python bench/strength.py --checkpoint data/train/td.npz --opponent pubeval --pairs 1000
+    python bench/strength.py --variant dutch --opponent heuristic --pairs 1000   # bench/variant_strength.py
 """
 
 from __future__ import annotations
@@ -234,6 +235,12 @@ def run(a: NetSet, opponent: str, pairs: int, seed: int = 2026) -> dict[str, flo
 
 
 def main() -> int:
+    if any(a == "--variant" or a.startswith("--variant=") for a in sys.argv[1:]):
+        # Dutch / Mahbusa: bench/variant_strength.py (same options: --nets, --opponent, --pairs)
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from variant_strength import main as variant_main
+
+        return int(variant_main(sys.argv[1:]))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     src = ap.add_mutually_exclusive_group()
     src.add_argument("--nets", default=None, help="net set (.npz); default data/nets/standard.npz")

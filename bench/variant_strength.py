@@ -13,8 +13,17 @@ The output is A's points per game against B with its standard error (from the sp
 pair means) and the counts of every outcome kind by winner.
 
 Players are looked up by name in :data:`PLAYERS`: a factory taking ``(variant, seed)`` and
-returning a function ``(pos, dice, rules) -> row`` of ``rules.legal_results(pos, dice)``. A net
-player can be added there later under its own name.
+returning a function ``(pos, dice, rules) -> row`` of ``rules.legal_results(pos, dice)``.
+``net`` is our shipped variant net at 0-ply (``data/nets/<variant>.npz``) and ``nets:PATH`` any
+variant net file or ``variant-td`` checkpoint (e.g. an earlier generation).
+
+``bench/strength.py --variant dutch|mahbusa`` lands here with the strength benchmark's options:
+``--nets PATH`` / ``--checkpoint PATH`` (player A, default the shipped net), ``--opponent
+heuristic|random|nets:PATH`` (player B) and ``--pairs N`` (2N games)::
+
+    python bench/strength.py --variant dutch --opponent heuristic --pairs 1000
+    python bench/strength.py --variant mahbusa --nets data/nets/mahbusa.npz \
+        --opponent nets:data/train/mahbusa_gen1.npz --pairs 1000
 
 >>> rules = find_variant("mahbusa")
 >>> points, kind, plies = play_game(rules, [make_player("heuristic", "mahbusa", 0),
@@ -55,11 +64,35 @@ def _heuristic_player(variant: str, seed: int) -> Player:
     return choose_play
 
 
-PLAYERS: dict[str, PlayerFactory] = {"random": _random_player, "heuristic": _heuristic_player}
+def _net_player(path: str | None) -> PlayerFactory:
+    def factory(variant: str, seed: int) -> Player:
+        import numpy as np
+
+        from analyzer.eval.variants.engine import NETS_DIR
+        from analyzer.eval.variants.model import VariantNet
+        from analyzer.eval.variants.play import _chooser
+
+        vn = VariantNet.load(path or NETS_DIR / f"{variant}.npz")
+        pick = _chooser(vn, variant, seed, None)
+
+        def play(pos: Position, dice: tuple[int, int], rules: Variant) -> int:
+            boards = rules.legal_results(pos, dice)
+            chosen = pick(np.frombuffer(pos.board, np.int8), dice)
+            return int(np.flatnonzero((boards == chosen).all(axis=1))[0])
+
+        return play
+
+    return factory
+
+
+PLAYERS: dict[str, PlayerFactory] = {"random": _random_player, "heuristic": _heuristic_player,
+                                     "net": _net_player(None)}
 
 
 def make_player(name: str, variant: str, seed: int) -> Player:
-    """A player by name (see :data:`PLAYERS`)."""
+    """A player by name (see :data:`PLAYERS`), or ``nets:PATH`` for a variant net file."""
+    if name.startswith("nets:"):
+        return _net_player(name.split(":", 1)[1])(variant, seed)
     if name not in PLAYERS:
         raise SystemExit(f"unknown player {name!r} (have: {', '.join(sorted(PLAYERS))})")
     return PLAYERS[name](variant, seed)
@@ -114,7 +147,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--a", default="heuristic", help=f"player A ({', '.join(sorted(PLAYERS))})")
     ap.add_argument("--b", default="random", help="player B")
     ap.add_argument("--max-plies", type=int, default=5000)
+    ap.add_argument("--nets", help="player A = this variant net file (bench/strength.py's option)")
+    ap.add_argument("--checkpoint", help="player A = this variant-td checkpoint")
+    ap.add_argument("--opponent", help="player B (bench/strength.py's option)")
+    ap.add_argument("--pairs", type=int, help="dice sequences, 2 games each (overrides --games)")
+    ap.add_argument("--json", help="also write the result as JSON to this file")
     args = ap.parse_args(argv)
+    if args.nets or args.checkpoint:
+        args.a = f"nets:{args.nets or args.checkpoint}"
+    if args.opponent:
+        args.b = args.opponent
+        if not (args.nets or args.checkpoint):
+            args.a = "net"
+    if args.pairs:
+        args.games = 2 * args.pairs
     rules = find_variant(args.variant)
     pa = make_player(args.a, rules.name, args.seed * 2 + 1)
     pb = make_player(args.b, rules.name, args.seed * 2 + 2)
@@ -146,6 +192,13 @@ def main(argv: list[str] | None = None) -> int:
     for kind, count in sorted(kinds.items()):
         print(f"  {kind:<16} {count:>7}  {100.0 * count / games:6.2f}%")
     print(f"plies per game {plies / games:.1f}  ({secs:.1f} s)")
+    if args.json:
+        import json
+
+        doc = {"variant": rules.name, "a": args.a, "b": args.b, "games": games, "seed": args.seed,
+               "ppg": round(mean, 4), "se": round(se, 4), "outcomes": dict(kinds), "seconds": round(secs, 1)}
+        with open(args.json, "w") as fh:
+            fh.write(json.dumps(doc, indent=2) + "\n")
     return 0
 
 

@@ -11,6 +11,9 @@ Examples::
         --rounds 100000 --games-per-round 100 --eval-every 10 --log runs/sup.log
     python -m analyzer.train export --checkpoint data/train/sup.npz --out data/nets/standard.npz
     python -m analyzer.train prune --nets data/nets/standard.npz   # after every export
+    python -m analyzer.train variant-td --variant dutch --checkpoint data/train/dutch_td.npz --games 200000 \
+        --init standard --log runs/dutch_td.log
+    python -m analyzer.train variant-export --checkpoint data/train/dutch_td.npz --out data/nets/dutch.npz
 """
 
 from __future__ import annotations
@@ -131,6 +134,53 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_variant_td(args: argparse.Namespace) -> int:
+    from analyzer.train.variant_td import VariantTDConfig, VariantTDTrainer
+
+    ck = Path(args.checkpoint)
+    names = ("lr", "lam", "noise", "eval_every", "eval_pairs", "games_per_iter", "batch")
+    if ck.exists():
+        tr = VariantTDTrainer.load(ck)
+        for name in names:
+            val = getattr(args, name)
+            if val is not None:
+                setattr(tr.cfg, name, val)
+                if name == "lr":
+                    tr.opt.lr = val
+        logging.getLogger(__name__).info("resumed %s at %d games (%s)", ck, tr.games, tr.cfg)
+    else:
+        cfg = VariantTDConfig(variant=args.variant, seed=args.seed, hidden=args.hidden, init=args.init)
+        for name in names:
+            val = getattr(args, name)
+            if val is not None:
+                setattr(cfg, name, val)
+        tr = VariantTDTrainer.create(ck, cfg)
+        logging.getLogger(__name__).info("new run %s (%s)", ck, cfg)
+    stop = {"flag": False}
+
+    def _handler(signum: int, frame: object) -> None:
+        stop["flag"] = True
+
+    signal.signal(signal.SIGTERM, _handler)
+    signal.signal(signal.SIGINT, _handler)
+    tr.run(args.games, checkpoint_every_s=args.checkpoint_every, should_stop=lambda: stop["flag"])
+    return 0
+
+
+def _cmd_variant_export(args: argparse.Namespace) -> int:
+    from analyzer.train.variant_td import VariantTDTrainer
+
+    tr = VariantTDTrainer.load(args.checkpoint)
+    manifest: dict[str, Any] = {"version": args.version,
+                                "training_run": {"checkpoint": str(args.checkpoint), **tr.info()}}
+    if args.notes:
+        manifest["notes"] = args.notes
+    if args.benchmarks:
+        manifest["benchmarks"] = json.loads(Path(args.benchmarks).read_text())
+    tr.vn.save(args.out, manifest)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m analyzer.train")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -178,8 +228,34 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("--version", default="0.1")
     ex.add_argument("--notes", default="")
     ex.add_argument("--benchmarks", help="JSON file of benchmark results to record in the manifest")
+    vt = sub.add_parser("variant-td", help="TD(lambda) self-play for the Dutch or Mahbusa net (resumes)")
+    vt.add_argument("--variant", default="dutch", help="dutch or mahbusa")
+    vt.add_argument("--checkpoint", required=True)
+    vt.add_argument("--games", type=int, required=True, help="train until this many games in total")
+    vt.add_argument("--seed", type=int, default=1)
+    vt.add_argument("--hidden", type=int, default=128)
+    vt.add_argument("--init", default="random", help="random, or standard (Dutch: the standard contact net)")
+    vt.add_argument("--lr", type=float)
+    vt.add_argument("--lam", type=float)
+    vt.add_argument("--noise", type=float)
+    vt.add_argument("--batch", type=int)
+    vt.add_argument("--games-per-iter", type=int)
+    vt.add_argument("--eval-every", type=int)
+    vt.add_argument("--eval-pairs", type=int)
+    vt.add_argument("--checkpoint-every", type=float, default=300.0, help="seconds between checkpoints")
+    vt.add_argument("--log", help="log file (default: stderr)")
+    ve = sub.add_parser("variant-export", help="write a variant-td checkpoint's net as shipped weights + manifest")
+    ve.add_argument("--checkpoint", required=True)
+    ve.add_argument("--out", required=True)
+    ve.add_argument("--version", default="0.1")
+    ve.add_argument("--notes", default="")
+    ve.add_argument("--benchmarks", help="JSON file of benchmark results to record in the manifest")
     args = ap.parse_args(argv)
     _setup_log(getattr(args, "log", None))
+    if args.cmd == "variant-td":
+        return _cmd_variant_td(args)
+    if args.cmd == "variant-export":
+        return _cmd_variant_export(args)
     if args.cmd == "td":
         return _cmd_td(args)
     if args.cmd == "supervised":

@@ -1,0 +1,1 @@
+"""Evaluators for Dutch backgammon and Mahbusa: inputs, nets, search (see :mod:`.engine`)."""

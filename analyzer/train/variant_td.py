@@ -1,0 +1,233 @@
+"""TD(lambda) self-play training of the Dutch and Mahbusa nets: seeded, checkpointed, resumable.
+
+The same scheme as :mod:`analyzer.train.td` (whose Adam and cross-entropy code it reuses) with the
+variant's rules and outcome model (:mod:`analyzer.eval.variants.model`): one iteration plays
+``games_per_iter`` self-play games (game ``i`` has a seed derived from the run seed and ``i``),
+turns each game's positions into lambda-return targets over the variant's outcomes (the next
+position's prediction seen from the other side, the exact result at the end) and runs Adam
+minibatches on the positions the variant net evaluates (pure races go to the standard race
+evaluation and are not trained here). Every ``eval_every`` games the net plays a duplicate-dice
+duel against the heuristic yardstick and a line goes to ``<checkpoint>_curve.jsonl``.
+
+The checkpoint (weights, Adam moments, counters, config; one ``.npz`` written atomically) lets a
+later run continue exactly: two runs of one iteration each give the same weights as one run of
+two iterations.
+
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> cfg = VariantTDConfig(variant="mahbusa", hidden=8, games_per_iter=1, eval_every=0)
+>>> tr = VariantTDTrainer.create(d / "ck.npz", cfg)
+>>> tr.run(total_games=1)
+>>> tr.games, VariantTDTrainer.load(d / "ck.npz").games
+(1, 1)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from analyzer.eval.variants import features as V
+from analyzer.eval.variants.model import RaceContext, VariantNet, race_context, variant_code
+from analyzer.eval.variants.play import GameBuffers, duel, play_seeded, ppg_and_se
+from analyzer.train.optim import PARAMS, Adam
+from analyzer.train.td import game_seed
+
+log = logging.getLogger(__name__)
+
+SWAP = np.array([2, 3, 0, 1, 4])
+
+
+@dataclass
+class VariantTDConfig:
+    """Settings of a variant TD run (stored in the checkpoint)."""
+
+    variant: str = "dutch"
+    seed: int = 1
+    hidden: int = 128
+    init: str = "random"  # "standard": Dutch only, start from the standard contact net
+    lam: float = 0.7
+    lr: float = 1e-3
+    batch: int = 64
+    games_per_iter: int = 16
+    noise: float = 0.01
+    eval_every: int = 2000
+    eval_pairs: int = 100
+
+
+def lambda_targets(nextp: NDArray[np.float32], outcome: int, n: int, lam: float, k: int) -> NDArray[np.float32]:
+    """Lambda-return targets (n x k) of the ``n`` positions of one finished game.
+
+    ``nextp[t]`` is the outcome vector of the play chosen at t from that mover's side;
+    ``outcome`` the result index for the last mover.
+
+    >>> p = np.full((2, 5), 0.2, np.float32)
+    >>> lambda_targets(p, 1, 2, 0.0, 5)[1].tolist()
+    [0.0, 1.0, 0.0, 0.0, 0.0]
+    >>> lambda_targets(p, 1, 2, 1.0, 5)[0].tolist()
+    [0.0, 0.0, 0.0, 1.0, 0.0]
+    """
+    p = np.zeros((n, 5), np.float32)
+    w = min(5, nextp.shape[1])
+    p[:, :w] = nextp[:n, :w]
+    g = np.zeros((n, 5), np.float32)
+    g[n - 1, outcome] = 1.0
+    for t in range(n - 2, -1, -1):
+        g[t] = (1.0 - lam) * p[t] + lam * g[t + 1][SWAP]
+    out = g[:, :k]
+    out /= out.sum(axis=1, keepdims=True)
+    return out
+
+
+class VariantTDTrainer:
+    """State of a variant TD run: the net, its Adam, counters; saved to ``path``."""
+
+    def __init__(self, path: Path, cfg: VariantTDConfig, vn: VariantNet, ctx: RaceContext | None = None) -> None:
+        self.path = Path(path)
+        self.cfg = cfg
+        self.vn = vn
+        self.code = variant_code(cfg.variant)
+        self.k = V.n_outcomes(self.code)
+        self.opt = Adam(vn.net, lr=cfg.lr)
+        self.games = 0
+        self.positions = 0
+        self.iterations = 0
+        self.elapsed = 0.0
+        self.curve_path = self.path.with_name(self.path.stem + "_curve.jsonl")
+        self.buf = GameBuffers()
+        self.ctx = ctx or race_context()
+
+    @classmethod
+    def create(cls, path: Path | str, cfg: VariantTDConfig, ctx: RaceContext | None = None) -> VariantTDTrainer:
+        """A fresh run (random net, or the standard contact net for Dutch with ``init="standard"``)."""
+        if cfg.init == "standard":
+            from analyzer.eval.net import NetSet
+            from analyzer.eval.variants.model import STANDARD_NETS
+
+            vn = VariantNet.from_standard(cfg.variant, NetSet.load(STANDARD_NETS), seed=cfg.seed)
+        else:
+            vn = VariantNet.initial(cfg.variant, cfg.hidden, seed=cfg.seed)
+        return cls(Path(path), cfg, vn, ctx)
+
+    @classmethod
+    def load(cls, path: Path | str, ctx: RaceContext | None = None) -> VariantTDTrainer:
+        """Resume a run from its checkpoint."""
+        path = Path(path)
+        with np.load(path) as z:
+            arrays = {k: z[k] for k in z.files}
+        doc: dict[str, Any] = json.loads(bytes(arrays["state_json"]).decode())
+        cfg = VariantTDConfig(**doc["config"])
+        vn = VariantNet.load(path)
+        tr = cls(path, cfg, vn, ctx)
+        tr.opt.load_state("net", arrays, int(doc["adam_t"]))
+        tr.games = int(doc["games"])
+        tr.positions = int(doc["positions"])
+        tr.iterations = int(doc["iterations"])
+        tr.elapsed = float(doc["elapsed"])
+        tr._trim_curve()
+        return tr
+
+    def _trim_curve(self) -> None:
+        if not self.curve_path.exists():
+            return
+        keep = [ln for ln in self.curve_path.read_text().splitlines()
+                if ln.strip() and json.loads(ln)["games"] <= self.games]
+        self.curve_path.write_text("".join(ln + "\n" for ln in keep))
+
+    def info(self) -> dict[str, Any]:
+        return {"kind": "variant-td", "games": self.games, "positions": self.positions,
+                "iterations": self.iterations, "elapsed_s": round(self.elapsed, 1), "config": asdict(self.cfg)}
+
+    def save(self) -> None:
+        """Write the checkpoint atomically."""
+        arrays: dict[str, Any] = {f"net_{s}": getattr(self.vn.net, s) for s in PARAMS}
+        arrays.update(self.opt.state("net"))
+        arrays["variant"] = np.frombuffer(self.vn.variant.encode(), np.uint8)
+        doc = {"config": asdict(self.cfg), "games": self.games, "positions": self.positions,
+               "iterations": self.iterations, "elapsed": self.elapsed, "adam_t": self.opt.t,
+               "feature_version": V.FEATURE_VERSION}
+        arrays["state_json"] = np.frombuffer(json.dumps(doc).encode(), dtype=np.uint8)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(self.path.name + ".tmp.npz")
+        np.savez(tmp, **arrays)
+        tmp.replace(self.path)
+
+    def iteration(self) -> float:
+        """Play one batch of games and train on it; returns the mean loss (nan if nothing trained)."""
+        cfg = self.cfg
+        boards: list[NDArray[np.int8]] = []
+        targets: list[NDArray[np.float32]] = []
+        for g in range(cfg.games_per_iter):
+            n, outcome = play_seeded(self.vn, game_seed(cfg.seed, self.games + g), cfg.noise, self.buf, self.ctx)
+            if outcome < 0:
+                continue
+            boards.append(self.buf.states[:n].copy())
+            targets.append(lambda_targets(self.buf.nextp, outcome, n, cfg.lam, self.k))
+        self.games += cfg.games_per_iter
+        self.iterations += 1
+        if not boards:
+            return float("nan")
+        b = np.concatenate(boards)
+        t = np.concatenate(targets)
+        keep = np.array([V.classify(row, self.code) == V.CLASS_CONTACT for row in b])
+        b, t = b[keep], t[keep]
+        if len(b) == 0:
+            return float("nan")
+        self.positions += len(b)
+        x = np.zeros((len(b), self.vn.net.n_inputs), np.float32)
+        for i in range(len(b)):
+            V.encode(b[i], self.code, x[i])
+        rng = np.random.default_rng([cfg.seed, self.iterations])
+        order = rng.permutation(len(x))
+        tot = 0.0
+        nb = 0
+        for s in range(0, len(x), cfg.batch):
+            idx = order[s:s + cfg.batch]
+            tot += self.opt.step(x[idx], t[idx])
+            nb += 1
+        return tot / nb
+
+    def evaluate(self, pairs: int | None = None) -> tuple[float, float]:
+        """Points per game (and standard error) against the heuristic, duplicate dice, fixed seed."""
+        pts = duel(self.cfg.variant, self.vn, "heuristic", pairs or self.cfg.eval_pairs, seed=10_000, ctx=self.ctx)
+        return ppg_and_se(pts)
+
+    def run(self, total_games: int, checkpoint_every_s: float = 300.0,
+            should_stop: Callable[[], bool] | None = None) -> None:
+        """Train until ``total_games`` games (or ``should_stop()``), checkpointing every
+        ``checkpoint_every_s`` seconds and at the end."""
+        last_save = time.time()
+        losses: list[float] = []
+        while self.games < total_games:
+            if should_stop is not None and should_stop():
+                break
+            start = time.time()
+            loss = self.iteration()
+            self.elapsed += time.time() - start
+            if loss == loss:
+                losses.append(loss)
+            ev = self.cfg.eval_every
+            if ev > 0 and self.games % ev < self.cfg.games_per_iter:
+                ppg, se = self.evaluate() if self.cfg.eval_pairs > 0 else (float("nan"), float("nan"))
+                rec = {"games": self.games, "positions": self.positions, "elapsed_s": round(self.elapsed, 1),
+                       "ppg_vs_heuristic": round(ppg, 4), "se": round(se, 4),
+                       "eval_games": 2 * self.cfg.eval_pairs,
+                       "loss": float(np.mean(losses)) if losses else None,
+                       "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+                losses = []
+                with self.curve_path.open("a") as fh:
+                    fh.write(json.dumps(rec) + "\n")
+                log.info("%s games %d positions %d ppg %.3f +- %.3f loss %s (%.1f games/s)", self.cfg.variant,
+                         self.games, self.positions, ppg, se, rec["loss"], self.games / max(self.elapsed, 1e-9))
+            if time.time() - last_save >= checkpoint_every_s:
+                self.save()
+                last_save = time.time()
+        self.save()

@@ -1,0 +1,82 @@
+"""TD training of the variant nets: targets, resumability, learning."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analyzer.eval.variants import features as V
+from analyzer.eval.variants.model import VariantNet
+from analyzer.eval.variants.play import GameBuffers, duel, play_seeded, ppg_and_se
+from analyzer.train.optim import PARAMS
+from analyzer.train.variant_td import VariantTDConfig, VariantTDTrainer, lambda_targets
+
+
+def test_lambda_targets_end_exact_and_swap_sides() -> None:
+    rng = np.random.default_rng(0)
+    nextp = rng.dirichlet(np.ones(5), size=6).astype(np.float32)
+    t = lambda_targets(nextp, V.DRAW, 6, 0.7, 5)
+    assert t[-1].tolist() == [0.0, 0.0, 0.0, 0.0, 1.0]
+    assert np.allclose(t.sum(axis=1), 1.0)
+    # lambda = 1: the final result, alternating sides (a win 2 for the last mover is a loss 2 before)
+    t1 = lambda_targets(nextp, V.WIN2, 4, 1.0, 5)
+    assert [int(np.argmax(r)) for r in t1] == [V.LOSE2, V.WIN2, V.LOSE2, V.WIN2]
+    # lambda = 0: each position's target is its own play's prediction
+    t0 = lambda_targets(nextp, V.WIN1, 6, 0.0, 5)
+    assert np.allclose(t0[:-1], nextp[:5] / nextp[:5].sum(axis=1, keepdims=True))
+    d = lambda_targets(nextp[:, :4].copy(), V.WIN1, 3, 0.5, 4)
+    assert d.shape == (3, 4) and np.allclose(d.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("variant", ["dutch", "mahbusa"])
+def test_self_play_games_end_with_a_result(variant: str) -> None:
+    vn = VariantNet.initial(variant, hidden=8, seed=2)
+    buf = GameBuffers()
+    n, o = play_seeded(vn, 17, 0.0, buf)
+    assert n > 10 and o in (V.WIN1, V.WIN2, V.DRAW)
+    again = play_seeded(vn, 17, 0.0, buf)
+    assert again == (n, o)  # a game is a pure function of its seed and the weights
+
+
+@pytest.mark.parametrize("variant", ["dutch", "mahbusa"])
+def test_td_run_resumes_bit_for_bit(tmp_path: Path, variant: str) -> None:
+    cfg = VariantTDConfig(variant=variant, hidden=8, games_per_iter=2, eval_every=0, seed=3)
+    a = VariantTDTrainer.create(tmp_path / "a.npz", cfg)
+    a.run(total_games=2)  # one iteration, then stop and save
+    a2 = VariantTDTrainer.load(tmp_path / "a.npz")
+    a2.run(total_games=4)  # the second iteration after a restart
+    b = VariantTDTrainer.create(tmp_path / "b.npz", VariantTDConfig(**vars(cfg)))
+    b.run(total_games=4)  # both iterations in one go
+    a3 = VariantTDTrainer.load(tmp_path / "a.npz")
+    for s in PARAMS:
+        assert np.array_equal(getattr(a3.vn.net, s), getattr(b.vn.net, s))
+    assert a3.opt.t == b.opt.t and a3.games == b.games == 4 and a3.positions == b.positions
+    assert all(np.array_equal(x, y) for x, y in zip(a3.opt.m, b.opt.m, strict=True))
+    start = VariantNet.initial(variant, hidden=8, seed=3)
+    assert not np.array_equal(start.net.w1, b.vn.net.w1)  # it did train
+
+
+def test_dutch_starts_from_the_standard_contact_net(tmp_path: Path) -> None:
+    from analyzer.eval import features as F
+    from analyzer.eval.net import NetSet
+    from analyzer.eval.variants.model import STANDARD_NETS
+
+    std = NetSet.load(STANDARD_NETS)
+    vn = VariantNet.from_standard("dutch", std)
+    assert np.array_equal(vn.net.w1[: F.N_CONTACT], std.contact.w1)
+    assert np.array_equal(vn.net.w2, std.contact.w2[:, [0, 1, 3, 4]])
+    vn.save(tmp_path / "d.npz", {"version": "test"})
+    back = VariantNet.load(tmp_path / "d.npz")
+    assert np.array_equal(back.net.w1, vn.net.w1) and back.meta["inputs"] == V.N_DUTCH
+    with pytest.raises(ValueError):
+        VariantNet.from_standard("mahbusa", std)
+
+
+def test_a_short_td_run_beats_random_play(tmp_path: Path) -> None:
+    cfg = VariantTDConfig(variant="mahbusa", hidden=16, games_per_iter=16, eval_every=0, seed=5, lr=3e-3)
+    tr = VariantTDTrainer.create(tmp_path / "m.npz", cfg)
+    tr.run(total_games=192)
+    ppg, se = ppg_and_se(duel("mahbusa", tr.vn, "random", pairs=40, seed=9))
+    assert ppg - 2 * se > 0.5
