@@ -42,8 +42,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--positions", type=int, default=20_000)
     ap.add_argument("--max-ply", type=int, default=2)
+    ap.add_argument("--nets", help="net set to time (default: the shipped data/nets/standard.npz)")
     args = ap.parse_args()
-    eng = Engine()
+    eng = Engine(nets_path=args.nets)
     boards = sample_positions(eng, args.positions)
     res: dict[str, object] = {"positions": int(len(boards))}
     eng.evaluate_boards(boards[:8], 0)  # compile / warm up

@@ -366,20 +366,56 @@ class RaceRun:
             log.info("iteration %s", rec)
 
 
+def merge_race(race_from: Path | str, nets_from: Path | str, out: Path | str,
+               extra: dict[str, Any] | None = None) -> NetSet:
+    """Write ``out``: the contact, crashed and pruning nets of ``nets_from`` (net set or training
+    checkpoint) with the race net of ``race_from``; the manifest keeps ``nets_from``'s record,
+    adds the race run's and ``extra``.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> NetSet.initial(hidden=4, race_hidden=4, seed=1).save(d / "a.npz", {"version": "a"})
+    >>> NetSet.initial(hidden=4, race_hidden=6, seed=2).save(d / "b.npz", {"version": "b"})
+    >>> m = merge_race(d / "b.npz", d / "a.npz", d / "c.npz", {"version": "c"})
+    >>> NetSet.load(d / "c.npz").race.hidden, NetSet.load(d / "c.npz").meta["version"]
+    (6, 'c')
+    """
+    from analyzer.train.checkpoint import load_nets_and_info
+
+    base, info = load_nets_and_info(nets_from)
+    race = NetSet.load(race_from)
+    merged = NetSet(base.contact, base.crashed, race.race, {}, base.prune)
+    manifest: dict[str, Any] = dict(base.meta) if info.get("kind") == "nets" else {"training_run": info}
+    if "race_training" in race.meta:
+        manifest["race_training"] = race.meta["race_training"]
+    manifest["race_net_from"] = str(race_from)
+    manifest.update(extra or {})
+    merged.save(out, manifest)
+    merged.meta = manifest
+    return merged
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m analyzer.train.race --init NETS --out PATH --iterations N`` (resumes from PATH)."""
+    """``python -m analyzer.train.race --init NETS --out PATH --iterations N`` (resumes from PATH);
+    ``--merge-into NETS --out NEW`` writes NETS with PATH's race net (``--from PATH``)."""
     ap = argparse.ArgumentParser(prog="python -m analyzer.train.race", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--init", default="data/nets/standard.npz", help="net set whose race net is retrained")
     ap.add_argument("--out", required=True, help="checkpoint: a net set (.npz) plus .state.json")
     ap.add_argument("--iterations", type=int, default=3)
     ap.add_argument("--log", help="log file (default: stderr)")
+    ap.add_argument("--merge-into", help="net set or checkpoint that receives the race net of --from")
+    ap.add_argument("--from", dest="race_from", help="race checkpoint for --merge-into")
+    ap.add_argument("--version", help="manifest version for --merge-into")
     for name, val in asdict(RaceConfig()).items():
         ap.add_argument("--" + name.replace("_", "-"), type=type(val), default=None)
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, filename=args.log,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     out = Path(args.out)
+    if args.merge_into:
+        merge_race(args.race_from, args.merge_into, out, {"version": args.version} if args.version else None)
+        return 0
     if out.with_suffix(".state.json").exists():
         run = RaceRun.load(out)
         log.info("resumed %s at iteration %d", out, run.iterations)
