@@ -80,3 +80,19 @@ def test_a_short_td_run_beats_random_play(tmp_path: Path) -> None:
     tr.run(total_games=192)
     ppg, se = ppg_and_se(duel("mahbusa", tr.vn, "random", pairs=40, seed=9))
     assert ppg - 2 * se > 0.5
+
+
+def test_supervised_round_trains_on_our_own_one_ply_values(tmp_path: Path) -> None:
+    VariantNet.initial("mahbusa", hidden=8, seed=4).save(tmp_path / "start.npz")
+    cfg = VariantTDConfig(variant="mahbusa", mode="supervised", games_per_iter=1, eval_every=0, seed=6,
+                          sample_every=4)
+    tr = VariantTDTrainer.supervised_from(tmp_path / "s.npz", tmp_path / "start.npz", cfg)
+    before = tr.vn.net.w1.copy()
+    tr.run(total_games=2)
+    assert tr.positions > 0 and not np.array_equal(before, tr.vn.net.w1)
+    back = VariantTDTrainer.load(tmp_path / "s.npz")
+    assert back.cfg.mode == "supervised" and back.games == 2
+    assert np.array_equal(back.vn.net.w1, tr.vn.net.w1)
+    with pytest.raises(ValueError):
+        VariantTDTrainer.supervised_from(tmp_path / "x.npz", tmp_path / "start.npz",
+                                         VariantTDConfig(variant="dutch", mode="supervised"))

@@ -13,6 +13,8 @@ Examples::
     python -m analyzer.train prune --nets data/nets/standard.npz   # after every export
     python -m analyzer.train variant-td --variant dutch --checkpoint data/train/dutch_td.npz --games 200000 \
         --init standard --log runs/dutch_td.log
+    python -m analyzer.train variant-td --variant dutch --mode supervised --init-from data/train/dutch_td.npz \
+        --checkpoint data/train/dutch_sup.npz --games 300000 --games-per-iter 20 --log runs/dutch_sup.log
     python -m analyzer.train variant-export --checkpoint data/train/dutch_td.npz --out data/nets/dutch.npz
 """
 
@@ -138,7 +140,8 @@ def _cmd_variant_td(args: argparse.Namespace) -> int:
     from analyzer.train.variant_td import VariantTDConfig, VariantTDTrainer
 
     ck = Path(args.checkpoint)
-    names = ("lr", "lam", "noise", "eval_every", "eval_pairs", "games_per_iter", "batch")
+    names = ("lr", "lam", "noise", "eval_every", "eval_pairs", "games_per_iter", "batch", "ply", "epochs",
+             "sample_every")
     if ck.exists():
         tr = VariantTDTrainer.load(ck)
         for name in names:
@@ -149,12 +152,18 @@ def _cmd_variant_td(args: argparse.Namespace) -> int:
                     tr.opt.lr = val
         logging.getLogger(__name__).info("resumed %s at %d games (%s)", ck, tr.games, tr.cfg)
     else:
-        cfg = VariantTDConfig(variant=args.variant, seed=args.seed, hidden=args.hidden, init=args.init)
+        cfg = VariantTDConfig(variant=args.variant, seed=args.seed, hidden=args.hidden, init=args.init,
+                              mode=args.mode)
         for name in names:
             val = getattr(args, name)
             if val is not None:
                 setattr(cfg, name, val)
-        tr = VariantTDTrainer.create(ck, cfg)
+        if args.mode == "supervised":
+            if not args.init_from:
+                raise SystemExit("a new supervised run needs --init-from (a variant-td checkpoint or net)")
+            tr = VariantTDTrainer.supervised_from(ck, args.init_from, cfg)
+        else:
+            tr = VariantTDTrainer.create(ck, cfg)
         logging.getLogger(__name__).info("new run %s (%s)", ck, cfg)
     stop = {"flag": False}
 
@@ -242,6 +251,12 @@ def main(argv: list[str] | None = None) -> int:
     vt.add_argument("--games-per-iter", type=int)
     vt.add_argument("--eval-every", type=int)
     vt.add_argument("--eval-pairs", type=int)
+    vt.add_argument("--mode", default="td", choices=("td", "supervised"),
+                    help="td: lambda-returns; supervised: targets from our own --ply evaluation")
+    vt.add_argument("--init-from", help="supervised: the checkpoint or net to start from")
+    vt.add_argument("--ply", type=int)
+    vt.add_argument("--epochs", type=int)
+    vt.add_argument("--sample-every", type=int)
     vt.add_argument("--checkpoint-every", type=float, default=300.0, help="seconds between checkpoints")
     vt.add_argument("--log", help="log file (default: stderr)")
     ve = sub.add_parser("variant-export", help="write a variant-td checkpoint's net as shipped weights + manifest")

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -61,6 +61,10 @@ class VariantTDConfig:
     noise: float = 0.01
     eval_every: int = 2000
     eval_pairs: int = 100
+    mode: str = "td"  # "supervised": targets are our own n-ply evaluations instead of lambda-returns
+    ply: int = 1
+    epochs: int = 1
+    sample_every: int = 3
 
 
 def lambda_targets(nextp: NDArray[np.float32], outcome: int, n: int, lam: float, k: int) -> NDArray[np.float32]:
@@ -160,8 +164,21 @@ class VariantTDTrainer:
         np.savez(tmp, **arrays)
         tmp.replace(self.path)
 
+    @classmethod
+    def supervised_from(cls, path: Path | str, source: Path | str, cfg: VariantTDConfig,
+                        ctx: RaceContext | None = None) -> VariantTDTrainer:
+        """A new supervised run (``cfg.mode == "supervised"``) starting from the net of ``source``
+        (a checkpoint or net file), with a fresh optimiser."""
+        vn = VariantNet.load(source)
+        if vn.variant != cfg.variant:
+            raise ValueError(f"{source} holds a {vn.variant} net, not {cfg.variant}")
+        vn.meta["init"] = str(source)
+        return cls(Path(path), cfg, vn, ctx)
+
     def iteration(self) -> float:
         """Play one batch of games and train on it; returns the mean loss (nan if nothing trained)."""
+        if self.cfg.mode == "supervised":
+            return self._supervised_iteration()
         cfg = self.cfg
         boards: list[NDArray[np.int8]] = []
         targets: list[NDArray[np.float32]] = []
@@ -193,6 +210,50 @@ class VariantTDTrainer:
             idx = order[s:s + cfg.batch]
             tot += self.opt.step(x[idx], t[idx])
             nb += 1
+        return tot / nb
+
+    def _supervised_iteration(self) -> float:
+        """Supervised round: every ``sample_every``-th position of ``games_per_iter`` noisy
+        self-play games, labelled with our own ``ply``-ply evaluation (current net), then
+        ``epochs`` passes of Adam."""
+        from analyzer.eval.variants.model import eval_many
+        from analyzer.rules import find_variant
+        from analyzer.rules.kernel import Workspace
+
+        cfg = self.cfg
+        chunks: list[NDArray[np.int8]] = []
+        for g in range(cfg.games_per_iter):
+            n, _ = play_seeded(self.vn, game_seed(cfg.seed, self.games + g), cfg.noise, self.buf, self.ctx)
+            if n > 0:
+                chunks.append(self.buf.states[:n:cfg.sample_every].copy())
+        self.games += cfg.games_per_iter
+        self.iterations += 1
+        if not chunks:
+            return float("nan")
+        b = np.concatenate(chunks)
+        b = b[np.array([V.classify(row, self.code) == V.CLASS_CONTACT for row in b])]
+        if len(b) == 0:
+            return float("nan")
+        self.positions += len(b)
+        t = np.zeros((len(b), 5), np.float32)
+        ws = (tuple(Workspace(8192).args()), tuple(Workspace(8192).args()))
+        opts = find_variant(cfg.variant).options
+        if cast(Any, eval_many)(b, cfg.ply, self.code, opts, self.vn.kernel_args(), *self.ctx.args(), *ws, t) < 0:
+            raise RuntimeError("move generation buffers overflowed")
+        t = t[:, : self.k]
+        t /= t.sum(axis=1, keepdims=True)
+        x = np.zeros((len(b), self.vn.net.n_inputs), np.float32)
+        for i in range(len(b)):
+            V.encode(b[i], self.code, x[i])
+        rng = np.random.default_rng([cfg.seed, self.iterations])
+        tot = 0.0
+        nb = 0
+        for _ in range(cfg.epochs):
+            order = rng.permutation(len(x))
+            for s in range(0, len(x), cfg.batch):
+                idx = order[s:s + cfg.batch]
+                tot += self.opt.step(x[idx], t[idx])
+                nb += 1
         return tot / nb
 
     def evaluate(self, pairs: int | None = None) -> tuple[float, float]:
