@@ -349,3 +349,14 @@ def test_cli_analyze_dutch_sample_with_the_shipped_engine(tmp_path: Path) -> Non
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["metadata"]["variant_engines"]["dutch"]["evaluator"] != "StandIn"
     assert "Dutch backgammon (no cube)" in res.output and (out / "report.html").exists()
+
+
+def test_deeper_analysis_never_asks_the_standard_engine() -> None:
+    record = sample("mahbusa")
+    record = replace(record, games=record.games[:1])
+    a = analyze_match(record, engine=None, ply=3,  # type: ignore[arg-type]
+                      variant_engines={"mahbusa": StandIn("mahbusa")})
+    df = a.decisions
+    assert set(df["ply"]) == {V.VARIANT_MAX_PLY} and a.metadata["variant_ply"] == V.VARIANT_MAX_PLY
+    unforced = df.filter(~pl.col("forced"))
+    assert all(c["play"] for row in unforced["candidates"].to_list() for c in row)

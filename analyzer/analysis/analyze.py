@@ -63,6 +63,7 @@ from analyzer.analysis.stats import player_stats
 from analyzer.analysis.thresholds import XG, Thresholds
 from analyzer.analysis.variants import (
     VARIANT_EQUITY_BASIS,
+    VARIANT_MAX_PLY,
     NoEvaluatorError,
     VariantEvaluator,
     analyze_variant_checker,
@@ -190,7 +191,7 @@ class MatchAnalysis:
 def _engine_info(engine: object) -> dict[str, Any]:
     from analyzer import ENGINE_NAME, __version__
 
-    nets = getattr(engine, "nets", None)
+    nets = getattr(engine, "nets", None) or getattr(engine, "net", None)
     meta: dict[str, Any] = dict(getattr(nets, "meta", None) or {})
     return {"engine": ENGINE_NAME, "engine_version": __version__, "evaluator": type(engine).__name__,
             "nets": meta.get("version"), "nets_feature_version": meta.get("feature_version"),
@@ -375,6 +376,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
         if g.variant != "standard" and g.variant not in engines:
             engines[g.variant] = load_variant_engine(g.variant)
     cubeless = any(g.variant != "standard" for g in good) or (not good and record.variant != "standard")
+    variant_ply = min(ply, VARIANT_MAX_PLY)
     table = met if met is not None else met_by_name()
     match_met = None if not record.length else table
     rows = _Rows(ply if rollout is None else 0, thresholds, match_met)
@@ -383,7 +385,8 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
 
     rolls = None if rollout is None else _Rollouts(engine, rollout, seed, match_met)
     search = rolls is None and ply > 0 and isinstance(engine, Engine)  # n-ply cubeful search for cube decisions
-    before_roll = _cube_probabilities(engine, good, ply) if rolls is None and not search else {}
+    standard = [g for g in good if g.variant == "standard"]  # the variants have no cube
+    before_roll = _cube_probabilities(engine, standard, ply) if rolls is None and not search else {}
 
     def cube_of(d: Decision) -> CubeDecision:
         if rolls is not None:
@@ -410,9 +413,9 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
                     opp_values = (variant_roll_values(venv, d.position.flip())
                                   if first and kind == "die-off" and d.position.flip() != d.position else None)
                     luck = variant_luck(values, d.dice, opening=kind if first else None, opponent=opp_values)
-                    ca = analyze_variant_checker(venv, d.position, d.dice, d.result, ply=ply,
+                    ca = analyze_variant_checker(venv, d.position, d.dice, d.result, ply=variant_ply,
                                                  move_filter=move_filter)
-                    rows.variant_checker(d, ca, luck, ply)
+                    rows.variant_checker(d, ca, luck, variant_ply)
                 done += 1
                 if progress is not None:
                     progress(done, total)
@@ -468,6 +471,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
             "trials": rollout.trials, "truncate": rollout.truncate, "workers": rollout.workers,
             "plays": rollout.plays, "threshold": rollout.threshold, "playing_ply": 0,
             "variance_reduction": True, "seed": seed},
+        **({"variant_ply": variant_ply} if engines else {}),
         "luck_ply": 0,
         "move_filter": {"count": move_filter.count, "threshold": move_filter.threshold},
         "deep_filter": {"count": deep_filter.count, "threshold": deep_filter.threshold},

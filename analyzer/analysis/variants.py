@@ -46,7 +46,7 @@ from analyzer.eval.probabilities import Probabilities
 from analyzer.rules import Variant, find_variant
 from analyzer.rules.base import Outcome
 
-__all__ = ["CUBELESS_VARIANTS", "VARIANT_EQUITY_BASIS", "NoEvaluatorError", "VariantEvaluator",
+__all__ = ["CUBELESS_VARIANTS", "VARIANT_EQUITY_BASIS", "VARIANT_MAX_PLY", "NoEvaluatorError", "VariantEvaluator",
            "analyze_variant_checker", "load_variant_engine", "opening_kind", "points_of", "terminal_value",
            "variant_luck", "variant_roll_values"]
 
@@ -78,20 +78,25 @@ class VariantEvaluator(Protocol):
     def rank_plays(self, pos: Position, dice: tuple[int, int], ply: int = 0) -> Sequence[Any]: ...
 
 
-def load_variant_engine(variant: str) -> VariantEvaluator:
-    """The variant engine of :mod:`analyzer.eval.variants` for ``variant`` with its shipped nets.
+VARIANT_MAX_PLY = 2
+"""The deepest search of the variant engines (``analyzer.eval.variants.engine.MAX_PLY``); a
+deeper analysis of a variant game is done at this ply (``metadata.variant_ply`` says so)."""
 
-    Raises :class:`NoEvaluatorError` when the module, the engine or its nets are missing.
+
+def load_variant_engine(variant: str) -> VariantEvaluator:
+    """The shared variant engine of ``variant`` over its shipped nets
+    (``analyzer.eval.variants.engine.engine_for``).
+
+    Raises :class:`NoEvaluatorError` when the engine or its nets are missing.
     """
     if variant not in CUBELESS_VARIANTS:
         raise NoEvaluatorError(f"no evaluator for {variant}")
     try:
-        module: Any = importlib.import_module("analyzer.eval.variants")
+        module: Any = importlib.import_module("analyzer.eval.variants.engine")
     except ImportError as e:
         raise NoEvaluatorError(f"no evaluator for {variant}: the variant engine is not installed ({e})") from None
     try:
-        factory = getattr(module, "load_engine", None) or getattr(module, "engine_for", None)
-        engine = factory(variant) if factory is not None else module.VariantEngine(variant)
+        engine = module.engine_for(variant)
     except (FileNotFoundError, OSError) as e:
         raise NoEvaluatorError(f"no evaluator for {variant}: its nets are missing ({e})") from None
     except (AttributeError, TypeError, ValueError, KeyError) as e:
