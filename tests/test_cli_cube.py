@@ -122,6 +122,7 @@ def test_rollout_command_with_cube_play() -> None:
                               "--workers", "1"])
     assert res.exit_code == 0, res.output
     assert "cube played" in res.stdout and "Proper cube action: Too good" in res.stdout
-    spec = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:7:10"  # a match: no cube play
-    res = runner.invoke(app, ["rollout", spec, "--trials", "36", "--cube-play", "--workers", "1"])
-    assert res.exit_code == 2 and "money" in res.output
+    spec = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:7:10"  # a match: cube games in MWC, shown in EMG
+    res = runner.invoke(app, ["rollout", spec, "--trials", "36", "--truncate", "4", "--cube-play", "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    assert "cube played" in res.stdout and "Proper cube action: No double" in res.stdout

@@ -7,8 +7,11 @@ import pytest
 
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
-from analyzer.eval.cube import analyze_cube
+from analyzer.eval import rollout as R
+from analyzer.eval._rollout_kernel import match_cube
+from analyzer.eval.cube import analyze_cube, cube_tables
 from analyzer.eval.engine import Engine
+from analyzer.eval.met import met_by_name, mwc_to_emg
 from analyzer.eval.rollout import RolloutResult, rollout, rollout_cube, rollout_engine, trial_dice
 
 START = Position.start()
@@ -18,6 +21,10 @@ CLOSED_OUT = Position.from_points({6: 2, 5: 2, 4: 2, 3: 2, 2: 2, 1: 2, 8: 3}, {1
 # a pure race, 101 against 109 pips (8% ahead)
 RACE_8PCT = Position.from_points({6: 3, 5: 3, 4: 3, 8: 2, 9: 2, 11: 2},
                                  {19: 3, 20: 3, 21: 2, 17: 2, 16: 2, 14: 2, 13: 1})
+# a race 69 against 90 pips: double/pass at any score where the cube is alive
+RACE_30PCT = Position.from_points({6: 4, 5: 4, 4: 4, 3: 3}, {19: 3, 20: 3, 21: 3, 18: 3, 17: 3})
+KXG = met_by_name("kazaross-xg2")
+DMP = MatchState(length=7, score=(6, 6), post_crawford=True)
 
 
 @pytest.fixture(scope="module")
@@ -221,7 +228,7 @@ def test_cube_play_rollouts(engine: Engine) -> None:
                     cube_play=True)
     assert all(c.cubeful_se is not None for c in moves.candidates)
     with pytest.raises(ValueError):
-        rollout(engine, START, trials=36, cube_play=True, match=MatchState(length=5))
+        rollout(engine, START, trials=36, cube_play=True, match=MatchState(jacoby=True))
 
 
 def test_variance_reduction_of_the_cube_games(engine: Engine) -> None:
@@ -232,3 +239,76 @@ def test_variance_reduction_of_the_cube_games(engine: Engine) -> None:
     assert reduced.best.cubeful_se < 0.5 * plain.best.cubeful_se
     assert plain.best.cubeful_equity is not None and reduced.best.cubeful_equity is not None
     assert abs(reduced.best.cubeful_equity - plain.best.cubeful_equity) < 3 * plain.best.cubeful_se
+
+
+# ---------------------------------------------------------------------- match play cube games
+def _cube_games(engine: Engine, pos: Position, state: MatchState, trials: int, seed: int, truncate: int = 0,
+                double_first: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Per-trial cubeless results (reference view) and cube-game MWCs of ``pos`` (reference on
+    roll, cube as in ``state``), without variance reduction."""
+    R._init_worker(engine.nets.kernel_args(), engine.use_bearoff)
+    mc = R._match_cube(state, 0, KXG, True)
+    owner = 0 if state.cube_owner is None else (1 if state.cube_owner == 0 else 2)
+    starts = np.frombuffer(pos.board, np.int8)[None, :].copy()
+    out, _, cf = R._run_chunk((starts, 0, seed, 0, trials, truncate, False, True, np.ones(1),
+                               np.array([owner], np.int64), double_first, mc))
+    return out[:, 0, :], cf[:, 0]
+
+
+def test_match_cube_play_is_reproducible_bit_for_bit(engine: Engine) -> None:
+    kw = {"trials": 72, "truncate": 8, "cube_play": True, "seed": 11, "match": MatchState(length=7, score=(2, 4)),
+          "met": KXG}
+    a = rollout(engine, RACE_8PCT, workers=1, **kw)  # type: ignore[arg-type]
+    b = rollout(engine, RACE_8PCT, workers=2, **kw)  # type: ignore[arg-type]
+    assert a.as_dict() == b.as_dict()
+    assert a.best.cubeful_se is not None and a.cube is not None and a.cube.nd_mwc is not None
+    assert a.best.cubeful_equity == pytest.approx(mwc_to_emg(KXG, kw["match"], 0, a.cube.nd_mwc))  # type: ignore[arg-type]
+    c = rollout(engine, RACE_8PCT, workers=1, **{**kw, "seed": 12})  # type: ignore[arg-type]
+    assert c.best.cubeful_equity != a.best.cubeful_equity
+    moves = rollout(engine, START, dice=(3, 1), trials=36, truncate=3, workers=1, max_plays=2, threshold=1.0,
+                    cube_play=True, match=MatchState(length=5, score=(1, 3)), met=KXG)
+    assert all(c.cubeful_se is not None for c in moves.candidates)
+
+
+def test_match_double_pass_ends_most_trials_at_the_first_double(engine: Engine) -> None:
+    state = MatchState(length=5, score=(1, 1))
+    pass_mwc = cube_tables(state, 0, met=KXG)[0][0, 0, 0]  # winning the cube's 1 point
+    _, cf = _cube_games(engine, RACE_30PCT, state, 72, seed=3, truncate=12)
+    assert np.mean(cf == pass_mwc) > 0.8
+    # at 0-ply before the roll the position is a double/pass: with doubling before the first roll
+    # every trial ends there
+    _, first = _cube_games(engine, RACE_30PCT, state, 36, seed=3, truncate=12, double_first=True)
+    assert bool((first == pass_mwc).all())
+    # Crawford game: no cube, the games are played out for their MWC
+    crawford = MatchState(length=5, score=(4, 1), crawford=True)
+    out, cf = _cube_games(engine, RACE_30PCT, crawford, 36, seed=3)
+    vt = cube_tables(crawford, 0, met=KXG)[0]
+    assert np.allclose(cf, out @ vt[0, 0])
+
+
+def test_match_cube_never_turned_at_dmp(engine: Engine) -> None:
+    vt, may = cube_tables(DMP, 0, met=KXG, levels=3)
+    rng = np.random.default_rng(0)
+    cv = np.zeros(4)
+    for _ in range(500):
+        p = rng.dirichlet(np.ones(6)).astype(np.float32)
+        for side in (0, 1):
+            match_cube(p, 0.68, side, 0, 0, vt, may, False, 2, cv)
+            assert not min(cv[1], cv[2]) > cv[0]  # never a double
+            assert cv[3] == cv[0]
+    # every trial's cube game is the cubeless game: the MWC is the winning chance (1 or 0 when the
+    # game is played out; the database's chance at a bear-off stop), never a pass's 1
+    out, cf = _cube_games(engine, START, DMP, 36, seed=5)
+    assert np.allclose(cf, out[:, :3].sum(axis=1), rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("state", [DMP, MatchState(length=7, score=(6, 3), crawford=True)])
+def test_dead_cube_rollout_is_the_cubeless_rollout_within_its_ci(engine: Engine, state: MatchState) -> None:
+    kw = {"trials": 72, "truncate": 10, "seed": 2, "workers": 1, "match": state, "met": KXG}
+    played = rollout(engine, START, cube_play=True, **kw)  # type: ignore[arg-type]
+    converted = rollout(engine, START, **kw)  # type: ignore[arg-type]
+    assert played.best.cubeful_equity is not None and played.best.cubeful_se is not None
+    assert converted.best.cubeful_equity is not None
+    assert played.best.cubeful_equity == pytest.approx(converted.best.cubeful_equity,
+                                                       abs=max(2 * played.best.cubeful_se, 1e-6))
+    assert played.equity == converted.equity  # the cubeless games do not change

@@ -173,7 +173,8 @@ def cube(
     truncate: Annotated[int | None, typer.Option("--truncate", help="Rollout: stop after N plies.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Rollout dice seed.")] = 0,
     workers: Annotated[int, typer.Option("--workers", "-j", help="Rollout worker processes.")] = 2,
-    cube_play: Annotated[bool, typer.Option("--cube-play", help="Rollout (money): cube play in games.")] = False,
+    cube_play: Annotated[bool, typer.Option(
+        "--cube-play", help="Rollout: cube play in the games (money or match).")] = False,
     batch: Annotated[str | None, typer.Option("--batch", help="JSON lines file of positions ('-': stdin).")] = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="table or json.")] = OutputFormat.table,
 ) -> None:

@@ -63,7 +63,8 @@ def rollout_cmd(
     trials: Annotated[int, typer.Option("--trials", "-n", help="Number of games.")] = 1296,
     truncate: Annotated[int | None, typer.Option("--truncate", help="Stop each game after N plies.")] = None,
     cubeful: Annotated[bool, typer.Option("--cubeful/--cubeless", help="Add cube-model equities.")] = True,
-    cube_play: Annotated[bool, typer.Option("--cube-play", help="Money: play the cube in the rollout games.")] = False,
+    cube_play: Annotated[bool, typer.Option(
+        "--cube-play", help="Play the cube in the rollout games (money or match).")] = False,
     seed: Annotated[int, typer.Option("--seed", help="Dice seed (same seed, same result).")] = 0,
     variance_reduction: Annotated[bool, typer.Option("--vr/--no-vr", help="Variance reduction.")] = True,
     target_se: Annotated[float | None, typer.Option("--target-se", help="Stop once the equity SE is below.")] = None,

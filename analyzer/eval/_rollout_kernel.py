@@ -28,7 +28,9 @@ opponent when ``side0 == 1`` (rolling out a play's result, the opponent is on ro
 >>> b = np.frombuffer(Position.from_points({1: 1}, {24: 1}).board, np.int8).copy()
 >>> out = np.zeros(6)
 >>> cf = np.zeros(1)
->>> run_trial(b, 0, 5, 5, 1, 0, False, True, 1.0, 0, True, W, False, z, z, z, *Workspace(1024).args(), out, cf)
+>>> vt, may = np.zeros((2, 1, 6)), np.zeros((2, 2, 1), np.bool_)  # match tables (unused in money play)
+>>> run_trial(b, 0, 5, 5, 1, 0, False, True, 1.0, 0, True, False, vt, may, False, 0, W, False, z, z, z,
+...           *Workspace(1024).args(), out, cf)
 1
 >>> out.tolist()  # the side on roll bears off its last checker with any roll: a single win
 [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
@@ -42,15 +44,13 @@ opponent when ``side0 == 1`` (rolling out a play's result, the opponent is on ro
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
 import numpy as np
 
 from analyzer.core.jit import njit
 from analyzer.core.layout import NSLOTS, VAR_STANDARD
 from analyzer.eval import features as F
 from analyzer.eval import jitcache
+from analyzer.eval._cube_kernel import cube_life, cube_values, refresh_cache
 from analyzer.eval.bearoff import bearoff_class
 from analyzer.eval.engine import after_play, eval0
 from analyzer.eval.net import NOUT, equity6, swap_outcomes
@@ -60,47 +60,8 @@ MAX_TRIAL_PLIES = 2000
 Arr = np.ndarray  # numba ignores annotations; this names the array arguments for mypy
 
 
-def _refresh_own_cache() -> bool:
-    """Delete this module's cached kernels when a module they call has changed.
-
-    numba checks a cached function against its own file only; these kernels call the move
-    generator, the inputs, the nets and the bear-off lookups (the sources listed in
-    :data:`analyzer.eval.jitcache.SOURCES`), so a stamp of those sources is kept beside the cache.
-    """
-    here = Path(__file__).resolve()
-    root = here.parents[1]
-    h = hashlib.sha256()
-    for rel in (*jitcache.SOURCES, "eval/_rollout_kernel.py"):
-        p = root / rel
-        h.update(rel.encode())
-        if p.exists():
-            h.update(p.read_bytes())
-    digest = h.hexdigest()[:16]
-    cache = here.parent / "__pycache__"
-    stamp = cache / "rollout-deps.stamp"
-    try:
-        if stamp.read_text() == digest:
-            return False
-    except OSError:
-        pass
-    removed = False
-    if cache.is_dir():
-        for f in cache.glob(here.stem + ".*.nb[ic]"):
-            try:
-                f.unlink()
-                removed = True
-            except OSError:
-                pass
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-        stamp.write_text(digest)
-    except OSError:
-        pass
-    return removed
-
-
 jitcache.refresh()
-_refresh_own_cache()
+refresh_cache(__file__, ("eval/_cube_kernel.py",))
 
 
 @njit
@@ -134,20 +95,6 @@ def _to_reference(src: Arr, side: int, dst: Arr) -> None:
     """Copy a mover's-view distribution into the reference view (swapped when ``side`` is 1)."""
     for i in range(NOUT):
         dst[i] = src[i] if side == 0 else src[(i + 3) % 6]
-
-
-@njit
-def cube_life(b: Arr) -> float:
-    """Janowski's cube life of board ``b`` with gnubg's defaults (as :func:`analyzer.eval.cube.cube_life_of`)."""
-    if F.classify(b) != F.CLASS_RACE:
-        return 0.68
-    if bearoff_class(b) != 0:
-        return 0.6
-    pips = 0
-    for p in range(1, 25):
-        if b[p] > 0:
-            pips += p * b[p]
-    return min(max(0.55 + 0.00125 * pips, 0.6), 0.7)
 
 
 @njit
@@ -201,6 +148,43 @@ def _after_value(cand: Arr, bestp: Arr, tmp: Arr, oppv: Arr, cv: Arr, opp_owner:
 
 
 @njit
+def _may_redouble(owner_rel: int, level: int, vt: Arr, crawford: bool, max_level: int) -> bool:
+    """Match play: may the side on roll double (access, no Crawford game, room in the tables and the limit)?"""
+    return owner_rel != 2 and not crawford and level + 1 <= max_level and level + 1 < vt.shape[1]
+
+
+@njit
+def match_cube(p: Arr, x: float, side: int, level: int, owner_rel: int, vt: Arr, may: Arr, crawford: bool,
+               max_level: int, out: Arr) -> None:
+    """Match cube values of ``side`` (0 reference, 1 the other) on roll, in his MWC, from his outcome
+    distribution ``p``: ``out`` = (no double, double/take, double/pass, value with the best cube
+    action) with the cube at ``level`` owned as ``owner_rel`` says (0 centred, 1 him, 2 the
+    opponent); Janowski's model on the MET (:func:`analyzer.eval._cube_kernel.cube_values`)."""
+    cube_values(p, x, vt[side], may[side], level, owner_rel, False, crawford, out)
+    if _may_redouble(owner_rel, level, vt, crawford, max_level):
+        out[3] = max(out[0], min(out[1], out[2]))
+    else:
+        out[3] = out[0]
+
+
+@njit
+def _after_value_match(cand: Arr, bestp: Arr, tmp: Arr, oppv: Arr, cv: Arr, mover: int, level: int,
+                       opp_owner: int, vt: Arr, may: Arr, crawford: bool, max_level: int) -> float:
+    """Match: MWC, for ``mover`` who just played, of the afterstate ``cand`` (outcome distribution
+    ``bestp``, his view): one minus the opponent's :func:`match_cube` value before his roll, or the
+    MWC of the finished game."""
+    if cand[26] >= 15:
+        v = 0.0
+        for i in range(NOUT):
+            v += bestp[i] * vt[mover, level, i]
+        return v
+    flip_into(cand, tmp)
+    swap_outcomes(bestp, oppv)
+    match_cube(oppv, cube_life(tmp), 1 - mover, level, opp_owner, vt, may, crawford, max_level, cv)
+    return float(1.0 - cv[3])
+
+
+@njit
 def _cube_owner_for(owner: int, side: int) -> int:
     """Owner code (0 centred, 1 reference side, 2 the other) seen by the side on roll ``side``."""
     if owner == 0:
@@ -209,8 +193,18 @@ def _cube_owner_for(owner: int, side: int) -> int:
 
 
 @njit
+def _match_result(ref: Arr, vt: Arr, level: int) -> float:
+    """The reference side's MWC of a finished game (``ref``: its outcome distribution) at ``level``."""
+    v = 0.0
+    for i in range(NOUT):
+        v += ref[i] * vt[0, level, i]
+    return v
+
+
+@njit
 def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int, vr: bool,
               cube_play: bool, cube0: float, owner0: int, double_first: bool,
+              match: bool, vt: Arr, may: Arr, crawford: bool, max_level: int,
               W: tuple, use_db: bool, dist: Arr, first: Arr, win2: Arr,  # type: ignore[type-arg]
               pool: Arr, phash: Arr, parent: Arr, hfrom: Arr, hto: Arr, hhit: Arr, ptag: Arr,
               pterm: Arr, table: Arr, tstamp: Arr, stampbox: Arr, results: Arr, out: Arr, cf: Arr) -> int:
@@ -219,13 +213,17 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     0..35 (``6 * (die1 - 1) + die2 - 1``); ``truncate`` <= 0 plays to the end. Returns the plies
     played, -1 on buffer overflow.
 
-    With ``cube_play`` a money cube game runs alongside: cube ``cube0`` owned by ``owner0`` (0
+    With ``cube_play`` a cube game runs alongside: cube ``cube0`` owned by ``owner0`` (0
     centred, 1 the reference side, 2 the other), each side on roll with access doubling and
-    answering by :func:`money_cube` on the 0-ply evaluation (``double_first`` false: no double
-    before the first roll). ``cf[0]`` receives the reference side's points (a pass ends the cube
-    game; the cubeless game is still played out); at a stop, the cube model's value times the cube.
+    answering by the cube model on the 0-ply evaluation (``double_first`` false: no double
+    before the first roll). Money (``match`` false): :func:`money_cube`, and ``cf[0]`` receives the
+    reference side's points (a pass ends the cube game; the cubeless game is still played out); at
+    a stop, the cube model's value times the cube. Match (``match``): :func:`match_cube` with the
+    tables ``vt``/``may`` of :func:`analyzer.eval.cube.cube_tables` (reference side first), the
+    cube as a level (``cube0`` 1 or 2: level 0 or 1), no cube in the ``crawford`` game, doubles up
+    to ``max_level``; ``cf[0]`` receives the reference side's MWC.
     With ``vr`` the cube game's luck is subtracted too: per roll, the cube value after the best
-    play (the opponent's :func:`money_cube` value before his roll) minus its mean over the rolls.
+    play (the opponent's cube value before his roll) minus its mean over the rolls.
     """
     np.random.seed(seed)
     board = start.copy()
@@ -243,6 +241,7 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     side = side0
     t = 0
     cube = cube0
+    level = 0 if cube0 < 1.5 else 1
     owner = owner0
     live = cube_play
     cf[0] = np.nan
@@ -261,14 +260,29 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
             _to_reference(pa, side, ref)
             if live:
                 if over:
-                    cf[0] = cube * equity6(ref)
+                    cf[0] = _match_result(ref, vt, level) if match else cube * equity6(ref)
+                elif match:
+                    match_cube(pa, cube_life(board), side, level, _cube_owner_for(owner, side), vt, may, crawford,
+                               max_level, cv)
+                    cf[0] = cv[3] if side == 0 else 1.0 - cv[3]
                 else:
                     money_cube(pa, cube_life(board), _cube_owner_for(owner, side), cv)
                     cf[0] = cube * cv[3] if side == 0 else -cube * cv[3]
             break
         if live and (t > 0 or double_first):
             mine = _cube_owner_for(owner, side)
-            if mine != 2:
+            if match:
+                if _may_redouble(mine, level, vt, crawford, max_level):
+                    eval0(board, W, use_db, dist, first, win2, xc, xr, hid, pa)
+                    match_cube(pa, cube_life(board), side, level, mine, vt, may, crawford, max_level, cv)
+                    if min(cv[1], cv[2]) > cv[0]:  # double
+                        if cv[1] > cv[2]:  # pass: the doubler wins the cube's points
+                            cf[0] = vt[0, level, 0] if side == 0 else vt[0, level, 3]
+                            live = False
+                        else:
+                            level += 1
+                            owner = 2 if side == 0 else 1
+            elif mine != 2:
                 eval0(board, W, use_db, dist, first, win2, xc, xr, hid, pa)
                 money_cube(pa, cube_life(board), mine, cv)
                 if min(cv[1], cv[2]) > cv[0]:  # double
@@ -302,8 +316,12 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
                     for i in range(NOUT):
                         mean[i] += wt * bestp[i]
                     if live:
-                        cmean += wt * _after_value(pool[row_of[0]], bestp, tmp, oppv, cv,
-                                                   _cube_owner_for(owner, 1 - side))
+                        opp_owner = _cube_owner_for(owner, 1 - side)
+                        if match:
+                            cmean += wt * _after_value_match(pool[row_of[0]], bestp, tmp, oppv, cv, side, level,
+                                                             opp_owner, vt, may, crawford, max_level)
+                        else:
+                            cmean += wt * _after_value(pool[row_of[0]], bestp, tmp, oppv, cv, opp_owner)
         row = best_play(board, hi, lo, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto,
                         hhit, ptag, pterm, table, tstamp, stampbox, results, tmp, xc, xr, hid, pa, pb,
                         bestp)
@@ -317,9 +335,16 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
                 j = i if side == 0 else (i + 3) % 6
                 luck[j] += bestp[i] - mean[i]
             if live:
-                v = _after_value(pool[row], bestp, tmp, oppv, cv, _cube_owner_for(owner, 1 - side))
-                cmean = (cmean + wt * v) / 36.0
-                cluck += cube * (v - cmean) if side == 0 else -cube * (v - cmean)
+                opp_owner = _cube_owner_for(owner, 1 - side)
+                if match:
+                    v = _after_value_match(pool[row], bestp, tmp, oppv, cv, side, level, opp_owner, vt, may,
+                                           crawford, max_level)
+                    cmean = (cmean + wt * v) / 36.0
+                    cluck += (v - cmean) if side == 0 else -(v - cmean)
+                else:
+                    v = _after_value(pool[row], bestp, tmp, oppv, cv, opp_owner)
+                    cmean = (cmean + wt * v) / 36.0
+                    cluck += cube * (v - cmean) if side == 0 else -cube * (v - cmean)
         chosen = pool[row]
         t += 1
         if chosen[26] >= 15:
@@ -328,7 +353,7 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
             pa[F.game_over_outcome(chosen)] = 1.0
             _to_reference(pa, side, ref)
             if live:
-                cf[0] = cube * equity6(ref)
+                cf[0] = _match_result(ref, vt, level) if match else cube * equity6(ref)
             break
         flip_into(chosen, board)
         side = 1 - side
@@ -342,6 +367,7 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
 @njit
 def run_trials(starts: Arr, side0: int, rolls1: Arr, rolls2: Arr, seeds: Arr, truncate: int, vr: bool,
                cube_play: bool, cubes: Arr, owners: Arr, double_first: bool,
+               match: bool, vt: Arr, may: Arr, crawford: bool, max_level: int,
                W: tuple, use_db: bool, dist: Arr, first: Arr, win2: Arr,  # type: ignore[type-arg]
                pool: Arr, phash: Arr, parent: Arr, hfrom: Arr, hto: Arr, hhit: Arr, ptag: Arr,
                pterm: Arr, table: Arr, tstamp: Arr, stampbox: Arr, results: Arr, out: Arr,
@@ -353,8 +379,8 @@ def run_trials(starts: Arr, side0: int, rolls1: Arr, rolls2: Arr, seeds: Arr, tr
     for i in range(seeds.shape[0]):
         for k in range(starts.shape[0]):
             n = run_trial(starts[k], side0, int(rolls1[i]), int(rolls2[i]), int(seeds[i]), truncate, vr,
-                          cube_play, float(cubes[k]), int(owners[k]), double_first,
-                          W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto, hhit, ptag, pterm,
+                          cube_play, float(cubes[k]), int(owners[k]), double_first, match, vt, may, crawford,
+                          max_level, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto, hhit, ptag, pterm,
                           table, tstamp, stampbox, results, out[i, k], cf[i, k:k + 1])
             if n < 0:
                 return -1

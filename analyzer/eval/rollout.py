@@ -16,10 +16,13 @@ after ``truncate`` plies (then the 0-ply evaluation). See :mod:`analyzer.eval._r
   are combined in trial order: the same ``seed`` gives the same result bit for bit, with any
   number of ``workers``.
 * **Cubeful values**: the cubeless means converted with the cube model of
-  :mod:`analyzer.eval.cube` (Janowski's cube life; match play through the MET); or, in money
-  play with ``cube_play``, cube games played inside the rollout: both sides double, take and
-  pass by the same cube model on their 0-ply evaluations (No double and Double/take of a
-  position before the roll are rolled out side by side with the same dice).
+  :mod:`analyzer.eval.cube` (Janowski's cube life; match play through the MET); or, with
+  ``cube_play``, cube games played inside the rollout: both sides double, take and pass by the
+  same cube model on their 0-ply evaluations (No double and Double/take of a position before the
+  roll are rolled out side by side with the same dice). In money play the results are points per
+  unit cube; in match play each trial ends with a match-winning chance (cube decisions on the MET,
+  no cube in the Crawford game, dead cubes and the cube limit respected), and the mean MWC is
+  given as EMG for the side on roll.
 * ``target_se``: stop early, after at least ``min_trials``, once the standard error of the
   cubeless equity is below it (checked every :data:`ROUND` trials).
 
@@ -43,10 +46,17 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from analyzer.core.match import MatchState
+from analyzer.core.match import MatchState, can_double
 from analyzer.core.position import Position
 from analyzer.eval import _rollout_kernel as K
-from analyzer.eval.cube import CubeDecision, GameProbabilities, cube_decision, cube_life_of, cubeful_value
+from analyzer.eval.cube import (
+    CubeDecision,
+    GameProbabilities,
+    cube_decision,
+    cube_life_of,
+    cube_tables,
+    cubeful_value,
+)
 from analyzer.eval.engine import Engine
 from analyzer.eval.met import MatchEquityTable, met_by_name, mwc_to_emg
 from analyzer.eval.probabilities import Probabilities
@@ -214,11 +224,14 @@ def _init_worker(W: tuple[NDArray[np.float32], ...], use_db: bool) -> None:
     _STATE.update(W=W, use_db=use_db, db=db, ws=Workspace(8192))
 
 
-_Task = tuple[NDArray[np.int8], int, int, int, int, int, bool, bool, NDArray[np.float64], NDArray[np.int64], bool]
+_Task = tuple[NDArray[np.int8], int, int, int, int, int, bool, bool, NDArray[np.float64], NDArray[np.int64], bool,
+              "_MatchCube"]
+_MatchCube = tuple[bool, NDArray[np.float64], NDArray[np.bool_], bool, int]
+"""Match cube play for the kernel: (match, value tables, cube access, Crawford game, highest cube level)."""
 
 
 def _run_chunk(task: _Task) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64]]:
-    starts, side0, seed, first, count, truncate, vr, cube_play, cubes, owners, double_first = task
+    starts, side0, seed, first, count, truncate, vr, cube_play, cubes, owners, double_first, mc = task
     r1, r2, seeds = trial_dice(seed, first, count)
     out = np.zeros((count, starts.shape[0], 6), np.float64)
     plies = np.zeros((count, starts.shape[0]), np.int64)
@@ -226,7 +239,7 @@ def _run_chunk(task: _Task) -> tuple[NDArray[np.float64], NDArray[np.int64], NDA
     ws: Workspace = _STATE["ws"]
     while True:
         rc = cast(Any, K.run_trials)(starts, side0, r1, r2, seeds, truncate, vr, cube_play, cubes, owners,
-                                     double_first, _STATE["W"], _STATE["use_db"], *_STATE["db"], *ws.args(), out,
+                                     double_first, *mc, _STATE["W"], _STATE["use_db"], *_STATE["db"], *ws.args(), out,
                                      plies, cf)
         if rc >= 0:
             return out, plies, cf
@@ -280,11 +293,12 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
     ``truncate`` = N stops each trial after N plies (None: play to the end or the bear-off
     databases). ``workers`` > 1 spreads the trials over a process pool.
 
-    ``cube_play`` (money play without Jacoby, beavers or a cube limit): besides the cubeless
-    games, a cube game is played alongside each trial, both sides doubling, taking and passing
-    by the cube model on their 0-ply evaluation; the cubeful equities (``cubeful_equity`` with
-    ``cubeful_se``) are then the mean points won per unit cube (variance-reduced with the cube
-    model's values when ``variance_reduction``).
+    ``cube_play`` (match play, or money play without Jacoby, beavers or a cube limit): besides
+    the cubeless games, a cube game is played alongside each trial, both sides doubling, taking
+    and passing by the cube model on their 0-ply evaluation; the cubeful equities
+    (``cubeful_equity`` with ``cubeful_se``) are then the mean points won per unit cube (money)
+    or the mean MWC as EMG at the current cube for ``player`` (match), variance-reduced with the
+    cube model's values when ``variance_reduction``.
     Before the roll the position is rolled out twice with the same dice -- cube as it is (no
     double now) and doubled and taken -- and ``cube`` is decided from those two values.
 
@@ -302,8 +316,9 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
         raise ValueError("truncate must be >= 1 (or None)")
     state = match if match is not None else MatchState()
     table = None if state.is_money else (met if met is not None else met_by_name())
-    if cube_play and (not state.is_money or state.jacoby or state.beavers or state.cube_limit is not None):
-        raise ValueError("cube play in rollouts is for money play without Jacoby, beavers or a cube limit")
+    if cube_play and state.is_money and (state.jacoby or state.beavers or state.cube_limit is not None):
+        raise ValueError("cube play in money rollouts is without Jacoby, beavers or a cube limit")
+    mc = _match_cube(state, player, table, cube_play)
     owner0 = 0 if state.cube_owner is None else (1 if state.cube_owner == player else 2)
     may_double = owner0 != 2
     if dice is None:
@@ -313,7 +328,7 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
         side0 = 0
         cubes = np.array([1.0], np.float64)
         owners = np.array([owner0], np.int64)
-        if cube_play and may_double:  # the same position doubled and taken: the opponent owns 2
+        if cube_play and may_double and can_double(state, player):  # doubled and taken: the opponent owns 2
             labels.append(None)
             results.append(pos)
             starts = np.concatenate([starts, starts])
@@ -352,7 +367,7 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
         while done < trials:
             n = min(ROUND, trials - done)
             tasks: list[_Task] = [(starts, side0, seed, done + j, min(CHUNK, n - j), trunc, variance_reduction,
-                                   cube_play, cubes, owners, dice is not None) for j in range(0, n, CHUNK)]
+                                   cube_play, cubes, owners, dice is not None, mc) for j in range(0, n, CHUNK)]
             outs = list(executor.map(_run_chunk, tasks)) if executor is not None else [_run_chunk(t) for t in tasks]
             for o, p, f in outs:
                 chunks_out.append(o)
@@ -374,6 +389,11 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
     allp = np.concatenate(plies_out)
     mean_plies = [float(np.ascontiguousarray(allp[:, j]).mean()) for j in range(allp.shape[1])]
     cf_mean, cf_se = _cube_game_stats(np.concatenate(cf_out)) if cube_play else (None, None)
+    cf_mwc = None if cf_mean is None or table is None else cf_mean.copy()
+    if cf_mean is not None and cf_se is not None and table is not None:  # MWC -> EMG for player
+        scale = mwc_to_emg(table, state, player, 1.0) - mwc_to_emg(table, state, player, 0.0)
+        cf_mean = np.array([mwc_to_emg(table, state, player, float(m)) for m in cf_mean])
+        cf_se = cf_se * scale
     cands: list[RolloutCandidate] = []
     for k in range(1 if dice is None else len(results)):
         m, s = mean[k], se[k]
@@ -396,9 +416,22 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
         gp = GameProbabilities.of(cands[0].probabilities, clamp=True)
         cube = cube_decision(gp, state, player, cube_life=cube_life_of(pos), met=table)
         if cf_mean is not None:
-            cube = _played_cube(cube, float(cf_mean[0]), float(cf_mean[1]) if may_double else None, owner0 == 1)
+            two = len(cf_mean) > 1
+            cube = _played_cube(cube, float(cf_mean[0]), float(cf_mean[1]) if two else None, owner0 == 1,
+                                None if cf_mwc is None else (float(cf_mwc[0]), float(cf_mwc[1]) if two else None))
     return RolloutResult(pos, dice, tuple(cands), cube, done, trials, stopped, seed, truncate,
                          variance_reduction, cubeful)
+
+
+def _match_cube(state: MatchState, player: int, table: MatchEquityTable | None, cube_play: bool) -> _MatchCube:
+    """The match tables the kernel needs (dummies in money play or without cube play)."""
+    if table is None or not cube_play:
+        return (False, np.zeros((2, 1, 6)), np.zeros((2, 2, 1), np.bool_), False, 0)
+    vt, may = cube_tables(state, player, met=table)
+    vt, may = cube_tables(state, player, met=table, levels=vt.shape[1] + 2)  # room for dead-cube doubles
+    top = vt.shape[1] - 1
+    max_level = top if state.cube_limit is None else min(top, max(0, (state.cube_limit // state.cube).bit_length() - 1))
+    return (True, vt, may, state.crawford, max_level)
 
 
 def _cube_game_stats(cf: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -412,9 +445,13 @@ def _cube_game_stats(cf: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDAr
     return mean, se
 
 
-def _played_cube(model: CubeDecision, nd: float, dt: float | None, redouble: bool) -> CubeDecision:
+def _played_cube(model: CubeDecision, nd: float, dt: float | None, redouble: bool,
+                 mwc: tuple[float, float | None] | None = None) -> CubeDecision:
     """``model`` (the cube model on the rolled-out probabilities) with No double and Double/take
-    replaced by the rolled-out cube games, and the action decided again from them."""
+    replaced by the rolled-out cube games (``mwc``: their MWC in match play), and the action
+    decided again from them."""
+    if mwc is not None:
+        model = replace(model, nd_mwc=mwc[0], dt_mwc=mwc[1] if mwc[1] is not None else model.dt_mwc)
     if dt is None or not model.available:
         return replace(model, nd=nd)
     word = "redouble" if redouble else "double"
