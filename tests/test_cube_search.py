@@ -3,6 +3,8 @@ compiled Janowski kernel (analyzer/eval/_cube_kernel.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -210,3 +212,33 @@ def test_search_rejects_bad_input(engine: Engine) -> None:
         cubeful_search(engine, Position.start(), MatchState(), 0, 4)
     with pytest.raises(ValueError, match="over"):
         cubeful_search(engine, Position.from_points({}, {19: 1}, mover_off=15), MatchState(), 0, 1)
+
+
+SHORT_MATCH = """ 5 point match
+
+ Game 1
+ Anna : 0                 Bert : 0
+  1) 31: 8/5 6/5                    42: 8/4 6/4
+  2) 65: 24/13                      66: 24/18(2) 13/7(2)
+  3)  Doubles => 2                  Takes
+  4) 54: 13/8 13/9                  21: 13/11 6/5
+"""
+
+
+def test_the_analysis_decides_the_cube_with_the_search(engine: Engine, tmp_path: Path) -> None:
+    import polars as pl
+
+    from analyzer.analysis.analyze import analyze_match
+    from analyzer.core.ids import parse_position_spec
+    from analyzer.formats import read_any
+
+    f = tmp_path / "short.mat"
+    f.write_text(SHORT_MATCH, encoding="utf-8")
+    [record] = list(read_any(str(f)))
+    rows = analyze_match(record, engine=engine, ply=1).decisions.filter(pl.col("kind") == "cube")
+    assert rows.height >= 2
+    for r in rows.iter_rows(named=True):
+        spec = parse_position_spec(f"{r['position_id']}:{r['match_id']}")
+        assert spec.match is not None and spec.on_roll is not None
+        d = cube_decision_nply(engine, spec.position, spec.match, spec.on_roll, 1, met=KXG)
+        assert r["cube_nd"] == pytest.approx(d.nd, abs=1e-9) and r["cube_action"] == d.action
