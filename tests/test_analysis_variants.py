@@ -178,6 +178,11 @@ def test_deeper_ply_evaluates_the_candidates_again() -> None:
     assert ca.played.result == ranked[-1].result
     deep = engine.evaluate(ca.best.result.flip(), 1).flip()
     assert math.isclose(ca.best.equity, deep.equity, abs_tol=1e-12)
+    # from 2-ply on: the candidates at 1-ply, the best of them (4 within 0.08) and the played play at 2-ply
+    two = V.analyze_variant_checker(engine, pos, (4, 2), ranked[-1].result, ply=2)
+    plies = [c.ply for c in two.candidates]
+    assert plies == sorted(plies, reverse=True) and set(plies) == {1, 2} and two.played.ply == 2
+    assert 2 <= plies.count(2) <= 5 and len(two.candidates) == len(ca.candidates)
     with pytest.raises(ValueError, match="not a legal result"):
         V.analyze_variant_checker(engine, pos, (4, 2), pos, ply=0)
 

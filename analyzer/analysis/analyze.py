@@ -414,7 +414,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
                                   if first and kind == "die-off" and d.position.flip() != d.position else None)
                     luck = variant_luck(values, d.dice, opening=kind if first else None, opponent=opp_values)
                     ca = analyze_variant_checker(venv, d.position, d.dice, d.result, ply=variant_ply,
-                                                 move_filter=move_filter)
+                                                 move_filter=move_filter, deep_filter=deep_filter)
                     rows.variant_checker(d, ca, luck, variant_ply)
                 done += 1
                 if progress is not None:

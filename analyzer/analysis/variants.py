@@ -36,7 +36,7 @@ from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 
-from analyzer.analysis.decisions import Candidate, CheckerAnalysis
+from analyzer.analysis.decisions import DEEP_FILTER, Candidate, CheckerAnalysis
 from analyzer.core import layout as L
 from analyzer.core.dice import ALL_21
 from analyzer.core.errors import AnalyzerError
@@ -178,16 +178,28 @@ def _filtered(cands: Sequence[Candidate], move_filter: MoveFilter) -> list[Candi
     return [c for c in cands[: move_filter.count] if c.equity >= best - move_filter.threshold]
 
 
+def _deepen(engine: VariantEvaluator, rules: Variant, cands: Sequence[Candidate], ply: int) -> list[Candidate]:
+    out = []
+    for c in cands:
+        value, probs = _after(engine, rules, c.result, ply)
+        out.append(Candidate(c.play, c.result, value, probs, ply))
+    out.sort(key=lambda c: -c.equity)
+    return out
+
+
 def analyze_variant_checker(engine: VariantEvaluator, position: Position, dice: tuple[int, int],
-                            played: Position, *, ply: int,
-                            move_filter: MoveFilter = ANALYSIS_FILTER) -> CheckerAnalysis:
+                            played: Position, *, ply: int, move_filter: MoveFilter = ANALYSIS_FILTER,
+                            deep_filter: MoveFilter = DEEP_FILTER) -> CheckerAnalysis:
     """Rank the plays of ``dice`` in the variant ``position`` (from the mover) and locate the
     play that reached ``played``.
 
-    Every legal play is valued at 0-ply; the plays ``move_filter`` keeps, and the played play,
-    are valued again at ``ply`` (the evaluation of the position after the play, with the
-    opponent on roll) and ranked on that. Equities are the mover's expected points (module
-    docstring). Raises :class:`ValueError` when ``played`` is not a legal result of the roll.
+    As for standard games (:func:`analyzer.analysis.decisions.ranking`): every legal play is
+    valued at 0-ply and ``move_filter`` keeps the candidates; up to 1-ply those are valued at
+    ``ply``; from 2-ply on they are valued at ``ply - 1`` and the best of them (``deep_filter``)
+    at ``ply``. The played play is always valued at ``ply``. A value is the evaluation of the
+    position after the play (the opponent on roll), in the mover's expected points (module
+    docstring). Candidates come deepest first, best first within a ply. Raises
+    :class:`ValueError` when ``played`` is not a legal result of the roll.
     """
     rules = find_variant(position.variant)
     r0 = _ranked0(engine, rules, position, dice)
@@ -196,14 +208,19 @@ def analyze_variant_checker(engine: VariantEvaluator, position: Position, dice: 
     if mine is None:
         raise ValueError(f"the played position is not a legal result of {dice[0]}{dice[1]}")
     keep = _filtered(r0, move_filter)
-    pool = keep + ([mine] if all(c.result != played for c in keep) else [])
-    if ply > 0 and legal > 1:
-        deep = []
-        for c in pool:
-            value, probs = _after(engine, rules, c.result, ply)
-            deep.append(Candidate(c.play, c.result, value, probs, ply))
-        pool = deep
-    pool.sort(key=lambda c: -c.equity)
+    if ply == 0 or legal == 1:
+        pool = keep + ([mine] if all(c.result != played for c in keep) else [])
+        pool.sort(key=lambda c: -c.equity)
+    elif ply == 1:
+        pool = _deepen(engine, rules, keep + ([mine] if all(c.result != played for c in keep) else []), 1)
+    else:
+        stage = _deepen(engine, rules, keep, ply - 1)
+        top = _filtered(stage, deep_filter)
+        chosen = {c.result for c in top}
+        if played not in chosen:
+            top.append(next((c for c in stage if c.result == played), mine))
+            chosen.add(played)
+        pool = _deepen(engine, rules, top, ply) + [c for c in stage if c.result not in chosen]
     found = next(c for c in pool if c.result == played)
     return CheckerAnalysis(tuple(pool), found, legal)
 
