@@ -27,6 +27,16 @@ by the pruning net; so the cubeless part of the search is the engine's n-ply eva
 that ends the game makes the child a finished node; its descendants are unused. The leaves (depth
 ``ply``) get their 0-ply probabilities and cube life. :func:`cube_backup` then values every node
 for every cube state (level ``s``, owner: centred, ``A`` or ``B``), bottom up, in ``A``'s units.
+
+>>> from analyzer.core.match import MatchState
+>>> from analyzer.eval.cube import cube_tables
+>>> vt, may = cube_tables(MatchState(), 0)
+>>> out = np.zeros(3)
+>>> cube_values(np.array([0.7, 0, 0, 0.3, 0, 0]), 0.68, vt[0], may[0], 0, 0, False, False, out)
+>>> [round(float(v), 3) for v in out]  # points (ND, DT, DP), as cube_decision gives them
+[0.581, 0.596, 1.0]
+>>> tree_size(2)  # the root, 21 nodes after one roll, 441 after two
+463
 """
 
 from __future__ import annotations
