@@ -15,7 +15,10 @@ pair means) and the counts of every outcome kind by winner.
 Players are looked up by name in :data:`PLAYERS`: a factory taking ``(variant, seed)`` and
 returning a function ``(pos, dice, rules) -> row`` of ``rules.legal_results(pos, dice)``.
 ``net`` is our shipped variant net at 0-ply (``data/nets/<variant>.npz``) and ``nets:PATH`` any
-variant net file or ``variant-td`` checkpoint (e.g. an earlier generation).
+variant net file or ``variant-td`` checkpoint (e.g. an earlier generation). When a net plays,
+the whole duel runs compiled (:func:`analyzer.eval.variants.play.duel_outcomes`, with the
+compiled port of the heuristic, checked against it in tests/test_variant_eval.py); its dice come
+from numba's generator, so those figures are not paired with the Python path's dice.
 
 ``bench/strength.py --variant dutch|mahbusa`` lands here with the strength benchmark's options:
 ``--nets PATH`` / ``--checkpoint PATH`` (player A, default the shipped net), ``--opponent
@@ -64,35 +67,11 @@ def _heuristic_player(variant: str, seed: int) -> Player:
     return choose_play
 
 
-def _net_player(path: str | None) -> PlayerFactory:
-    def factory(variant: str, seed: int) -> Player:
-        import numpy as np
-
-        from analyzer.eval.variants.engine import NETS_DIR
-        from analyzer.eval.variants.model import VariantNet
-        from analyzer.eval.variants.play import _chooser
-
-        vn = VariantNet.load(path or NETS_DIR / f"{variant}.npz")
-        pick = _chooser(vn, variant, seed, None)
-
-        def play(pos: Position, dice: tuple[int, int], rules: Variant) -> int:
-            boards = rules.legal_results(pos, dice)
-            chosen = pick(np.frombuffer(pos.board, np.int8), dice)
-            return int(np.flatnonzero((boards == chosen).all(axis=1))[0])
-
-        return play
-
-    return factory
-
-
-PLAYERS: dict[str, PlayerFactory] = {"random": _random_player, "heuristic": _heuristic_player,
-                                     "net": _net_player(None)}
+PLAYERS: dict[str, PlayerFactory] = {"random": _random_player, "heuristic": _heuristic_player}
 
 
 def make_player(name: str, variant: str, seed: int) -> Player:
-    """A player by name (see :data:`PLAYERS`), or ``nets:PATH`` for a variant net file."""
-    if name.startswith("nets:"):
-        return _net_player(name.split(":", 1)[1])(variant, seed)
+    """A player by name (see :data:`PLAYERS`)."""
     if name not in PLAYERS:
         raise SystemExit(f"unknown player {name!r} (have: {', '.join(sorted(PLAYERS))})")
     return PLAYERS[name](variant, seed)
@@ -162,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.pairs:
         args.games = 2 * args.pairs
     rules = find_variant(args.variant)
+    if any(p == "net" or p.startswith("nets:") for p in (args.a, args.b)):
+        return _compiled(args, rules)
     pa = make_player(args.a, rules.name, args.seed * 2 + 1)
     pb = make_player(args.b, rules.name, args.seed * 2 + 2)
     pairs = max(1, (args.games + 1) // 2)
@@ -195,6 +176,45 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         import json
 
+        doc = {"variant": rules.name, "a": args.a, "b": args.b, "games": games, "seed": args.seed,
+               "ppg": round(mean, 4), "se": round(se, 4), "outcomes": dict(kinds), "seconds": round(secs, 1)}
+        with open(args.json, "w") as fh:
+            fh.write(json.dumps(doc, indent=2) + "\n")
+    return 0
+
+
+def _compiled(args: argparse.Namespace, rules: Variant) -> int:
+    """The duel with a net player (Dutch, Mahbusa), compiled."""
+    import json
+
+    from analyzer.eval.variants.engine import NETS_DIR
+    from analyzer.eval.variants.model import VariantNet
+    from analyzer.eval.variants.play import duel_outcomes
+
+    def player(name: str) -> VariantNet | str:
+        if name == "net":
+            return VariantNet.load(NETS_DIR / f"{rules.name}.npz")
+        if name.startswith("nets:"):
+            return VariantNet.load(name.split(":", 1)[1])
+        return name
+
+    pairs = max(1, (args.games + 1) // 2)
+    t0 = time.perf_counter()
+    pts, outs = duel_outcomes(rules.name, player(args.a), player(args.b), pairs, seed=args.seed,
+                              max_plies=args.max_plies)
+    secs = time.perf_counter() - t0
+    pair = pts.reshape(-1, 2).mean(axis=1)
+    mean = float(pts.mean())
+    se = float(pair.std(ddof=1) / math.sqrt(pairs)) if pairs > 1 else float("nan")
+    names = ["A single", "A 2 points", "B single", "B 2 points", "draw"]
+    kinds: Counter[str] = Counter(names[o] if o >= 0 else "unfinished" for o in outs.tolist())
+    games = 2 * pairs
+    print(f"variant {rules.name}  A {args.a}  B {args.b}  games {games} ({pairs} duplicate pairs)  seed {args.seed}")
+    print(f"A points per game: {mean:+.3f} +- {se:.3f} (standard error)")
+    for kind, count in sorted(kinds.items()):
+        print(f"  {kind:<16} {count:>7}  {100.0 * count / games:6.2f}%")
+    print(f"({secs:.1f} s, compiled duel)")
+    if args.json:
         doc = {"variant": rules.name, "a": args.a, "b": args.b, "games": games, "seed": args.seed,
                "ppg": round(mean, 4), "se": round(se, 4), "outcomes": dict(kinds), "seconds": round(secs, 1)}
         with open(args.json, "w") as fh:

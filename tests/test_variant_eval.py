@@ -229,3 +229,32 @@ def test_engine_rejects_other_variants(engines: dict[str, VariantEngine]) -> Non
 
 def test_points_vector() -> None:
     assert POINTS.tolist() == [1.0, 2.0, -1.0, -2.0, 0.0]
+
+
+# ------------------------------------------------------------------------------------- duels
+@pytest.mark.parametrize("variant", ["dutch", "mahbusa"])
+def test_compiled_heuristic_scores_as_the_yardstick(variant: str) -> None:
+    from analyzer.eval.heuristic import score_results
+    from analyzer.eval.variants.play import heuristic_score
+
+    rules = find_variant(variant)
+    rng = random.Random(21)
+    checked = 0
+    for pos in _random_positions(variant, 40, seed=31):
+        if rules.outcome(pos) is not None:
+            continue
+        boards = rules.legal_results(pos, (rng.randint(1, 6), rng.randint(1, 6)))
+        want = score_results(boards, rules)
+        got = np.array([heuristic_score(b, rules.code) for b in boards])
+        assert np.allclose(got, want), (pos.to_notation(), got, want)
+        checked += len(boards)
+    assert checked > 100
+
+
+def test_compiled_duel_is_duplicate_and_scores_both_sides() -> None:
+    from analyzer.eval.variants.play import duel_outcomes
+
+    pts, outs = duel_outcomes("mahbusa", "heuristic", "heuristic", pairs=6, seed=2)
+    assert np.all(pts.reshape(-1, 2).sum(axis=1) == 0)  # the same player on the same dice: mirrored games
+    pts, outs = duel_outcomes("dutch", "heuristic", "random", pairs=8, seed=2)
+    assert pts.mean() > 1.0 and set(outs.tolist()) <= {0, 1, 2, 3}

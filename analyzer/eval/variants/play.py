@@ -18,14 +18,24 @@ ordinary roll (doubles included).
 
 from __future__ import annotations
 
-import random
 from typing import Any, cast
 
 import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from analyzer.core.layout import NSLOTS
+from analyzer.core.layout import (
+    MOVER_BAR,
+    MOVER_CAN_HIT,
+    MOVER_RES,
+    NSLOTS,
+    OPP_BAR,
+    OPP_CAN_HIT,
+    OPP_RES,
+    PIN0,
+    VAR_DUTCH,
+    VAR_MAHBUSA,
+)
 from analyzer.core.position import Position
 from analyzer.eval import features as F
 from analyzer.eval.variants import features as V
@@ -129,97 +139,208 @@ def play_seeded(vn: VariantNet, seed: int, noise: float, buf: GameBuffers, ctx: 
     return int(t), int(o)
 
 
-class _NetChooser:
-    """A net player for :func:`duel`: the result board of its 0-ply best play."""
+PLAYER_NET = 0
+PLAYER_HEURISTIC = 1
+PLAYER_RANDOM = 2
 
-    def __init__(self, vn: VariantNet, ctx: RaceContext) -> None:
-        self.vn = vn
-        self.W = vn.kernel_args()
-        self.ctx = ctx
-        self.ws = Workspace(8192)
-        self.x = np.zeros(max(V.N_DUTCH, V.N_MAHBUSA), np.float32)
-        self.xr = np.zeros(F.N_RACE, np.float32)
-        self.hid = np.zeros(max(vn.net.hidden, ctx.S[8].shape[1]), np.float32)
-        self.p6 = np.zeros(6, np.float32)
-        self.tmp = np.zeros(NSLOTS, np.int8)
-        self.pa = np.zeros(NMAX, np.float32)
-        self.pb = np.zeros(NMAX, np.float32)
-        self.bp = np.zeros(NMAX, np.float32)
-
-    def __call__(self, board: NDArray[np.int8], dice: tuple[int, int]) -> NDArray[np.int8]:
-        while True:
-            row = int(cast(Any, choose)(board, dice[0], dice[1], self.vn.code, 0, self.W, *self.ctx.args(),
-                                        tuple(self.ws.args()), self.x, self.xr, self.hid, self.p6, self.tmp,
-                                        self.pa, self.pb, 0.0, self.bp))
-            if row >= 0:
-                return cast(NDArray[np.int8], self.ws.pool[row].copy())
-            self.ws.resize(self.ws.capacity * 4)
+# The weights of analyzer.eval.heuristic (the yardstick), repeated for the compiled port below.
+H_PIP, H_BLOT, H_BLOT_LOSS, H_HOME_POINT, H_PRIME = 1.0, 2.0, 0.3, 2.0, 1.5
+H_PIN, H_PIN_DIST, H_MOTHER, H_RESERVE, H_UNLOCK, H_WIN = 4.0, 0.5, 30.0, 1.0, 5.0, 1000.0
 
 
-def _chooser(player: VariantNet | str, variant: str, seed: int, ctx: RaceContext | None) -> Any:
+@njit(cache=True)
+def heuristic_score(a: np.ndarray, variant: int) -> float:
+    """:func:`analyzer.eval.heuristic.score_results` of one result board (Dutch or Mahbusa),
+    compiled: the same terms and weights (tests check the two agree)."""
+    o = V.outcome_of(a)
+    if o >= 0:
+        return float(H_WIN * POINTS_OF[o])
+    own_all = np.zeros(25, np.int64)
+    opp_all = np.zeros(25, np.int64)
+    opp_free = np.zeros(25, np.int64)
+    own_pips = 25 * (int(a[MOVER_BAR]) + int(a[MOVER_RES]))
+    opp_pips = 25 * (int(a[OPP_BAR]) + int(a[OPP_RES]))
+    own_high = 0
+    opp_low = 25
+    for p in range(1, 25):
+        v = int(a[p])
+        pin = int(a[PIN0 + p])
+        own_all[p] = (v if v > 0 else 0) + (1 if pin == -1 else 0)
+        opp_free[p] = -v if v < 0 else 0
+        opp_all[p] = opp_free[p] + (1 if pin == 1 else 0)
+        own_pips += p * own_all[p]
+        opp_pips += (25 - p) * opp_all[p]
+        if own_all[p] > 0:
+            own_high = p
+        if opp_all[p] > 0 and p < opp_low:
+            opp_low = p
+    if int(a[MOVER_BAR]) + int(a[MOVER_RES]) > 0:
+        own_high = 25
+    enters = int(a[OPP_BAR]) + int(a[OPP_RES]) > 0
+    if enters:
+        opp_low = 0
+    score = H_PIP * (opp_pips - own_pips)
+    mahbusa = variant == VAR_MAHBUSA
+    can_hit = variant != VAR_DUTCH or a[OPP_CAN_HIT] > 0
+    best = 0
+    run = 0
+    home = 0
+    mother_exposed = False
+    for p in range(1, 25):
+        v = int(a[p])
+        pin = int(a[PIN0 + p])
+        shooter = enters and p <= 6
+        for d in range(1, 7):
+            if p - d >= 1 and opp_free[p - d] > 0:
+                shooter = True
+        if v == 1 and pin != 1 and shooter and can_hit:
+            score -= H_BLOT + H_BLOT_LOSS * (p if mahbusa else 25 - p)
+            if p == 24:
+                mother_exposed = True
+        made = v >= 2 or (v >= 1 and pin == 1)
+        if made:
+            run += 1
+            if run > best:
+                best = run
+            if p <= 6:
+                home += 1
+        else:
+            run = 0
+    if own_high > opp_low:
+        score += H_HOME_POINT * home + H_PRIME * max(best - 1, 0)
+    if mahbusa:
+        for p in range(1, 25):
+            pin = int(a[PIN0 + p])
+            if pin == 1:
+                score += H_PIN + H_PIN_DIST * (25 - p)
+            elif pin == -1:
+                score -= H_PIN + H_PIN_DIST * p
+        if own_all[24] == 1 and a[PIN0 + 24] == 0 and mother_exposed:
+            score -= H_MOTHER
+        if a[PIN0 + 24] == -1:
+            score -= 2 * H_MOTHER
+        if a[PIN0 + 1] == 1:
+            score += H_MOTHER
+    elif variant == VAR_DUTCH:
+        score -= H_RESERVE * a[MOVER_RES]
+        if a[MOVER_CAN_HIT] > 0:
+            score += H_UNLOCK
+    return score
+
+
+@njit(cache=True)
+def pick(b: np.ndarray, d1: int, d2: int, kind: int, variant: int, opts: int, W: tuple, S: tuple,  # type: ignore[type-arg]
+         use_db: bool, dist: np.ndarray, first: np.ndarray, win2: np.ndarray, ws: tuple, x: np.ndarray,  # type: ignore[type-arg]
+         xr: np.ndarray, hid: np.ndarray, p6: np.ndarray, tmp: np.ndarray, pa: np.ndarray, pb: np.ndarray,
+         bp: np.ndarray) -> int:
+    """The pool row of the play chosen by a net (0-ply), the heuristic, or a random player."""
+    if kind == PLAYER_NET:
+        return choose(b, d1, d2, variant, opts, W, S, use_db, dist, first, win2, ws, x, xr, hid, p6, tmp, pa,
+                      pb, 0.0, bp)
+    n = generate(b, d1, d2, variant, opts, ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8],
+                 ws[9], ws[10], ws[11])
+    if n < 0:
+        return -1
+    results = ws[11]
+    if kind == PLAYER_RANDOM:
+        return int(results[np.random.randint(0, n)])
+    best = -1e30
+    best_row = results[0]
+    for k in range(n):
+        e = heuristic_score(ws[0][results[k]], variant)
+        if e > best:
+            best = e
+            best_row = results[k]
+    return int(best_row)
+
+
+@njit(cache=True)
+def duel_kernel(seeds: np.ndarray, variant: int, opts: int, kind_a: int, WA: tuple, kind_b: int,  # type: ignore[type-arg]
+                WB: tuple, S: tuple, use_db: bool, dist: np.ndarray, first: np.ndarray, win2: np.ndarray,  # type: ignore[type-arg]
+                ws: tuple, max_plies: int, start: np.ndarray, points: np.ndarray,  # type: ignore[type-arg]
+                outcomes: np.ndarray) -> None:
+    """Duplicate-dice games: the rolls of pair i come from numba's generator seeded with
+    ``seeds[i]``; game 2i has A opening, 2i + 1 B opening. ``points`` gets A's points and
+    ``outcomes`` the outcome index from A's view (-1: the game reached ``max_plies``)."""
+    nx = max(V.N_DUTCH, V.N_MAHBUSA)
+    x = np.zeros(nx, np.float32)
+    xr = np.zeros(F.N_RACE, np.float32)
+    hid = np.zeros(max(WA[0].shape[1], WB[0].shape[1], S[8].shape[1]), np.float32)
+    p6 = np.zeros(6, np.float32)
+    tmp = np.zeros(NSLOTS, np.int8)
+    pa = np.zeros(NMAX, np.float32)
+    pb = np.zeros(NMAX, np.float32)
+    bp = np.zeros(NMAX, np.float32)
+    b = np.zeros(NSLOTS, np.int8)
+    dice = np.zeros((max_plies, 2), np.int64)
+    swap = np.array([2, 3, 0, 1, 4])
+    for i in range(seeds.shape[0]):
+        np.random.seed(seeds[i])
+        for t in range(max_plies):
+            dice[t, 0] = np.random.randint(1, 7)
+            dice[t, 1] = np.random.randint(1, 7)
+        for g in range(2):
+            for j in range(NSLOTS):
+                b[j] = start[j]
+            side = g  # 0: A to play
+            res = -1
+            for t in range(max_plies):
+                if side == 0:
+                    row = pick(b, dice[t, 0], dice[t, 1], kind_a, variant, opts, WA, S, use_db, dist, first, win2,
+                               ws, x, xr, hid, p6, tmp, pa, pb, bp)
+                else:
+                    row = pick(b, dice[t, 0], dice[t, 1], kind_b, variant, opts, WB, S, use_db, dist, first, win2,
+                               ws, x, xr, hid, p6, tmp, pa, pb, bp)
+                if row < 0:
+                    break
+                chosen = ws[0][row]
+                o = V.outcome_of(chosen)
+                if o >= 0:
+                    res = o if side == 0 else swap[o]
+                    break
+                flip_into(chosen, b)
+                side = 1 - side
+            outcomes[2 * i + g] = res
+            points[2 * i + g] = POINTS_OF[res] if res >= 0 else 0
+
+
+def _player(p: VariantNet | str, variant: str) -> tuple[int, tuple[Any, ...]]:
+    if isinstance(p, VariantNet):
+        if p.variant != variant:
+            raise ValueError(f"a {p.variant} net cannot play {variant}")
+        return PLAYER_NET, p.kernel_args()
+    dummy = VariantNet.initial(variant, hidden=1).kernel_args()
+    if p == "heuristic":
+        return PLAYER_HEURISTIC, dummy
+    if p == "random":
+        return PLAYER_RANDOM, dummy
+    raise ValueError(f"unknown player {p!r} (a VariantNet, 'heuristic' or 'random')")
+
+
+def duel_outcomes(variant: str, a: VariantNet | str, b: VariantNet | str, pairs: int, seed: int = 1,
+                  ctx: RaceContext | None = None,
+                  max_plies: int = MAX_PLIES) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """:func:`duel`, with the outcome index of every game from A's view (-1 unfinished)."""
     rules = find_variant(variant)
-    if isinstance(player, VariantNet):
-        if player.variant != rules.name:
-            raise ValueError(f"a {player.variant} net cannot play {rules.name}")
-        return _NetChooser(player, ctx or race_context())
-    if player == "heuristic":
-        from analyzer.eval.heuristic import score_results
-
-        def heur(board: NDArray[np.int8], dice: tuple[int, int]) -> NDArray[np.int8]:
-            boards = rules.legal_results(Position(board.tobytes(), rules.name), dice)
-            return cast(NDArray[np.int8], boards[int(np.argmax(score_results(boards, rules)))])
-
-        return heur
-    if player == "random":
-        rng = random.Random(seed)
-
-        def rand(board: NDArray[np.int8], dice: tuple[int, int]) -> NDArray[np.int8]:
-            boards = rules.legal_results(Position(board.tobytes(), rules.name), dice)
-            return cast(NDArray[np.int8], boards[rng.randrange(len(boards))])
-
-        return rand
-    raise ValueError(f"unknown player {player!r} (a VariantNet, 'heuristic' or 'random')")
-
-
-def play_duel_game(variant: str, players: list[Any], rolls: list[tuple[int, int]], rng: random.Random,
-                   max_plies: int = MAX_PLIES) -> tuple[int, int, int]:
-    """One game, ``players[0]`` opening, dice from ``rolls`` (extended from ``rng`` as needed):
-    (points for players[0], outcome index from players[0]'s view or -1 unfinished, plies)."""
-    board = np.frombuffer(Position.start(variant).board, np.int8).copy()
-    nxt = np.zeros(NSLOTS, np.int8)
-    side = 0
-    for ply in range(max_plies):
-        if ply == len(rolls):
-            rolls.append((rng.randint(1, 6), rng.randint(1, 6)))
-        chosen = players[side](board, rolls[ply])
-        o = int(V.outcome_of(chosen))
-        if o >= 0:
-            if side == 1:
-                o = (2, 3, 0, 1, 4)[o]
-            return int(POINTS_OF[o]), o, ply + 1
-        flip_into(chosen, nxt)
-        board, nxt = nxt, board
-        side = 1 - side
-    return 0, -1, max_plies
+    ka, wa = _player(a, rules.name)
+    kb, wb = _player(b, rules.name)
+    ctx = ctx or race_context()
+    ws = Workspace(8192)
+    seeds = np.random.default_rng(seed).integers(0, 2**31 - 1, size=pairs).astype(np.int64)
+    pts = np.zeros(2 * pairs, np.int64)
+    outs = np.zeros(2 * pairs, np.int64)
+    start = np.frombuffer(rules.start().board, np.int8).copy()
+    cast(Any, duel_kernel)(seeds, rules.code, rules.options, ka, wa, kb, wb, *ctx.args(), tuple(ws.args()),
+                           max_plies, start, pts, outs)
+    return pts, outs
 
 
 def duel(variant: str, a: VariantNet | str, b: VariantNet | str, pairs: int, seed: int = 1,
          ctx: RaceContext | None = None, max_plies: int = MAX_PLIES) -> NDArray[np.int64]:
     """Duplicate-dice cubeless duel of A against B: ``2 * pairs`` games, A's points per game
-    (games ``2i`` and ``2i + 1`` share one dice sequence, A opening the first)."""
-    variant = find_variant(variant).name
-    pa = _chooser(a, variant, seed * 2 + 1, ctx)
-    pb = _chooser(b, variant, seed * 2 + 2, ctx)
-    master = random.Random(seed)
-    pts = np.zeros(2 * pairs, np.int64)
-    for i in range(pairs):
-        rng = random.Random(master.getrandbits(64))
-        rolls: list[tuple[int, int]] = []
-        p1, _, _ = play_duel_game(variant, [pa, pb], rolls, rng, max_plies)
-        p2, _, _ = play_duel_game(variant, [pb, pa], rolls, rng, max_plies)
-        pts[2 * i] = p1
-        pts[2 * i + 1] = -p2
-    return pts
+    (games ``2i`` and ``2i + 1`` share one dice sequence, A opening the first). Players: a
+    :class:`VariantNet` (0-ply), ``"heuristic"`` (the compiled yardstick) or ``"random"``."""
+    return duel_outcomes(variant, a, b, pairs, seed, ctx, max_plies)[0]
 
 
 def ppg_and_se(pts: NDArray[np.int64]) -> tuple[float, float]:
@@ -234,8 +355,8 @@ def ppg_and_se(pts: NDArray[np.int64]) -> tuple[float, float]:
     return float(pts.mean()), se
 
 
-__all__ = ["GameBuffers", "choose", "duel", "play_duel_game", "play_game", "play_seeded", "ppg_and_se", "rollout",
-           "variant_code_name"]
+__all__ = ["GameBuffers", "choose", "duel", "duel_outcomes", "heuristic_score", "play_game", "play_seeded",
+           "ppg_and_se", "rollout", "variant_code_name"]
 
 
 @njit(cache=True)
