@@ -278,6 +278,7 @@ def test_html_shows_reserves_locks_and_pins(analysed: tuple[str, MatchAnalysis])
     assert arts and all(f'class="board {variant}"' in art for art in arts)
     assert "Cube errors" not in html and "Total error (points)" in html and "no cube" in html
     assert "Position ID" not in html and "XGID" not in html and "Game results" in html
+    assert '<th class="num">Points</th>' in html and ">W 2</th>" in html and ">W bg</th>" not in html
     if variant == "dutch":
         assert 'class="reserve x"' in html and 'class="reserve o"' in html
         assert re.search(r'class="lock [xo] locked"', html) and re.search(r'class="lock [xo] unlocked"', html)

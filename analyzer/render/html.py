@@ -340,7 +340,7 @@ def _board(row: Mapping[str, Any], names: tuple[str, str], home_side: HomeSide) 
 
 
 def _candidate_rows(row: Mapping[str, Any]) -> list[dict[str, Any]]:
-    cands = row.get("candidates") or []
+    cands = [{**c, "variant": row.get("variant")} for c in row.get("candidates") or []]
     if not cands:
         return []
     best = max(float(c["equity"]) for c in cands)
@@ -351,11 +351,29 @@ def _candidate_rows(row: Mapping[str, Any]) -> list[dict[str, Any]]:
             "rank": rank, "play": c.get("play", ""), "equity": c["equity"],
             "diff": None if rank == 1 else float(c["equity"]) - best,
             "win": win, "win_gammon": c.get("win_gammon"), "win_backgammon": c.get("win_backgammon"),
-            "lose": None if win is None else 1.0 - float(win), "lose_gammon": c.get("lose_gammon"),
+            "lose": None if win is None else _lose(c), "lose_gammon": c.get("lose_gammon"),
             "lose_backgammon": c.get("lose_backgammon"),
             "played": c.get("play") == row.get("played"), "best": c.get("play") == row.get("best"),
         })
     return out
+
+
+def _lose(c: Mapping[str, Any]) -> float:
+    """The chance of losing after a candidate: ``1 - win``, less the draws of a cubeless variant
+    (whose ``equity`` is the expected points ``2 win - 1 + draw + win 2 - lose 2``, so the draws
+    follow from it; a standard candidate's equity is cubeful, and it has no draws).
+
+    >>> _lose({"win": 0.5, "equity": 0.1, "win_gammon": 0.0, "lose_gammon": 0.0, "variant": "mahbusa"})
+    0.4
+    """
+    win = float(c["win"])
+    lose = 1.0 - win
+    if c.get("variant") == "mahbusa" and c.get("equity") is not None:
+        gammons = float(c.get("win_gammon") or 0.0) - float(c.get("lose_gammon") or 0.0)
+        draw = float(c["equity"]) - (2 * win - 1) - gammons
+        if 1e-6 < draw <= lose + 1e-9:
+            lose = max(0.0, lose - draw)
+    return round(lose, 12)
 
 
 def _cube_rows(row: Mapping[str, Any]) -> list[dict[str, Any]]:
