@@ -84,7 +84,7 @@ class _Layout:
     width: float
     height: float
     reserve_x: float | None  # left edge of the Dutch reserve column
-    cube_x: float
+    cube_x: float | None  # left edge of the cube column (none for a cubeless variant without a cube)
     board_x: float  # left edge of the frame
     off_x: float
     top: float  # top edge of the frame
@@ -120,10 +120,12 @@ class _Layout:
         return base + BAR if column >= 6 else base
 
 
-def _layout(pos: Position, legend: bool) -> _Layout:
+def _layout(pos: Position, legend: bool, cube_column: bool = True) -> _Layout:
     x = 4.0
-    cube_x = x
-    x += PANEL
+    cube_x: float | None = None
+    if cube_column:
+        cube_x = x
+        x += PANEL
     reserve_x: float | None = None
     if pos.variant == "dutch":
         reserve_x = x
@@ -220,7 +222,7 @@ def board_svg(
     if cube_owner not in (None, 0, 1):
         raise ValueError(f"cube_owner must be 0, 1 or None, not {cube_owner!r}")
     pinned = bool(pos.pinned_mover or pos.pinned_opponent)
-    lay = _layout(pos, pinned)
+    lay = _layout(pos, pinned, cube_column=pos.variant == "standard" or cube is not None)
     cv = _Canvas(lay.width, home_side == "left")
     root = ET.Element("svg", {
         "xmlns": SVG_NS,
@@ -268,7 +270,7 @@ def _frame(cv: _Canvas, root: ET.Element, lay: _Layout) -> None:
         x = lay.inner_left + half * (6 * PW + BAR)
         cv.rect(g, x, lay.inner_top, 6 * PW, lay.inner_bottom - lay.inner_top, fill=COLOURS["felt"])
     cv.rect(g, lay.bar_x, lay.inner_top, BAR, lay.inner_bottom - lay.inner_top, "bar", fill=COLOURS["frame"])
-    panels = [lay.cube_x, lay.off_x] + ([lay.reserve_x] if lay.reserve_x is not None else [])
+    panels = [x for x in (lay.cube_x, lay.off_x, lay.reserve_x) if x is not None]
     for px in panels:
         cv.rect(g, px, lay.top, PANEL - 4, lay.frame_height, "panel", fill=COLOURS["panel"], rx=3)
     for column in range(12):
@@ -430,6 +432,7 @@ def _dice(cv: _Canvas, root: ET.Element, lay: _Layout, dice: tuple[int, int]) ->
 
 def _cube(cv: _Canvas, root: ET.Element, lay: _Layout, value: int, owner: int | None) -> None:
     s = 32.0
+    assert lay.cube_x is not None
     x = lay.cube_x + (PANEL - 4 - s) / 2
     if owner is None:
         y = lay.inner_top + HALF + GAP / 2 - s / 2
