@@ -325,12 +325,12 @@ def test_variant_without_evaluator(monkeypatch: pytest.MonkeyPatch) -> None:
     assert a.decisions.height == 1 and a.decisions["played"][0] == "in/23 in/21"
 
 
-def _run_cli(tmp_path: Path, variant: str) -> tuple[Any, Path]:
+def _run_cli(tmp_path: Path, variant: str, *extra: str) -> tuple[Any, Path]:
     from analyzer.cli import app
 
     out = tmp_path / variant
     res = CliRunner().invoke(app, ["analyze", str(SAMPLES[variant]), "--ply", "0", "-o", str(out),
-                                   "--no-progress"])
+                                   "--no-progress", *extra])
     return res, out
 
 
@@ -338,9 +338,9 @@ def test_cli_analyze_with_a_stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyP
     import analyzer.analysis.analyze as A
 
     monkeypatch.setattr(A, "load_variant_engine", StandIn)
-    res, out = _run_cli(tmp_path, "mahbusa")
+    res, out = _run_cli(tmp_path, "mahbusa", "--no-html")
     assert res.exit_code == 0, res.output
-    for name in ("decisions.parquet", "decisions.csv", "summary.json", "report.html"):
+    for name in ("decisions.parquet", "decisions.csv", "summary.json"):
         assert (out / name).exists(), name
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["match"]["variant"] == "mahbusa" and summary["players"][0]["result_unit"] == "points"
@@ -354,7 +354,9 @@ def test_cli_analyze_dutch_sample_with_the_shipped_engine(tmp_path: Path) -> Non
     assert res.exit_code == 0, res.output
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["metadata"]["variant_engines"]["dutch"]["evaluator"] != "StandIn"
-    assert "Dutch backgammon (no cube)" in res.output and (out / "report.html").exists()
+    assert "Dutch backgammon (no cube)" in res.output
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert 'class="board dutch"' in html and 'class="reserve x"' in html and "Total error (points)" in html
 
 
 def test_deeper_analysis_never_asks_the_standard_engine() -> None:
