@@ -483,10 +483,13 @@ class CubeDecision:
 
 
 def _action(redouble: bool, nd: float, dt: float, dp: float, beaver: bool) -> tuple[str, bool, bool, bool]:
+    """(action, double, take, too good). Ties: a take equal to no double is no double; a pass
+    equal to no double (nothing left to gain by playing on, e.g. a sure single win) is a double,
+    as gnubg decides."""
     word = "redouble" if redouble else "double"
     take = dt <= dp
     answer = ("beaver" if beaver else "take") if take else "pass"
-    if nd >= min(dt, dp):
+    if nd > dp or (take and nd >= dt):
         if nd > dp:
             return f"too good to {word}, {answer}", False, take, True
         return f"no {word}, {answer}", False, take, False

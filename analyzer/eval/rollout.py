@@ -458,7 +458,7 @@ def _played_cube(model: CubeDecision, nd: float, dt: float | None, redouble: boo
     take = dt <= 1.0
     answer = "take" if take else "pass"
     too_good = nd > 1.0
-    if nd >= min(dt, 1.0):
+    if too_good or (take and nd >= dt):  # ties as in analyzer.eval.cube._action
         action = f"too good to {word}, {answer}" if too_good else f"no {word}, {answer}"
         double = False
     else:
