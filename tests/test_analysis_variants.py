@@ -368,3 +368,17 @@ def test_deeper_analysis_never_asks_the_standard_engine() -> None:
     assert set(df["ply"]) == {V.VARIANT_MAX_PLY} and a.metadata["variant_ply"] == V.VARIANT_MAX_PLY
     unforced = df.filter(~pl.col("forced"))
     assert all(c["play"] for row in unforced["candidates"].to_list() for c in row)
+
+
+def test_cli_variant_without_evaluator_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import analyzer.analysis.analyze as A
+    from analyzer.cli import app
+
+    def missing(variant: str) -> Any:
+        raise NoEvaluatorError(f"no evaluator for {variant}: not installed")
+
+    monkeypatch.setattr(A, "load_variant_engine", missing)
+    dutch = tmp_path / "dutch.mat"
+    dutch.write_text('; [Variation "Dutch"]\n\n 3 point match\n\n Game 1\n a : 0      b : 0\n  1) 42: bar/21 bar/23\n')
+    res = CliRunner().invoke(app, ["analyze", str(dutch), "--ply", "0", "-o", str(tmp_path / "d")])
+    assert res.exit_code == 2 and "no evaluator for dutch" in res.output and "Traceback" not in res.output
