@@ -382,3 +382,19 @@ def test_cli_variant_without_evaluator_exits_2(tmp_path: Path, monkeypatch: pyte
     dutch.write_text('; [Variation "Dutch"]\n\n 3 point match\n\n Game 1\n a : 0      b : 0\n  1) 42: bar/21 bar/23\n')
     res = CliRunner().invoke(app, ["analyze", str(dutch), "--ply", "0", "-o", str(tmp_path / "d")])
     assert res.exit_code == 2 and "no evaluator for dutch" in res.output and "Traceback" not in res.output
+
+
+def test_a_game_that_does_not_replay_is_left_out() -> None:
+    text = SAMPLES["mahbusa"].read_text(encoding="utf-8")
+    head, rest = text.split(" Game 2\n", 1)
+    lines = rest.split("\n")
+    first = next(i for i, line in enumerate(lines) if line.strip().startswith("1)"))
+    lines[first] = lines[first].split(":")[0] + ": 24/1"  # not a legal play of any roll
+    broken = head + " Game 2\n" + "\n".join(lines)
+    [record] = read_match_text(broken, name="broken.mat")
+    record = replace(record, games=record.games[:2])
+    a = analyze_match(record, engine=None, ply=0,  # type: ignore[arg-type]
+                      variant_engines={"mahbusa": StandIn("mahbusa")})
+    match = a.summary["match"]
+    assert match["games"] == 2 and match["games_analysed"] == 1 and len(match["errors"]) == 1
+    assert set(a.decisions["game"]) == {1} and [r["game"] for r in match["results"]] == [1]
