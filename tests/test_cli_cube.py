@@ -45,6 +45,24 @@ def test_cube_json_has_the_four_keys() -> None:
     assert d["proper_action"] == "Double, take" and d["money"] is True
 
 
+def test_cube_ply_is_the_cubeful_search_unless_root_conversion() -> None:
+    from analyzer.eval.cube import cube_decision_nply
+    from analyzer.eval.engine import Engine
+
+    search = json.loads(runner.invoke(app, ["cube", RACE_8PCT.gnubg_id(), "--ply", "1", "-f", "json"]).stdout)
+    root = json.loads(runner.invoke(app, ["cube", RACE_8PCT.gnubg_id(), "--ply", "1", "--root-conversion",
+                                          "-f", "json"]).stdout)
+    assert search["method"] == "1-ply cubeful" and "root" in root["method"]
+    engine = Engine()
+    for d, flag in ((search, False), (root, True)):
+        want = cube_decision_nply(engine, RACE_8PCT, MatchState(), 0, 1, root_conversion=flag)
+        assert (d["nd"], d["dt"]) == (want.nd, want.dt)
+    assert search["nd"] != root["nd"]
+    line = json.dumps({"position": _with_match(RACE_8PCT, MatchState()), "ply": 1, "root_conversion": True})
+    res = runner.invoke(app, ["cube", "--batch", "-"], input=line + "\n")
+    assert json.loads(res.stdout)["nd"] == root["nd"]
+
+
 def test_cube_table_money_and_match() -> None:
     res = runner.invoke(app, ["cube", CLOSED_OUT.gnubg_id(), "--ply", "0"])
     assert res.exit_code == 0, res.output
