@@ -28,6 +28,10 @@ play the same construction runs on match-winning chances, which brings in dead c
 who needs no more than the cube value never redoubles), automatic redoubles, the Crawford game
 (no cube) and the post-Crawford leader's dead cube and free drop.
 
+**n-ply.** :func:`cubeful_search` evaluates cubefully to a depth of plies the way gnubg does: the
+model above only at the leaves, a cube decision of the side on roll at every node in between
+(:func:`cube_decision_nply` for the decision table; compiled in :mod:`analyzer.eval._cube_kernel`).
+
 >>> p = GameProbabilities(0.7, 0.0, 0.0, 0.0, 0.0)
 >>> d = cube_decision(p, MatchState(), 0, cube_life=0.68)
 >>> d.action, round(d.nd, 3), round(d.dt, 3), d.dp
