@@ -297,7 +297,9 @@ def test_decision_is_consistent(pr: GameProbabilities, length: int) -> None:
     s = MatchState(length=length, score=(2, 3) if length else (0, 0))
     d = cube_decision(pr, s, 0, cube_life=X)
     assert d.dt is not None and d.dp is not None
-    assert d.double == (min(d.dt, d.dp) > d.nd)
+    # a pass worth exactly no double (nothing left to win by playing on) is a double, as gnubg
+    cash_tie = d.dt > d.dp and d.dp == d.nd
+    assert d.double == (min(d.dt, d.dp) > d.nd or cash_tie)
     assert d.take == (d.dt <= d.dp)
     assert d.best >= d.nd and d.best >= min(d.dt, d.dp)
     assert d.take_point is not None and 0.0 <= d.take_point <= 1.0
