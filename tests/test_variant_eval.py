@@ -142,6 +142,20 @@ def test_draw_only_in_mahbusa_and_only_while_both_mothers_can_be_pinned(engines:
     assert gone.draw == 0.0
 
 
+def test_a_pinned_mother_leaves_only_the_two_point_result_or_the_draw(engines: dict[str, VariantEngine]) -> None:
+    eng = engines["mahbusa"]
+    # our mother is pinned on our 24-point: we can neither bear off nor win; a draw if we pin theirs
+    pos = Position.from_notation("P 8:13 3:1 | O 24:1+p 20:13 1:1", "mahbusa")
+    for ply in (0, 1):
+        p = eng.evaluate(pos, ply=ply)
+        assert p.win == 0.0
+        assert abs(p.lose_gammon + p.draw - 1.0) < 1e-6
+        assert p.draw > 0.0
+        # seen from the side whose checker pins it: only "win 2" or the draw
+        q = eng.evaluate(pos.flip(), ply=ply)
+        assert q.lose == 0.0 and abs(q.win_gammon - q.win) < 1e-6
+
+
 def test_finished_games_are_exact(engines: dict[str, VariantEngine]) -> None:
     d = engines["dutch"]
     mars = d.evaluate(Position.from_notation("P | O 19:14 | off P15 | res O1", "dutch"))

@@ -255,7 +255,22 @@ def constrain(b: np.ndarray, variant: int, out: np.ndarray) -> None:
     """Zero the outcomes the position rules out and renormalise: no 2-point win once the
     opponent has borne off a checker (no mars; in Mahbusa his mother is gone for good too), no
     2-point loss once the mover has, and no draw unless both Mahbusa mothers can still be pinned
-    (each side still has a checker on its starting point)."""
+    (each side still has a checker on its starting point). In Mahbusa (default rule: the mother
+    check is a state check) a pinned mother settles the rest: with the mover's mother pinned he
+    can neither bear off nor win, and the opponent can free it only by emptying his own start,
+    which wins him 2 at once, so only "lose 2" and the draw remain; with the opponent's mother
+    pinned and the game going on, only "win 2" and the draw remain."""
+    if variant == VAR_MAHBUSA:
+        if b[PIN0 + 24] == -1:
+            out[LOSE2] += out[LOSE1] + out[WIN1] + out[WIN2]
+            out[LOSE1] = 0.0
+            out[WIN1] = 0.0
+            out[WIN2] = 0.0
+        elif b[PIN0 + 1] == 1:
+            out[WIN2] += out[WIN1] + out[LOSE1] + out[LOSE2]
+            out[WIN1] = 0.0
+            out[LOSE1] = 0.0
+            out[LOSE2] = 0.0
     if b[OPP_OFF] > 0:
         out[WIN1] += out[WIN2]
         out[WIN2] = 0.0
