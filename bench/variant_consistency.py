@@ -4,25 +4,33 @@ For each of ``--positions`` positions of a variant (sampled from our own self-pl
 ``i`` of the sample is played by the net with a little noise from a seed derived from
 ``--seed`` and ``i``, and one non-final position of it, picked by the same seed, is kept), the
 net's 0-ply equity is compared with a cubeless rollout of ``--trials`` games played by the same
-net at 0-ply (the first roll stratified over the 36 rolls, seeded). The report is the mean
+net at 0-ply (the first two rolls stratified over the 36x36 pairs, seeded). The report is the mean
 absolute difference (target below 0.04 equity), with the rollouts' mean standard error.
 
-Results are appended to a JSONL file (one line per position) and positions already there are
-skipped, so a long run resumes where it stopped::
+Results are appended to a JSONL file (one line per position, with a fingerprint of the net) and
+positions already there for the same net, seed and trial count are skipped, so a long run resumes
+where it stopped. ``--shard K/N`` takes positions ``i`` with ``i mod N == K`` only, so N processes
+(or machines) can share the work; ``--merge`` folds other JSONL files into ``--out`` first::
 
     python bench/variant_consistency.py --variant dutch --positions 500 --trials 1296 \\
         --out runs/consistency_dutch.jsonl
     python bench/variant_consistency.py --variant mahbusa --positions 40 --trials 1296   # a smaller sample
+    for k in 0 1 2 3; do python bench/variant_consistency.py --variant dutch --shard $k/4 \
+        --out runs/cons_dutch_$k.jsonl & done; wait
+    python bench/variant_consistency.py --variant dutch --out runs/consistency_dutch.jsonl \
+        --merge runs/cons_dutch_*.jsonl                  # report over all shards
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -45,6 +53,14 @@ def sample_position(vn: VariantNet, index: int, seed: int, buf: GameBuffers) -> 
     return Position(buf.states[t].tobytes(), vn.variant)
 
 
+def net_fingerprint(vn: VariantNet) -> str:
+    """A short hash of the net's weights: results of another net are never mixed in."""
+    h = hashlib.sha256()
+    for a in (vn.net.w1, vn.net.b1, vn.net.w2, vn.net.b2):
+        h.update(np.ascontiguousarray(a, dtype=np.float32).tobytes())
+    return h.hexdigest()[:12]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--variant", default="dutch")
@@ -53,32 +69,53 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--trials", type=int, default=1296)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--out", help="JSONL results file (default runs/consistency_<variant>.jsonl)")
+    ap.add_argument("--shard", default="0/1", help="K/N: only positions i with i mod N == K")
+    ap.add_argument("--merge", nargs="*", default=[], help="JSONL files to fold into --out first")
+    ap.add_argument("--report-only", action="store_true", help="report what --out holds; run no rollouts")
     args = ap.parse_args(argv)
     variant = "mahbusa" if args.variant.lower() in ("mahbusa", "plakoto") else args.variant.lower()
     vn = VariantNet.load(args.nets or NETS_DIR / f"{variant}.npz")
     eng = VariantEngine(variant, vn)
     ctx = race_context()
+    fp = net_fingerprint(vn)
+    k, n_shards = (int(x) for x in args.shard.split("/"))
     out = Path(args.out or f"runs/consistency_{variant}.jsonl")
     out.parent.mkdir(parents=True, exist_ok=True)
     done: dict[int, dict[str, float]] = {}
+
+    def ours(rec: dict[str, Any]) -> bool:
+        return rec.get("trials") == args.trials and rec.get("seed") == args.seed and rec.get("net") == fp
+
     if out.exists():
         for line in out.read_text().splitlines():
             if line.strip():
                 rec = json.loads(line)
-                if rec.get("trials") == args.trials and rec.get("seed") == args.seed:
+                if ours(rec):
                     done[int(rec["index"])] = rec
+    merged = []
+    for other in args.merge:
+        for line in Path(other).read_text().splitlines():
+            if line.strip():
+                rec = json.loads(line)
+                if ours(rec) and int(rec["index"]) not in done:
+                    done[int(rec["index"])] = rec
+                    merged.append(rec)
+    if merged:
+        with out.open("a") as fh:
+            for rec in sorted(merged, key=lambda r: int(r["index"])):
+                fh.write(json.dumps(rec) + "\n")
     buf = GameBuffers()
     t0 = time.time()
     with out.open("a") as fh:
         for i in range(args.positions):
-            if i in done:
+            if args.report_only or i in done or i % n_shards != k:
                 continue
             pos = sample_position(vn, i, args.seed, buf)
             if pos is None:
                 continue
             eq0 = eng.evaluate(pos).equity
             mean, se, counts = rollout(vn, pos, args.trials, seed=args.seed * 1_000_003 + i * 7919, ctx=ctx)
-            rec = {"index": i, "seed": args.seed, "trials": args.trials, "position": pos.board.hex(),
+            rec = {"index": i, "seed": args.seed, "trials": args.trials, "net": fp, "position": pos.board.hex(),
                    "class": int(V.classify(np.frombuffer(pos.board, np.int8), vn.code)),
                    "eq0": round(eq0, 5), "rollout": round(mean, 5), "se": round(se, 5),
                    "outcomes": counts.tolist()}
@@ -89,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     diffs = np.array([abs(r["eq0"] - r["rollout"]) for r in recs])
     ses = np.array([r["se"] for r in recs])
     contact = np.array([r["class"] == V.CLASS_CONTACT for r in recs])
-    print(f"variant {variant}  positions {len(recs)}  trials {args.trials}  seed {args.seed}  "
+    print(f"variant {variant}  net {fp}  positions {len(recs)}  trials {args.trials}  seed {args.seed}  "
           f"({time.time() - t0:.0f} s this run)")
     if len(recs):
         print(f"mean |0-ply - rollout| {diffs.mean():.4f}  (rollout mean SE {ses.mean():.4f}; "
