@@ -317,8 +317,9 @@ def test_files_and_names_survive(best_vs_worst: MatchAnalysis, tmp_path: Path) -
     assert set(back["player"]) == {EVIL, QUOTED}
     csv = pl.read_csv(tmp_path / "out" / "decisions.csv")
     cands = json.loads(csv.filter(pl.col("kind") == "checker")["candidates"][0])
-    assert {"play", "equity", "win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"} == set(
-        cands[0])
+    assert {"play", "equity", "win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon",
+            "draw"} == set(cands[0])
+    assert {c["draw"] for c in cands} == {0.0}  # standard backgammon has no draws
 
 
 def test_terminal_summary(best_vs_worst: MatchAnalysis) -> None:

@@ -91,7 +91,7 @@ def sample(variant: str) -> Any:
 @pytest.fixture(scope="module", params=VARIANTS)
 def analysed(request: pytest.FixtureRequest) -> tuple[str, MatchAnalysis]:
     variant = str(request.param)
-    a = analyze_match(sample(variant), engine=None, ply=0,  # type: ignore[arg-type]
+    a = analyze_match(sample(variant), engine=None, ply=0,
                       variant_engines={variant: StandIn(variant)})
     return variant, a
 
@@ -290,7 +290,7 @@ def test_hostile_player_names_are_escaped() -> None:
     record = sample("dutch")
     evil = ('<script>alert(1)</script>', '"><img src=x onerror=alert(1)>')
     record = replace(record, players=evil, games=record.games[:1])
-    a = analyze_match(record, engine=None, ply=0, variant_engines={"dutch": StandIn("dutch")})  # type: ignore[arg-type]
+    a = analyze_match(record, engine=None, ply=0, variant_engines={"dutch": StandIn("dutch")})
     html = render_html_report(a, charts=False)
     low = html.lower()
     assert "<script" not in low and "<img" not in low
@@ -319,9 +319,9 @@ def test_variant_without_evaluator(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(A, "load_variant_engine", missing)
     with pytest.raises(NoEvaluatorError, match="no evaluator for dutch"):
-        analyze_match(m, engine=None, ply=0)  # type: ignore[arg-type]
+        analyze_match(m, engine=None, ply=0)
     # an engine handed in is used, and the loader is not asked
-    a = analyze_match(m, engine=None, ply=0, variant_engines={"dutch": StandIn("dutch")})  # type: ignore[arg-type]
+    a = analyze_match(m, engine=None, ply=0, variant_engines={"dutch": StandIn("dutch")})
     assert a.decisions.height == 1 and a.decisions["played"][0] == "in/23 in/21"
 
 
@@ -362,7 +362,7 @@ def test_cli_analyze_dutch_sample_with_the_shipped_engine(tmp_path: Path) -> Non
 def test_deeper_analysis_never_asks_the_standard_engine() -> None:
     record = sample("mahbusa")
     record = replace(record, games=record.games[:1])
-    a = analyze_match(record, engine=None, ply=3,  # type: ignore[arg-type]
+    a = analyze_match(record, engine=None, ply=3,
                       variant_engines={"mahbusa": StandIn("mahbusa")})
     df = a.decisions
     assert set(df["ply"]) == {V.VARIANT_MAX_PLY} and a.metadata["variant_ply"] == V.VARIANT_MAX_PLY
@@ -393,8 +393,129 @@ def test_a_game_that_does_not_replay_is_left_out() -> None:
     broken = head + " Game 2\n" + "\n".join(lines)
     [record] = read_match_text(broken, name="broken.mat")
     record = replace(record, games=record.games[:2])
-    a = analyze_match(record, engine=None, ply=0,  # type: ignore[arg-type]
+    a = analyze_match(record, engine=None, ply=0,
                       variant_engines={"mahbusa": StandIn("mahbusa")})
     match = a.summary["match"]
     assert match["games"] == 2 and match["games_analysed"] == 1 and len(match["errors"]) == 1
     assert set(a.decisions["game"]) == {1} and [r["game"] for r in match["results"]] == [1]
+
+
+def _break_game(text: str, number: int) -> str:
+    """The match text with the first move of game ``number`` made illegal (the game will not replay)."""
+    head, rest = text.split(f" Game {number}\n", 1)
+    lines = rest.split("\n")
+    first = next(i for i, line in enumerate(lines) if line.strip().startswith("1)"))
+    lines[first] = lines[first].split(":")[0] + ": 24/1"  # not a legal play of any roll
+    return head + f" Game {number}\n" + "\n".join(lines)
+
+
+def test_opening_luck_after_a_game_that_does_not_replay() -> None:
+    # Mahbusa: the winner of game 1 opens game 2 with an ordinary roll. When game 1 does not replay,
+    # its result still stands in game 2's score line, so game 2's first roll is not a die-off.
+    text = SAMPLES["mahbusa"].read_text(encoding="utf-8")
+    [whole] = read_match_text(text, name="whole.mat")
+    [broken] = read_match_text(_break_game(text, 1), name="broken.mat")
+    assert whole.games[1].score != whole.games[0].score  # game 1 was won, by a score line's account
+    engines = {"mahbusa": StandIn("mahbusa")}
+    a = analyze_match(replace(whole, games=whole.games[:2]), engine=None, ply=0, variant_engines=engines)
+    b = analyze_match(replace(broken, games=broken.games[:2]), engine=None, ply=0, variant_engines=engines)
+    assert b.summary["match"]["games_analysed"] == 1 and len(b.summary["match"]["errors"]) == 1
+    first_a = a.decisions.filter(pl.col("game") == 2).row(0, named=True)
+    first_b = b.decisions.filter(pl.col("game") == 2).row(0, named=True)
+    assert first_a["move_no"] == first_b["move_no"] == 1 and first_a["key"] == first_b["key"]
+    [g2] = [g for g in replay_games(whole) if g.number == 2]
+    d = g2.decisions[0]
+    assert d.dice is not None
+    ordinary = V.variant_luck(V.variant_roll_values(engines["mahbusa"], d.position), d.dice)
+    assert math.isclose(first_a["luck"], ordinary, abs_tol=1e-12)
+    assert math.isclose(first_b["luck"], first_a["luck"], abs_tol=1e-12)
+
+
+def test_opening_after_a_broken_game_with_no_score_line_to_tell() -> None:
+    # Game 1 does not replay and game 2's score line is the same as game 1's (a draw, or a money
+    # session that does not carry the score): nobody is known to have won, so a die-off decides.
+    text = SAMPLES["mahbusa"].read_text(encoding="utf-8")
+    broken = _break_game(text, 1).replace(" net A : 0                      net B : 2",
+                                          " net A : 0                      net B : 0", 1)
+    [record] = read_match_text(broken, name="broken.mat")
+    assert record.games[1].score == record.games[0].score
+    engine = StandIn("mahbusa")
+    b = analyze_match(replace(record, games=record.games[:2]), engine=None, ply=0, variant_engines={"mahbusa": engine})
+    row = b.decisions.filter(pl.col("game") == 2).row(0, named=True)
+    d = decode_key(row["key"])
+    dice = (int(row["dice"][0]), int(row["dice"][1]))
+    die_off = V.variant_luck(V.variant_roll_values(engine, d), dice, opening="die-off",
+                             opponent=V.variant_roll_values(engine, d.flip()) if d.flip() != d else None)
+    assert math.isclose(row["luck"], die_off, abs_tol=1e-12)
+
+
+class DrawingStandIn(StandIn):
+    """The stand-in with Mahbusa draws: a tenth of every result that is still open is a draw."""
+
+    def evaluate_boards(self, boards: NDArray[np.int8], ply: int = 0) -> NDArray[np.float64]:
+        out = super().evaluate_boards(boards, ply) * 0.9
+        out[:, 4] = 0.1
+        return out
+
+    @staticmethod
+    def _probs(row: NDArray[np.float64]) -> Probabilities:
+        return Probabilities(float(row[0] + row[1]), float(row[1]), 0.0, float(row[3]), 0.0, draw=float(row[4]))
+
+
+def test_candidates_store_the_mahbusa_draw() -> None:
+    record = replace(sample("mahbusa"), games=sample("mahbusa").games[:1])
+    engine = DrawingStandIn("mahbusa")
+    a = analyze_match(record, engine=None, ply=0, variant_engines={"mahbusa": engine})
+    decisions = [d for g in replay_games(record) for d in g.decisions if d.kind == "move"]
+    rows = list(a.decisions.iter_rows(named=True))
+    assert len(rows) == len(decisions) > 20
+    seen = 0
+    for row, d in zip(rows, decisions, strict=True):
+        assert d.dice is not None and d.result is not None
+        ca = V.analyze_variant_checker(engine, d.position, d.dice, d.result, ply=0)
+        want = {c.play: c.probabilities for c in ca.candidates}
+        assert [c["play"] for c in row["candidates"]] == [c.play for c in ca.candidates]
+        for c in row["candidates"]:
+            p = want[c["play"]]
+            assert c["draw"] == p.draw and c["win"] == p.win and c["lose_gammon"] == p.lose_gammon
+            assert math.isclose(c["equity"], p.equity, abs_tol=1e-12)
+            seen += c["draw"] > 0
+    assert seen > 0
+    # the CSV keeps it in the candidates' JSON, the report shows it next to the chances
+    from analyzer.render.tables import csv_frame
+
+    first = json.loads(csv_frame(a.decisions)["candidates"][0])[0]
+    assert first["draw"] == rows[0]["candidates"][0]["draw"]
+    html = render_html_report(a, charts=False)
+    arts = re.findall(r'<article class="error" id="error-\d+">.*?</article>', html, re.S)
+    assert arts and all(">Draw</th>" in art for art in arts)
+    cells = re.findall(r'<td class="num">([0-9.]+)%</td>', arts[0])
+    assert "10.0" in cells or any(abs(float(x) - 10.0) < 0.05 for x in cells)
+
+
+def test_dutch_and_standard_candidates_have_no_draw(analysed: tuple[str, MatchAnalysis]) -> None:
+    variant, a = analysed
+    draws = {c["draw"] for row in a.decisions["candidates"].to_list() for c in row}
+    assert draws == {0.0}  # the stand-in never draws
+    if variant == "dutch":
+        assert ">Draw</th>" not in render_html_report(a, charts=False)
+
+
+def test_a_variant_match_loads_no_standard_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import analyzer.analysis.analyze as A
+    import analyzer.eval.engine as E
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the standard engine was loaded for a variant match")
+
+    monkeypatch.setattr(E.Engine, "__init__", refuse)
+    monkeypatch.setattr(A, "load_variant_engine", StandIn)
+    res, out = _run_cli(tmp_path, "dutch", "--no-html")
+    assert res.exit_code == 0, res.output
+    meta = json.loads((out / "summary.json").read_text(encoding="utf-8"))["metadata"]
+    assert meta["evaluator"] is None and meta["nets"] is None
+    assert meta["variant_engines"]["dutch"]["evaluator"] == "StandIn"
+    # a standard game still needs it: analyze_match loads it when none is given
+    [m] = read_match_text(" 3 point match\n\n Game 1\n a : 0      b : 0\n  1) 31: 8/5 6/5\n")
+    with pytest.raises(AssertionError, match="standard engine was loaded"):
+        analyze_match(m, engine=None, ply=0)

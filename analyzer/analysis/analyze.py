@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import polars as pl
@@ -189,8 +189,16 @@ class MatchAnalysis:
 
 # ---------------------------------------------------------------------- helpers
 def _engine_info(engine: object) -> dict[str, Any]:
+    """What to record of an evaluator (``None``: no standard engine was needed or loaded).
+
+    >>> _engine_info(None)["evaluator"] is None
+    True
+    """
     from analyzer import ENGINE_NAME, __version__
 
+    if engine is None:
+        return {"engine": ENGINE_NAME, "engine_version": __version__, "evaluator": None, "nets": None,
+                "nets_feature_version": None, "bearoff": None}
     nets = getattr(engine, "nets", None) or getattr(engine, "net", None)
     meta: dict[str, Any] = dict(getattr(nets, "meta", None) or {})
     return {"engine": ENGINE_NAME, "engine_version": __version__, "evaluator": type(engine).__name__,
@@ -245,10 +253,33 @@ def _final_score(games: list[GameReplay]) -> list[int] | None:
     return score
 
 
+def _previous_points(record: MatchRecord, games: list[GameReplay], index: int) -> int | None:
+    """What the game before ``games[index]`` was worth, for who opens the next one (``None`` for
+    the first game): its replayed result or, when it did not replay, what the two score lines
+    say (the points gained by the one side that gained; 0 when they do not tell a winner).
+
+    ``games`` are :func:`~analyzer.analysis.replay.replay_games` of ``record``, one per game of
+    the record and in its order.
+    """
+    if index == 0:
+        return None
+    previous = games[index - 1]
+    if previous.error is None:
+        return previous.points
+    before, after = record.games[index - 1], record.games[index]
+    if after.number != before.number + 1:
+        return 0
+    gained = [a - b for a, b in zip(after.score, before.score, strict=True)]
+    if min(gained) == 0 and max(gained) > 0:
+        return max(gained)
+    return 0
+
+
 def _candidate_dicts(ca: CheckerAnalysis) -> list[dict[str, Any]]:
     return [{"play": c.play, "equity": c.equity, "win": c.probabilities.win,
              "win_gammon": c.probabilities.win_gammon, "win_backgammon": c.probabilities.win_backgammon,
-             "lose_gammon": c.probabilities.lose_gammon, "lose_backgammon": c.probabilities.lose_backgammon}
+             "lose_gammon": c.probabilities.lose_gammon, "lose_backgammon": c.probabilities.lose_backgammon,
+             "draw": c.probabilities.draw}
             for c in ca.candidates]
 
 
@@ -348,14 +379,16 @@ def _cube_probabilities(engine: Evaluator, games: list[GameReplay], ply: int) ->
 
 
 # ---------------------------------------------------------------------- the analysis
-def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thresholds: Thresholds = XG,
+def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2, thresholds: Thresholds = XG,
                   met: MatchEquityTable | None = None, seed: int = 0,
                   move_filter: MoveFilter = ANALYSIS_FILTER, deep_filter: MoveFilter = DEEP_FILTER,
                   rollout: RolloutSettings | None = None, progress: Progress | None = None,
                   variant_engines: Mapping[str, VariantEvaluator] | None = None) -> MatchAnalysis:
     """Analyse ``record`` with ``engine`` at ``ply`` (see the module docstring).
 
-    ``met`` defaults to Kazaross-XG2 (unused in money play); ``seed`` is recorded for
+    ``engine`` may be ``None``: the shipped standard engine is then loaded only if the match has
+    a standard game that replays (a Dutch or Mahbusa match needs none, and its metadata names
+    none). ``met`` defaults to Kazaross-XG2 (unused in money play); ``seed`` is recorded for
     reproducibility (n-ply analysis draws no random numbers; rollouts take their dice from it).
     With ``rollout`` the checker plays and cube decisions are rolled out instead of evaluated at
     ``ply`` (:class:`RolloutSettings`; :class:`RolloutUnavailableError` without a rollout
@@ -371,6 +404,9 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
         raise ValueError(f"ply must be 0..{MAX_PLY}, not {ply}")
     games = list(replay_games(record))
     good = [g for g in games if g.error is None]
+    if engine is None and any(g.variant == "standard" for g in good):
+        engine = Engine()
+    std = cast(Evaluator, engine)  # None only when no standard game is analysed, and then never used
     engines: dict[str, VariantEvaluator] = dict(variant_engines or {})
     for g in good:
         if g.variant != "standard" and g.variant not in engines:
@@ -383,27 +419,27 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
     total = sum(len(g.decisions) for g in good)
     done = 0
 
-    rolls = None if rollout is None else _Rollouts(engine, rollout, seed, match_met)
-    search = rolls is None and ply > 0 and isinstance(engine, Engine)  # n-ply cubeful search for cube decisions
+    rolls = None if rollout is None else _Rollouts(std, rollout, seed, match_met)
+    search = rolls is None and ply > 0 and isinstance(std, Engine)  # n-ply cubeful search for cube decisions
     standard = [g for g in good if g.variant == "standard"]  # the variants have no cube
-    before_roll = _cube_probabilities(engine, standard, ply) if rolls is None and not search else {}
+    before_roll = _cube_probabilities(std, standard, ply) if rolls is None and not search else {}
 
     def cube_of(d: Decision) -> CubeDecision:
         if rolls is not None:
             return rolls.cube(d)
         if search:
-            return cube_decision_nply(engine, d.position, d.state, d.on_roll, ply, met=match_met)
+            return cube_decision_nply(std, d.position, d.state, d.on_roll, ply, met=match_met)
         return analyze_cube(d.position, d.state, d.on_roll, evaluate, met=match_met)
 
     def evaluate(pos: Position) -> Probabilities:
         got = before_roll.get(pos)
-        return got if got is not None else engine.evaluate(pos, ply)
+        return got if got is not None else std.evaluate(pos, ply)
 
     for index, g in enumerate(games):
         if g.error is not None:
             continue
         if g.variant != "standard":
-            kind = opening_kind(g.variant, index, games[index - 1].points if index else None)
+            kind = opening_kind(g.variant, index, _previous_points(record, games, index))
             for d in g.decisions:
                 if d.kind == "move" and d.dice is not None:
                     assert d.result is not None
@@ -430,9 +466,9 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
                         rows.cube(d, cd, score_cube(cd, False, close_cut=thresholds.close_cube), taker=False)
                 doubled = False
                 assert d.result is not None
-                values = roll_values(engine, d.position, d.state, d.side, match_met)
+                values = roll_values(std, d.position, d.state, d.side, match_met)
                 opening = d.move == 1
-                opp_values = (roll_values(engine, d.position.flip(), d.state, 1 - d.side, match_met)
+                opp_values = (roll_values(std, d.position.flip(), d.state, 1 - d.side, match_met)
                               if opening else None)
                 luck = luck_of(values, d.dice, opening=opening, opponent=opp_values)
                 luck_mwc = None
@@ -441,7 +477,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator, ply: int = 2, thres
                     hi, lo = to_mwc(match_met, d.state, d.side, best0), to_mwc(match_met, d.state, d.side,
                                                                                 best0 - luck)
                     luck_mwc = None if hi is None or lo is None else hi - lo
-                ca = analyze_checker(engine, d.position, d.dice, d.result, d.state, d.side,
+                ca = analyze_checker(std, d.position, d.dice, d.result, d.state, d.side,
                                      ply=0 if rolls is not None else ply, met=match_met,
                                      move_filter=move_filter, deep_filter=deep_filter)
                 if rolls is not None:

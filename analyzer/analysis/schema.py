@@ -19,7 +19,8 @@ never renamed or removed. ``docs/decisions-schema.md`` explains every column; in
   ``error_class`` (``"none"`` or a class of the thresholds used), ``forced`` (excluded from the
   rates), ``close`` (a close or actual cube decision), ``luck`` (EMG of the roll, checker rows),
   ``luck_mwc``, ``win_prob`` (cubeless), ``mwc`` (null in money);
-* ``candidates``: the ranked plays of a checker row (best first), empty for cube rows;
+* ``candidates``: the ranked plays of a checker row (best first), empty for cube rows; each with
+  the mover's chances after it (``win``, ``win_gammon``, ... and ``draw``, :data:`CANDIDATE_STRUCT`);
 * cube: ``cube_nd``, ``cube_dt``, ``cube_dp`` (the doubler's normalised equities, also on take
   rows), ``cube_action`` (the proper action in gnubg's words), ``cube_error`` (``"missed double"``,
   ``"wrong double"``, ``"wrong take"``, ``"wrong pass"`` or null);
@@ -29,6 +30,8 @@ never renamed or removed. ``docs/decisions-schema.md`` explains every column; in
 ['file', 'game', 'move_no', 'player', 'side', 'kind']
 >>> empty_decisions().height
 0
+>>> list(CANDIDATE_STRUCT.to_schema())[-2:]
+['lose_backgammon', 'draw']
 """
 
 from __future__ import annotations
@@ -47,8 +50,11 @@ CANDIDATE_STRUCT = pl.Struct({
     "win_backgammon": pl.Float64,
     "lose_gammon": pl.Float64,
     "lose_backgammon": pl.Float64,
+    "draw": pl.Float64,
 })
-"""One candidate play: its text, cubeful equity (EMG) and cubeless chances of the mover after it."""
+"""One candidate play: its text, cubeful equity (EMG; in the cubeless variants expected points) and
+cubeless chances of the mover after it; ``draw`` is the Mahbusa double-mother draw (0 in games
+that cannot be drawn), so that the chance of losing is ``1 - win - draw``."""
 
 DECISIONS_SCHEMA: dict[str, pl.DataType] = {
     "file": pl.String(),

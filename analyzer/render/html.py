@@ -352,28 +352,44 @@ def _candidate_rows(row: Mapping[str, Any]) -> list[dict[str, Any]]:
             "diff": None if rank == 1 else float(c["equity"]) - best,
             "win": win, "win_gammon": c.get("win_gammon"), "win_backgammon": c.get("win_backgammon"),
             "lose": None if win is None else _lose(c), "lose_gammon": c.get("lose_gammon"),
-            "lose_backgammon": c.get("lose_backgammon"),
+            "lose_backgammon": c.get("lose_backgammon"), "draw": None if win is None else _draw(c),
             "played": c.get("play") == row.get("played"), "best": c.get("play") == row.get("best"),
         })
     return out
 
 
-def _lose(c: Mapping[str, Any]) -> float:
-    """The chance of losing after a candidate: ``1 - win``, less the draws of a cubeless variant
-    (whose ``equity`` is the expected points ``2 win - 1 + draw + win 2 - lose 2``, so the draws
-    follow from it; a standard candidate's equity is cubeful, and it has no draws).
+def _draw(c: Mapping[str, Any]) -> float:
+    """The chance of a draw after a candidate: its stored ``draw``; in tables written before
+    candidates stored it, the draws of a Mahbusa candidate follow from its ``equity``, the
+    expected points ``2 win - 1 + draw + win 2 - lose 2`` (a standard candidate's equity is
+    cubeful, and it has no draws).
 
-    >>> _lose({"win": 0.5, "equity": 0.1, "win_gammon": 0.0, "lose_gammon": 0.0, "variant": "mahbusa"})
-    0.4
+    >>> _draw({"win": 0.5, "equity": 0.1, "draw": 0.2}), _draw({"win": 0.5, "equity": 0.1, "draw": None})
+    (0.2, 0.0)
+    >>> _draw({"win": 0.5, "equity": 0.1, "win_gammon": 0.0, "lose_gammon": 0.0, "variant": "mahbusa"})
+    0.1
     """
+    stored = c.get("draw")
+    if stored is not None:
+        return float(stored)
     win = float(c["win"])
-    lose = 1.0 - win
     if c.get("variant") == "mahbusa" and c.get("equity") is not None:
         gammons = float(c.get("win_gammon") or 0.0) - float(c.get("lose_gammon") or 0.0)
         draw = float(c["equity"]) - (2 * win - 1) - gammons
-        if 1e-6 < draw <= lose + 1e-9:
-            lose = max(0.0, lose - draw)
-    return round(lose, 12)
+        if 1e-6 < draw <= 1.0 - win + 1e-9:
+            return round(draw, 12)
+    return 0.0
+
+
+def _lose(c: Mapping[str, Any]) -> float:
+    """The chance of losing after a candidate: ``1 - win - draw`` (:func:`_draw`).
+
+    >>> _lose({"win": 0.5, "equity": 0.1, "win_gammon": 0.0, "lose_gammon": 0.0, "variant": "mahbusa"})
+    0.4
+    >>> _lose({"win": 0.5, "equity": 0.3, "draw": 0.25})
+    0.25
+    """
+    return round(max(0.0, 1.0 - float(c["win"]) - _draw(c)), 12)
 
 
 def _cube_rows(row: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -418,6 +434,7 @@ def _errors(analysis: AnalysisLike, names: tuple[str, str], home_side: HomeSide,
             "cube_error": row.get("cube_error"), "mwc_loss": row.get("mwc_loss"),
             "board": _board(row, names, home_side), "dice": _dice(row.get("dice")),
             "candidates": _candidate_rows(row) if kind == "checker" else [],
+            "draws": row.get("variant") == "mahbusa",
             "cube_rows": _cube_rows(row) if kind in ("cube", "take") else [],
             "ids": ids,
         })
