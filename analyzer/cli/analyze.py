@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import fail, input_error
+from analyzer.cli.common import check_ply, fail, input_error, standard_engine, variant_engine
 from analyzer.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -24,20 +24,11 @@ class AnalyzeFormat(StrEnum):
     json = "json"
 
 
-def _engine() -> Any:
-    from analyzer.eval.engine import Engine
+def _needs_standard(record: Any) -> bool:
+    """Whether a match has a standard game to analyse (the variants have their own engines)."""
+    from analyzer.formats.records import variant_of
 
-    try:
-        return Engine()
-    except FileNotFoundError as e:
-        fail(f"evaluator weights not found: {e.filename}")
-
-
-def _check_ply(ply: int) -> None:
-    from analyzer.eval.engine import MAX_PLY
-
-    if not 0 <= ply <= MAX_PLY:
-        fail(f"--ply must be 0..{MAX_PLY}")
+    return any((variant_of(g.variation) if g.variation else record.variant) == "standard" for g in record.games)
 
 
 def _rollout_available() -> bool:
@@ -107,7 +98,7 @@ def analyze(
             settings = RolloutSettings(trials=trials, truncate=truncate)
         except ValueError as e:
             fail(str(e))
-    _check_ply(ply)
+    check_ply(ply)
     try:
         thr = load_thresholds(thresholds)
     except ValueError as e:
@@ -122,7 +113,7 @@ def analyze(
         fail(f"{file}: no match found")
     err = Console(stderr=True)
     show = err.is_terminal if progress is None else progress
-    engine = _engine()
+    engine = standard_engine() if any(_needs_standard(r) for r in records) else None  # variants: not needed
     problems = 0
     summaries: list[dict[str, Any]] = []
     views: list[Any] = []
@@ -174,11 +165,15 @@ def position(
     = None,
     ply: Annotated[int, typer.Option("--ply", "-p", help="Lookahead (gnubg numbering).")] = 2,
     top: Annotated[int, typer.Option("--top", "-n", help="Show this many plays.")] = 10,
+    variant: Annotated[str | None, typer.Option(help="Variant for IDs without one (standard, dutch, mahbusa).")]
+    = None,
 ) -> None:
     """Draw a position, then rank the plays of a roll (--dice) or analyse the cube decision.
 
     Equities are cubeful (money: per unit cube; match: EMG) for the side on roll, at the score
     and cube the identifier carries (money play with a centred cube when it carries none).
+    Dutch and Mahbusa have no cube: their plays (0..2 ply) are ranked, and without --dice the
+    position is evaluated, in cubeless expected points of one game by the variant engine.
     """
     from rich.console import Console
 
@@ -188,24 +183,32 @@ def position(
     from analyzer.eval.cube import cube_decision_nply
     from analyzer.eval.met import met_by_name
     from analyzer.render.position_text import show_position
-    from analyzer.render.terminal import cube_table, hint_table
+    from analyzer.render.terminal import cube_table, hint_table, variant_eval_table, variant_hint_table
     from analyzer.rules.listing import parse_dice_text
 
-    _check_ply(ply)
     try:
-        spec = parse_position_spec(position)
+        spec = parse_position_spec(position, variant=variant)
         roll = parse_dice_text(dice) if dice is not None else spec.dice
         board = show_position(spec)
     except InputError as e:
         input_error(e)
-    if spec.position.variant != "standard":
-        fail(f"no evaluator for {spec.position.variant} yet")
+    name = spec.position.variant
+    check_ply(ply, name)
+    console = Console()
+    if name != "standard":
+        veng = variant_engine(name)
+        sys.stdout.write(board + "\n")
+        if roll is not None:
+            ranked = veng.rank_plays(spec.position, roll, ply)
+            console.print(variant_hint_table(ranked[: max(top, 1)], roll, name, total=len(ranked)))
+        else:
+            console.print(variant_eval_table([(ply, veng.evaluate(spec.position, ply))], name))
+        return
     state = spec.match or MatchState()
     me = spec.on_roll if spec.on_roll is not None else 0
     met = None if state.is_money else met_by_name()
-    engine = _engine()
+    engine = standard_engine()
     sys.stdout.write(board + "\n")
-    console = Console()
     if roll is not None:
         cands = hint(engine, spec.position, roll, state, me, ply=ply, met=met)
         console.print(hint_table(cands[: max(top, 1)], roll, match=not state.is_money))

@@ -1,14 +1,18 @@
-"""Helpers shared by the command modules: error reporting and output formats."""
+"""Helpers shared by the command modules: error reporting, output formats and the evaluators."""
 
 from __future__ import annotations
 
 import sys
 from enum import Enum
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
 from analyzer.core.errors import InputError
+
+if TYPE_CHECKING:
+    from analyzer.eval.engine import Engine
+    from analyzer.eval.variants.engine import VariantEngine
 
 
 class OutputFormat(str, Enum):
@@ -31,3 +35,47 @@ def stdout_write(text: str) -> None:
     sys.stdout.write(text)
     if not text.endswith("\n"):
         sys.stdout.write("\n")
+
+
+def standard_engine() -> Engine:
+    """The standard evaluator over the shipped nets; exits with code 2 when they are missing."""
+    from analyzer.eval.engine import Engine
+
+    try:
+        return Engine()
+    except FileNotFoundError as e:
+        fail(f"evaluator weights not found: {e.filename}")
+
+
+def variant_engine(variant: str) -> VariantEngine:
+    """The shared evaluator of a cubeless variant (Dutch, Mahbusa) over its shipped net; exits with
+    code 2 when there is none (:func:`analyzer.analysis.variants.load_variant_engine` says why)."""
+    from analyzer.analysis.variants import NoEvaluatorError, load_variant_engine
+
+    try:
+        engine = load_variant_engine(variant)
+    except NoEvaluatorError as e:
+        fail(str(e))
+    from analyzer.eval.variants.engine import VariantEngine
+
+    if not isinstance(engine, VariantEngine):  # a stand-in without the whole engine surface
+        fail(f"no evaluator for {variant}: {type(engine).__name__} is not a variant engine")
+    return engine
+
+
+def check_ply(ply: int, variant: str = "standard") -> None:
+    """Exit with code 2 unless ``0 <= ply <=`` the deepest search of the variant's evaluator.
+
+    >>> check_ply(2, "dutch")
+    >>> try:
+    ...     check_ply(3, "mahbusa")
+    ... except typer.Exit as e:
+    ...     print(e.exit_code)
+    2
+    """
+    if variant == "standard":
+        from analyzer.eval.engine import MAX_PLY
+    else:
+        from analyzer.eval.variants.engine import MAX_PLY
+    if not 0 <= ply <= MAX_PLY:
+        fail(f"--ply must be 0..{MAX_PLY}" + ("" if variant == "standard" else f" for {variant}"))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
@@ -26,10 +26,12 @@ if TYPE_CHECKING:
     from analyzer.analysis.analyze import MatchAnalysis
     from analyzer.analysis.decisions import Candidate
     from analyzer.eval.cube import CubeDecision
+    from analyzer.eval.probabilities import Probabilities
 
 VARIANT_TITLES = {"dutch": "Dutch backgammon", "mahbusa": "Mahbusa"}
 
-__all__ = ["analysis_view", "cube_table", "hint_table", "render_text", "summary_table", "worst_table"]
+__all__ = ["analysis_view", "cube_table", "hint_table", "no_cube_note", "render_text", "summary_table",
+           "variant_columns", "variant_eval_table", "variant_hint_table", "worst_table"]
 
 
 def render_text(renderable: RenderableType, *, width: int = 110) -> str:
@@ -154,6 +156,93 @@ def hint_table(candidates: Sequence[Candidate], dice: tuple[int, int], *, match:
                       "" if i == 1 else f"{c.equity - best:+.3f}", f"{p.win:.3f}", f"{p.win_gammon:.3f}",
                       f"{p.win_backgammon:.3f}", f"{1 - p.win:.3f}", f"{p.lose_gammon:.3f}",
                       f"{p.lose_backgammon:.3f}")
+    return table
+
+
+class RankedLike(Protocol):
+    """A ranked play as the engines give it (:class:`analyzer.eval.engine.RankedPlay`,
+    :class:`analyzer.analysis.decisions.Candidate`)."""
+
+    @property
+    def play(self) -> str: ...
+    @property
+    def equity(self) -> float: ...
+    @property
+    def probabilities(self) -> Probabilities: ...
+    @property
+    def ply(self) -> int: ...
+
+
+def no_cube_note(variant: str) -> str:
+    """What the numbers of a cubeless variant mean (Dutch backgammon and Mahbusa have no cube).
+
+    >>> no_cube_note("dutch")
+    'Dutch backgammon has no doubling cube: equities are cubeless expected points of one game (single 1, mars 2).'
+    """
+    two = "mars or mother win 2, double-mother draw 0" if variant == "mahbusa" else "mars 2"
+    return (f"{VARIANT_TITLES.get(variant, variant)} has no doubling cube: equities are cubeless expected "
+            f"points of one game (single 1, {two}).")
+
+
+def variant_columns(variant: str) -> tuple[tuple[str, str], ...]:
+    """``(field, heading)`` of the chances shown for a cubeless variant: wins and losses, the
+    2-point ones (mars, mother win) and, in Mahbusa, the draw.
+
+    >>> [f for f, _ in variant_columns("mahbusa")]
+    ['win', 'win_gammon', 'lose', 'lose_gammon', 'draw']
+    """
+    cols = (("win", "Win"), ("win_gammon", "W 2"), ("lose", "Lose"), ("lose_gammon", "L 2"))
+    return cols + ((("draw", "Draw"),) if variant == "mahbusa" else ())
+
+
+def _chances(p: Probabilities, variant: str) -> list[str]:
+    return [f"{float(getattr(p, name)):.3f}" for name, _ in variant_columns(variant)]
+
+
+def variant_eval_table(rows: Sequence[tuple[int, Probabilities]], variant: str) -> Table:
+    """Cubeless chances and expected points of a variant position for the side on roll, one row
+    per ``(ply, probabilities)``; the caption says that there is no cube.
+
+    >>> from analyzer.eval.probabilities import Probabilities
+    >>> text = render_text(variant_eval_table([(0, Probabilities(0.5, 0.1, 0.0, 0.1, 0.0))], "dutch"))
+    >>> "+0.000" in text and "no doubling cube" in text
+    True
+    """
+    table = Table(title=f"Cubeless evaluation (side on roll), {VARIANT_TITLES.get(variant, variant)}",
+                  title_justify="left", caption=no_cube_note(variant), caption_justify="left")
+    table.add_column("ply", justify="right")
+    for _, head in variant_columns(variant):
+        table.add_column(head, justify="right")
+    table.add_column("Points", justify="right")
+    for ply, p in rows:
+        table.add_row(f"{ply}-ply", *_chances(p, variant), f"{p.equity:+.3f}")
+    return table
+
+
+def variant_hint_table(plays: Sequence[RankedLike], dice: tuple[int, int], variant: str, *,
+                       total: int | None = None) -> Table:
+    """Ranked plays of a variant roll: expected points, difference from the best, the chances
+    (``total``: how many legal plays there are, when only some are shown).
+
+    >>> from analyzer.eval.engine import RankedPlay
+    >>> from analyzer.eval.probabilities import Probabilities
+    >>> from analyzer.core.position import Position
+    >>> p = Probabilities(0.6, 0.1, 0.0, 0.1, 0.0, draw=0.1)
+    >>> text = render_text(variant_hint_table([RankedPlay("24/21", Position.start("mahbusa"), p.equity, p, 0)],
+    ...                                       (3, 1), "mahbusa"), width=120)
+    >>> "Draw" in text and "+0.300" in text and "no doubling cube" in text
+    True
+    """
+    count = len(plays) if total is None else total
+    table = Table(title=f"{count} plays of {dice[0]}{dice[1]} (cubeless points, side on roll), "
+                        f"{VARIANT_TITLES.get(variant, variant)}",
+                  title_justify="left", caption=no_cube_note(variant), caption_justify="left")
+    for col in ("#", "ply", "play", "Points", "diff", *(h for _, h in variant_columns(variant))):
+        table.add_column(col, justify="left" if col == "play" else "right", no_wrap=col == "play")
+    best = plays[0].equity if plays else 0.0
+    for i, r in enumerate(plays, 1):
+        table.add_row(str(i), f"{r.ply}", Text(r.play or "(no move)"), f"{r.equity:+.3f}",
+                      "" if i == 1 else f"{r.equity - best:+.3f}", *_chances(r.probabilities, variant))
     return table
 
 
