@@ -80,6 +80,21 @@ class Net:
         return softmax(z)
 
 
+def save_npz_atomic(path: Path, arrays: dict[str, Any]) -> None:
+    """Write ``arrays`` to ``path`` (.npz) through a temporary file renamed over it, so that a
+    reader never sees a half-written file.
+
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "a.npz"
+    >>> save_npz_atomic(p, {"x": np.arange(3)})
+    >>> np.load(p)["x"].tolist(), sorted(q.name for q in p.parent.iterdir())
+    ([0, 1, 2], ['a.npz'])
+    """
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, **arrays)
+    tmp.replace(path)
+
+
 def _sigmoid(z: FloatArray) -> FloatArray:
     out: FloatArray = 0.5 * (1.0 + np.tanh(0.5 * z))
     return out
@@ -153,9 +168,7 @@ class NetSet:
         if self.prune is not None:
             for k in ("w1", "b1", "w2", "b2"):
                 arrays[f"prune_{k}"] = getattr(self.prune, k)
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(tmp, **arrays)  # type: ignore[arg-type]
-        tmp.replace(path)
+        save_npz_atomic(path, arrays)
         if manifest is not None:
             doc = dict(manifest)
             doc.setdefault("feature_version", F.FEATURE_VERSION)
@@ -190,9 +203,11 @@ class NetSet:
 @njit(cache=True, fastmath=True)
 def forward_one(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2t: np.ndarray, b2: np.ndarray,
                 hid: np.ndarray, out: np.ndarray) -> None:
-    """Probabilities of one input vector ``x`` into ``out`` (6); skips zero inputs. ``w2t`` is
-    the output layer transposed (6 x hidden)."""
+    """Softmax probabilities of one input vector ``x`` into ``out``, one per row of ``w2t``, the
+    output layer transposed (outputs x hidden: 6 for the standard nets, 4 or 5 for the variant
+    nets); skips zero inputs. ``hid`` is scratch space of at least the hidden size."""
     nh = w1.shape[1]
+    nout = w2t.shape[0]
     for j in range(nh):
         hid[j] = b1[j]
     for i in range(x.shape[0]):
@@ -204,7 +219,7 @@ def forward_one(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2t: np.ndarray, 
     for j in range(nh):
         hid[j] = 1.0 / (1.0 + math.exp(-hid[j]))
     zmax = -1e30
-    for k in range(NOUT):
+    for k in range(nout):
         s = b2[k]
         row2 = w2t[k]
         for j in range(nh):
@@ -213,11 +228,11 @@ def forward_one(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2t: np.ndarray, 
         if s > zmax:
             zmax = s
     tot = 0.0
-    for k in range(NOUT):
+    for k in range(nout):
         e = math.exp(out[k] - zmax)
         out[k] = e
         tot += e
-    for k in range(NOUT):
+    for k in range(nout):
         out[k] /= tot
 
 

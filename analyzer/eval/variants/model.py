@@ -47,7 +47,7 @@ from numpy.typing import NDArray
 from analyzer.core.layout import MOVER_OFF, NSLOTS, OPP_OFF, PIN0, VAR_DUTCH, VAR_MAHBUSA
 from analyzer.eval import features as F
 from analyzer.eval.bearoff import bearoff_class, race_probs_board, two_sided_win_board
-from analyzer.eval.net import Net, NetSet, forward_one
+from analyzer.eval.net import Net, NetSet, forward_one, save_npz_atomic
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.variants import features as V
 from analyzer.eval.variants.features import DRAW, LOSE1, LOSE2, WIN1, WIN2
@@ -141,10 +141,8 @@ class VariantNet:
         """Write ``path`` (.npz, float32) and, with ``manifest``, ``path`` with ``.json``."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(tmp, w1=self.net.w1, b1=self.net.b1, w2=self.net.w2, b2=self.net.b2,
-                 variant=np.frombuffer(self.variant.encode(), np.uint8))
-        tmp.replace(path)
+        save_npz_atomic(path, {"w1": self.net.w1, "b1": self.net.b1, "w2": self.net.w2, "b2": self.net.b2,
+                               "variant": np.frombuffer(self.variant.encode(), np.uint8)})
         if manifest is not None:
             doc = dict(manifest)
             doc.update({"variant": self.variant, "feature_version": V.FEATURE_VERSION,
@@ -178,40 +176,14 @@ def variant_code_name(code: int) -> str:
 
 
 # ---------------------------------------------------------------------------------------- kernels
-@njit(cache=True, fastmath=True)
-def forward_k(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2t: np.ndarray, b2: np.ndarray,
-              hid: np.ndarray, out: np.ndarray) -> None:
-    """Softmax outputs (``w2t.shape[0]`` of them) of one input vector; skips zero inputs."""
-    nh = w1.shape[1]
-    k = w2t.shape[0]
-    for j in range(nh):
-        hid[j] = b1[j]
-    for i in range(x.shape[0]):
-        v = x[i]
-        if v != 0.0:
-            row = w1[i]
-            for j in range(nh):
-                hid[j] += v * row[j]
-    for j in range(nh):
-        hid[j] = 1.0 / (1.0 + math.exp(-hid[j]))
-    zmax = -1e30
-    for o in range(k):
-        s = b2[o]
-        row2 = w2t[o]
-        for j in range(nh):
-            s += hid[j] * row2[j]
-        out[o] = s
-        if s > zmax:
-            zmax = s
-    tot = 0.0
-    for o in range(k):
-        e = math.exp(out[o] - zmax)
-        out[o] = e
-        tot += e
-    for o in range(k):
-        out[o] /= tot
-    for o in range(k, NMAX):
-        out[o] = 0.0
+@njit(cache=True)
+def scratch(nh: int) -> tuple[np.ndarray, ...]:
+    """The work buffers of the kernels below, zeroed: variant inputs ``x``, race inputs ``xr``, hidden
+    units ``hid`` (``nh``: the largest hidden size in use), the standard race outcomes ``p6``, a board
+    ``tmp`` and three outcome vectors ``pa``, ``pb``, ``bp``."""
+    return (np.zeros(max(V.N_DUTCH, V.N_MAHBUSA), np.float32), np.zeros(F.N_RACE, np.float32),
+            np.zeros(nh, np.float32), np.zeros(6, np.float32), np.zeros(NSLOTS, np.int8), np.zeros(NMAX, np.float32),
+            np.zeros(NMAX, np.float32), np.zeros(NMAX, np.float32))
 
 
 @njit(cache=True)
@@ -302,7 +274,9 @@ def eval0(b: np.ndarray, variant: int, W: tuple, S: tuple, use_db: bool, dist: n
         race_eval(b, S, use_db, dist, first, win2, xr, hid, p6, out)
     else:
         V.encode(b, variant, x)
-        forward_k(x, W[0], W[1], W[2], W[3], hid, out)
+        forward_one(x, W[0], W[1], W[2], W[3], hid, out)
+        for i in range(W[2].shape[0], NMAX):
+            out[i] = 0.0
     constrain(b, variant, out)
     return c
 
@@ -341,17 +315,28 @@ def after_play(cand: np.ndarray, variant: int, W: tuple, S: tuple, use_db: bool,
     return equity5(pb)
 
 
-@njit(cache=True)
-def roll_weight(d1: int, d2: int) -> float:
-    return 1.0 / 36.0 if d1 == d2 else 2.0 / 36.0
+# the probabilities of the 21 rolls d1 <= d2, in the order (1, 1), (1, 2) .. (1, 6), (2, 2) .. (6, 6)
+ROLL_WEIGHTS = np.array([1.0 / 36.0 if d1 == d2 else 2.0 / 36.0 for d1 in range(1, 7) for d2 in range(d1, 7)])
 
 
 @njit(cache=True)
-def best_reply(b: np.ndarray, d1: int, d2: int, variant: int, opts: int, W: tuple, S: tuple,  # type: ignore[type-arg]
-               use_db: bool, dist: np.ndarray, first: np.ndarray, win2: np.ndarray, ws: tuple, x: np.ndarray,  # type: ignore[type-arg]
-               xr: np.ndarray, hid: np.ndarray, p6: np.ndarray, tmp: np.ndarray, pa: np.ndarray,
-               pb: np.ndarray, best_p: np.ndarray) -> int:
-    """The pool row of the 0-ply best play of roll (d1, d2) in ``b`` (in workspace ``ws``);
+def roll_mean(vals: np.ndarray, out: np.ndarray) -> None:
+    """The mean of the 21 rolls' outcome vectors ``vals`` (in :data:`ROLL_WEIGHTS` order) into ``out``."""
+    acc = np.zeros(NMAX, np.float64)
+    for r in range(21):
+        for i in range(NMAX):
+            acc[i] += ROLL_WEIGHTS[r] * vals[r, i]
+    for i in range(NMAX):
+        out[i] = acc[i]
+
+
+@njit(cache=True)
+def choose(b: np.ndarray, d1: int, d2: int, variant: int, opts: int, W: tuple, S: tuple,  # type: ignore[type-arg]
+           use_db: bool, dist: np.ndarray, first: np.ndarray, win2: np.ndarray, ws: tuple, x: np.ndarray,  # type: ignore[type-arg]
+           xr: np.ndarray, hid: np.ndarray, p6: np.ndarray, tmp: np.ndarray, pa: np.ndarray, pb: np.ndarray,
+           noise: float, best_p: np.ndarray) -> int:
+    """The pool row (in workspace ``ws``) of the play of roll (d1, d2) in ``b`` with the best 0-ply
+    equity, plus ``noise`` times a standard normal when there is a choice (0: the 0-ply best play);
     ``best_p`` gets its outcome vector (view of the side that moved). -1 on buffer overflow."""
     n = generate(b, d1, d2, variant, opts, ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8],
                  ws[9], ws[10], ws[11])
@@ -364,12 +349,37 @@ def best_reply(b: np.ndarray, d1: int, d2: int, variant: int, opts: int, W: tupl
     for k in range(n):
         row = results[k]
         e = after_play(pool[row], variant, W, S, use_db, dist, first, win2, x, xr, hid, p6, tmp, pa, pb)
+        if noise > 0.0 and n > 1:
+            e += noise * np.random.standard_normal()
         if e > best:
             best = e
             best_row = row
             for i in range(NMAX):
                 best_p[i] = pb[i]
     return int(best_row)
+
+
+@njit(cache=True)
+def best_plays(b: np.ndarray, variant: int, opts: int, W: tuple, S: tuple, use_db: bool,  # type: ignore[type-arg]
+               dist: np.ndarray, first: np.ndarray, win2: np.ndarray, ws: tuple, x: np.ndarray,  # type: ignore[type-arg]
+               xr: np.ndarray, hid: np.ndarray, p6: np.ndarray, tmp: np.ndarray, pa: np.ndarray, pb: np.ndarray,
+               bp: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """The 0-ply best play of each of the 21 rolls of ``b`` (in :data:`ROLL_WEIGHTS` order): (0, or -1
+    on buffer overflow; ``after``, its results; ``vals``, their outcome vectors from the view of the
+    side that moved), ``after[r]`` and ``vals[r]`` for roll r."""
+    after = np.zeros((21, NSLOTS), np.int8)
+    vals = np.zeros((21, NMAX), np.float32)
+    r = 0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            row = choose(b, d1, d2, variant, opts, W, S, use_db, dist, first, win2, ws, x, xr, hid, p6, tmp, pa,
+                         pb, 0.0, bp)
+            if row < 0:
+                return -1, after, vals
+            after[r] = ws[0][row]
+            vals[r] = bp
+            r += 1
+    return 0, after, vals
 
 
 @njit(cache=True)
@@ -381,18 +391,10 @@ def _ply1(b: np.ndarray, variant: int, opts: int, W: tuple, S: tuple, use_db: bo
     if V.outcome_of(b) >= 0:
         eval0(b, variant, W, S, use_db, dist, first, win2, x, xr, hid, p6, out)
         return 0
-    acc = np.zeros(NMAX, np.float64)
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            row = best_reply(b, d1, d2, variant, opts, W, S, use_db, dist, first, win2, ws, x, xr, hid, p6,
-                             tmp, pa, pb, bp)
-            if row < 0:
-                return -1
-            wgt = roll_weight(d1, d2)
-            for i in range(NMAX):  # bp is seen by the side that moved: b's mover
-                acc[i] += wgt * bp[i]
-    for i in range(NMAX):
-        out[i] = acc[i]
+    ok, _, vals = best_plays(b, variant, opts, W, S, use_db, dist, first, win2, ws, x, xr, hid, p6, tmp, pa, pb, bp)
+    if ok < 0:
+        return -1
+    roll_mean(vals, out)  # vals are seen by the side that moved: b's mover
     return 0
 
 
@@ -405,44 +407,26 @@ def eval_ply(b: np.ndarray, ply: int, variant: int, opts: int, W: tuple, S: tupl
     n-ply: the mean over the 21 rolls of the side on roll, each played as 0-ply prefers, of the
     (n-1)-ply value of the position reached.
     """
-    nx = max(V.N_DUTCH, V.N_MAHBUSA)
-    x = np.zeros(nx, np.float32)
-    xr = np.zeros(F.N_RACE, np.float32)
-    hid = np.zeros(max(W[0].shape[1], S[8].shape[1]), np.float32)
-    p6 = np.zeros(6, np.float32)
-    tmp = np.zeros(NSLOTS, np.int8)
-    pa = np.zeros(NMAX, np.float32)
-    pb = np.zeros(NMAX, np.float32)
-    bp = np.zeros(NMAX, np.float32)
+    x, xr, hid, p6, tmp, pa, pb, bp = scratch(max(W[0].shape[1], S[8].shape[1]))
     if ply <= 0 or V.outcome_of(b) >= 0:
         eval0(b, variant, W, S, use_db, dist, first, win2, x, xr, hid, p6, out)
         return 0
     if ply == 1:
         return _ply1(b, variant, opts, W, S, use_db, dist, first, win2, ws1, x, xr, hid, p6, tmp, pa, pb, bp, out)
-    acc = np.zeros(NMAX, np.float64)
+    ok, after, vals = best_plays(b, variant, opts, W, S, use_db, dist, first, win2, ws2, x, xr, hid, p6, tmp, pa, pb,
+                                 bp)
+    if ok < 0:
+        return -1
     inner = np.zeros(NMAX, np.float32)
     nxt = np.zeros(NSLOTS, np.int8)
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            wgt = roll_weight(d1, d2)
-            row = best_reply(b, d1, d2, variant, opts, W, S, use_db, dist, first, win2, ws2, x, xr, hid, p6,
-                             tmp, pa, pb, bp)
-            if row < 0:
+    for r in range(21):
+        if V.outcome_of(after[r]) < 0:  # the 1-ply value of the game going on
+            flip_into(after[r], nxt)
+            if _ply1(nxt, variant, opts, W, S, use_db, dist, first, win2, ws1, x, xr, hid, p6, tmp, pa, pb, bp,
+                     inner) < 0:
                 return -1
-            cand = ws2[0][row]
-            if V.outcome_of(cand) >= 0:
-                for i in range(NMAX):
-                    pa[i] = bp[i]
-            else:
-                flip_into(cand, nxt)
-                if _ply1(nxt, variant, opts, W, S, use_db, dist, first, win2, ws1, x, xr, hid, p6, tmp, pa, pb,
-                         bp, inner) < 0:
-                    return -1
-                swap5(inner, pa)  # nxt's mover is b's opponent
-            for i in range(NMAX):
-                acc[i] += wgt * pa[i]
-    for i in range(NMAX):
-        out[i] = acc[i]
+            swap5(inner, vals[r])  # nxt's mover is b's opponent
+    roll_mean(vals, out)
     return 0
 
 

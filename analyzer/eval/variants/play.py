@@ -37,14 +37,14 @@ from analyzer.core.layout import (
     VAR_MAHBUSA,
 )
 from analyzer.core.position import Position
-from analyzer.eval import features as F
 from analyzer.eval.variants import features as V
 from analyzer.eval.variants.model import (
     NMAX,
     RaceContext,
     VariantNet,
-    after_play,
+    choose,
     race_context,
+    scratch,
     variant_code_name,
 )
 from analyzer.rules import find_variant
@@ -52,34 +52,6 @@ from analyzer.rules.kernel import Workspace, flip_into, generate
 
 MAX_PLIES = 1200
 POINTS_OF = np.array([1, 2, -1, -2, 0], np.int64)
-
-
-@njit(cache=True)
-def choose(b: np.ndarray, d1: int, d2: int, variant: int, opts: int, W: tuple, S: tuple,  # type: ignore[type-arg]
-           use_db: bool, dist: np.ndarray, first: np.ndarray, win2: np.ndarray, ws: tuple, x: np.ndarray,  # type: ignore[type-arg]
-           xr: np.ndarray, hid: np.ndarray, p6: np.ndarray, tmp: np.ndarray, pa: np.ndarray, pb: np.ndarray,
-           noise: float, best_p: np.ndarray) -> int:
-    """The pool row (in ``ws``) of the play with the best 0-ply equity (plus ``noise`` times a
-    standard normal when there is a choice); ``best_p`` gets its outcome vector (mover's view)."""
-    n = generate(b, d1, d2, variant, opts, ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8],
-                 ws[9], ws[10], ws[11])
-    if n < 0:
-        return -1
-    pool = ws[0]
-    results = ws[11]
-    best = -1e30
-    best_row = results[0]
-    for k in range(n):
-        row = results[k]
-        e = after_play(pool[row], variant, W, S, use_db, dist, first, win2, x, xr, hid, p6, tmp, pa, pb)
-        if noise > 0.0 and n > 1:
-            e += noise * np.random.standard_normal()
-        if e > best:
-            best = e
-            best_row = row
-            for i in range(NMAX):
-                best_p[i] = pb[i]
-    return int(best_row)
 
 
 @njit(cache=True)
@@ -95,13 +67,7 @@ def play_game(seed: int, start: np.ndarray, variant: int, opts: int, W: tuple, S
     """
     np.random.seed(seed)
     board = start.copy()
-    x = np.zeros(max(V.N_DUTCH, V.N_MAHBUSA), np.float32)
-    xr = np.zeros(F.N_RACE, np.float32)
-    hid = np.zeros(max(W[0].shape[1], S[8].shape[1]), np.float32)
-    p6 = np.zeros(6, np.float32)
-    tmp = np.zeros(NSLOTS, np.int8)
-    pa = np.zeros(NMAX, np.float32)
-    pb = np.zeros(NMAX, np.float32)
+    x, xr, hid, p6, tmp, pa, pb, _ = scratch(max(W[0].shape[1], S[8].shape[1]))
     maxt = states.shape[0]
     for t in range(maxt):
         for i in range(NSLOTS):
@@ -262,15 +228,7 @@ def duel_kernel(seeds: np.ndarray, variant: int, opts: int, kind_a: int, WA: tup
     """Duplicate-dice games: the rolls of pair i come from numba's generator seeded with
     ``seeds[i]``; game 2i has A opening, 2i + 1 B opening. ``points`` gets A's points and
     ``outcomes`` the outcome index from A's view (-1: the game reached ``max_plies``)."""
-    nx = max(V.N_DUTCH, V.N_MAHBUSA)
-    x = np.zeros(nx, np.float32)
-    xr = np.zeros(F.N_RACE, np.float32)
-    hid = np.zeros(max(WA[0].shape[1], WB[0].shape[1], S[8].shape[1]), np.float32)
-    p6 = np.zeros(6, np.float32)
-    tmp = np.zeros(NSLOTS, np.int8)
-    pa = np.zeros(NMAX, np.float32)
-    pb = np.zeros(NMAX, np.float32)
-    bp = np.zeros(NMAX, np.float32)
+    x, xr, hid, p6, tmp, pa, pb, bp = scratch(max(WA[0].shape[1], WB[0].shape[1], S[8].shape[1]))
     b = np.zeros(NSLOTS, np.int8)
     dice = np.zeros((max_plies, 2), np.int64)
     swap = np.array([2, 3, 0, 1, 4])
@@ -368,14 +326,7 @@ def rollout_kernel(board: np.ndarray, variant: int, opts: int, W: tuple, S: tupl
     (-1 if a game hit ``max_plies``). Trial t's first roll is the (t mod 36)-th ordered roll and its
     second the (t div 36 mod 36)-th (so 1,296 trials cover every pair of opening rolls once), later
     rolls come from numba's generator seeded with ``seed + t``."""
-    x = np.zeros(max(V.N_DUTCH, V.N_MAHBUSA), np.float32)
-    xr = np.zeros(F.N_RACE, np.float32)
-    hid = np.zeros(max(W[0].shape[1], S[8].shape[1]), np.float32)
-    p6 = np.zeros(6, np.float32)
-    tmp = np.zeros(NSLOTS, np.int8)
-    pa = np.zeros(NMAX, np.float32)
-    pb = np.zeros(NMAX, np.float32)
-    bp = np.zeros(NMAX, np.float32)
+    x, xr, hid, p6, tmp, pa, pb, bp = scratch(max(W[0].shape[1], S[8].shape[1]))
     b = np.zeros(NSLOTS, np.int8)
     swap = np.array([2, 3, 0, 1, 4])
     for i in range(ntrials):
