@@ -29,18 +29,18 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from analyzer.core.layout import NSLOTS, VAR_STANDARD
+from analyzer.core.layout import VAR_STANDARD
 from analyzer.eval import features as F
-from analyzer.eval.net import NOUT, NetSet
+from analyzer.eval.net import NetSet
 from analyzer.rules.kernel import Workspace, flip_into, generate
 from analyzer.train.selfplay import (
     MAX_PLIES,
     PLAYER_HEURISTIC,
     PLAYER_NET,
     START_BOARD,
-    _opening,
-    _roll,
     choose,
+    duel_dice,
+    duel_scratch,
 )
 
 PLAYER_PUBEVAL = 2
@@ -103,25 +103,9 @@ def duel_pairs(seeds, WA, kindA, WB, kindB, wr, wc, pool, phash, parent, hfrom, 
                table, tstamp, stampbox, results, points):
     """A's points for each seed's two games (A first, then B first) with the same rolls."""
     dice = np.zeros((MAX_PLIES, 2), np.int64)
-    tmp = np.zeros(NSLOTS, np.int8)
-    xc = np.zeros(F.N_CONTACT, np.float32)
-    xr = np.zeros(F.N_RACE, np.float32)
-    nh = 1
-    for WW in (WA, WB):
-        nh = max(nh, WW[0].shape[1], WW[4].shape[1], WW[8].shape[1])
-    hid = np.zeros(nh, np.float32)
-    pa = np.zeros(NOUT, np.float32)
-    pb = np.zeros(NOUT, np.float32)
-    bp = np.zeros(NOUT, np.float32)
+    tmp, xc, xr, hid, pa, pb, bp = duel_scratch(WA, WB)
     for i in range(seeds.shape[0]):
-        np.random.seed(seeds[i])
-        a, b = _opening()
-        dice[0, 0] = a
-        dice[0, 1] = b
-        for t in range(1, MAX_PLIES):
-            a, b = _roll()
-            dice[t, 0] = a
-            dice[t, 1] = b
+        duel_dice(seeds[i], dice)
         for g in range(2):
             board = START_BOARD.copy()
             side = g

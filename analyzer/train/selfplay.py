@@ -121,6 +121,33 @@ def _opening() -> tuple[int, int]:
 
 
 @njit(cache=True)
+def duel_dice(seed: int, dice: np.ndarray) -> None:
+    """Fill ``dice`` (n x 2) with the roll sequence of duel seed ``seed``: numba's generator seeded
+    with it, an opening roll (no doubles), then plain rolls."""
+    np.random.seed(seed)
+    a, b = _opening()
+    dice[0, 0] = a
+    dice[0, 1] = b
+    for t in range(1, dice.shape[0]):
+        a, b = _roll()
+        dice[t, 0] = a
+        dice[t, 1] = b
+
+
+@njit(cache=True)
+def duel_scratch(WA: tuple, WB: tuple) -> tuple[np.ndarray, ...]:  # type: ignore[type-arg]
+    """Zeroed work buffers for games between the nets ``WA`` and ``WB`` (:meth:`NetSet.kernel_args`):
+    a board ``tmp``, contact and race inputs ``xc``, ``xr``, hidden units ``hid`` (the largest
+    hidden size of both) and three outcome distributions ``pa``, ``pb``, ``bp``."""
+    nh = 1
+    for WW in (WA, WB):
+        nh = max(nh, WW[0].shape[1], WW[4].shape[1], WW[8].shape[1])
+    return (np.zeros(NSLOTS, np.int8), np.zeros(F.N_CONTACT, np.float32), np.zeros(F.N_RACE, np.float32),
+            np.zeros(nh, np.float32), np.zeros(NOUT, np.float32), np.zeros(NOUT, np.float32),
+            np.zeros(NOUT, np.float32))
+
+
+@njit(cache=True)
 def play_game(seed: int, start: np.ndarray, W: tuple, noise: float,  # type: ignore[type-arg]
               pool: np.ndarray, phash: np.ndarray, parent: np.ndarray, hfrom: np.ndarray, hto: np.ndarray,
               hhit: np.ndarray, ptag: np.ndarray, pterm: np.ndarray, table: np.ndarray, tstamp: np.ndarray,
@@ -171,16 +198,7 @@ def duel_game(dice: np.ndarray, first: int, WA: tuple, kindA: int, WB: tuple, ki
     ``first`` = 0: A moves first. Returns the points won by A (+-1, 2, 3); 0 if the rolls ran out.
     """
     board = START_BOARD.copy()
-    tmp = np.zeros(NSLOTS, np.int8)
-    xc = np.zeros(F.N_CONTACT, np.float32)
-    xr = np.zeros(F.N_RACE, np.float32)
-    nh = 1
-    for WW in (WA, WB):
-        nh = max(nh, WW[0].shape[1], WW[4].shape[1], WW[8].shape[1])
-    hid = np.zeros(nh, np.float32)
-    pa = np.zeros(NOUT, np.float32)
-    pb = np.zeros(NOUT, np.float32)
-    bp = np.zeros(NOUT, np.float32)
+    tmp, xc, xr, hid, pa, pb, bp = duel_scratch(WA, WB)
     side = first
     for t in range(dice.shape[0]):
         d1 = dice[t, 0]
@@ -213,14 +231,7 @@ def duel_many(seeds: np.ndarray, WA: tuple, kindA: int, WB: tuple, kindB: int,  
     """
     dice = np.zeros((MAX_PLIES, 2), np.int64)
     for i in range(seeds.shape[0]):
-        np.random.seed(seeds[i])
-        a, b = _opening()
-        dice[0, 0] = a
-        dice[0, 1] = b
-        for t in range(1, MAX_PLIES):
-            a, b = _roll()
-            dice[t, 0] = a
-            dice[t, 1] = b
+        duel_dice(seeds[i], dice)
         for g in range(2):
             points[2 * i + g] = duel_game(dice, g, WA, kindA, WB, kindB, pool, phash, parent, hfrom, hto,
                                           hhit, ptag, pterm, table, tstamp, stampbox, results)
