@@ -39,6 +39,7 @@ True
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import random
 import sys
@@ -164,29 +165,32 @@ def main(argv: list[str] | None = None) -> int:
             kinds[kind if pts_a == 0 else f"{'A' if pts_a > 0 else 'B'} {kind}"] += 1
         pair_means.append(total / 2)
     secs = time.perf_counter() - t0
-    games = 2 * pairs
     mean = sum(pair_means) / pairs
     var = sum((x - mean) ** 2 for x in pair_means) / max(pairs - 1, 1)
     se = math.sqrt(var / pairs)
+    _report(args, rules, pairs, mean, se, kinds, secs, f"plies per game {plies / (2 * pairs):.1f}  ({secs:.1f} s)")
+    return 0
+
+
+def _report(args: argparse.Namespace, rules: Variant, pairs: int, mean: float, se: float, kinds: Counter[str],
+            secs: float, last_line: str) -> None:
+    """Print the result (and write it to ``--json``): A's points per game, its standard error, the
+    outcome counts and ``last_line``."""
+    games = 2 * pairs
     print(f"variant {rules.name}  A {args.a}  B {args.b}  games {games} ({pairs} duplicate pairs)  seed {args.seed}")
     print(f"A points per game: {mean:+.3f} +- {se:.3f} (standard error)")
     for kind, count in sorted(kinds.items()):
         print(f"  {kind:<16} {count:>7}  {100.0 * count / games:6.2f}%")
-    print(f"plies per game {plies / games:.1f}  ({secs:.1f} s)")
+    print(last_line)
     if args.json:
-        import json
-
         doc = {"variant": rules.name, "a": args.a, "b": args.b, "games": games, "seed": args.seed,
                "ppg": round(mean, 4), "se": round(se, 4), "outcomes": dict(kinds), "seconds": round(secs, 1)}
         with open(args.json, "w") as fh:
             fh.write(json.dumps(doc, indent=2) + "\n")
-    return 0
 
 
 def _compiled(args: argparse.Namespace, rules: Variant) -> int:
     """The duel with a net player (Dutch, Mahbusa), compiled."""
-    import json
-
     from analyzer.eval.variants.engine import NETS_DIR
     from analyzer.eval.variants.model import VariantNet
     from analyzer.eval.variants.play import duel_outcomes
@@ -208,17 +212,7 @@ def _compiled(args: argparse.Namespace, rules: Variant) -> int:
     se = float(pair.std(ddof=1) / math.sqrt(pairs)) if pairs > 1 else float("nan")
     names = ["A single", "A 2 points", "B single", "B 2 points", "draw"]
     kinds: Counter[str] = Counter(names[o] if o >= 0 else "unfinished" for o in outs.tolist())
-    games = 2 * pairs
-    print(f"variant {rules.name}  A {args.a}  B {args.b}  games {games} ({pairs} duplicate pairs)  seed {args.seed}")
-    print(f"A points per game: {mean:+.3f} +- {se:.3f} (standard error)")
-    for kind, count in sorted(kinds.items()):
-        print(f"  {kind:<16} {count:>7}  {100.0 * count / games:6.2f}%")
-    print(f"({secs:.1f} s, compiled duel)")
-    if args.json:
-        doc = {"variant": rules.name, "a": args.a, "b": args.b, "games": games, "seed": args.seed,
-               "ppg": round(mean, 4), "se": round(se, 4), "outcomes": dict(kinds), "seconds": round(secs, 1)}
-        with open(args.json, "w") as fh:
-            fh.write(json.dumps(doc, indent=2) + "\n")
+    _report(args, rules, pairs, mean, se, kinds, secs, f"({secs:.1f} s, compiled duel)")
     return 0
 
 
