@@ -45,6 +45,7 @@ from analyzer.eval import _bearoff_gen as G
 from analyzer.eval import features as F
 from analyzer.eval.bearoff import bearoff_class
 from analyzer.eval.net import NOUT, Net, NetSet, evaluate_boards
+from analyzer.train.base import train_epochs
 from analyzer.train.optim import Adam
 from analyzer.train.selfplay import GameBuffers, play_seeded
 
@@ -273,14 +274,7 @@ def train_net(net: Net, x: NDArray[np.float32], t: NDArray[np.float32], epochs: 
     losses: list[float] = []
     for e in range(epochs):
         opt.lr = lr * lr_decay ** e
-        order = rng.permutation(len(x))
-        tot = 0.0
-        nb = 0
-        for s in range(0, len(x), batch):
-            idx = np.sort(order[s:s + batch])
-            tot += opt.step(x[idx], t[idx])
-            nb += 1
-        losses.append(tot / max(nb, 1))
+        losses.append(train_epochs(opt, x, t, batch, rng, sort=True))
     return losses
 
 

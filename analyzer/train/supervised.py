@@ -20,9 +20,7 @@ after every round, so a run resumes exactly at a round boundary.
 
 from __future__ import annotations
 
-import json
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -34,9 +32,10 @@ from numpy.typing import NDArray
 from analyzer.eval import features as F
 from analyzer.eval.engine import Engine
 from analyzer.eval.net import CLASS_KEYS, Net, NetSet
+from analyzer.train.base import Trainer, utc_stamp, write_checkpoint
 from analyzer.train.optim import PARAMS, Adam
 from analyzer.train.selfplay import GameBuffers, duel, play_seeded
-from analyzer.train.td import CLASS_OF_KEY, game_seed, read_state
+from analyzer.train.td import game_seed, net_state, read_state, train_classes
 
 log = logging.getLogger(__name__)
 
@@ -58,19 +57,16 @@ class SupervisedConfig:
     prune_games: int = 100
 
 
-class SupervisedTrainer:
+class SupervisedTrainer(Trainer):
     """State of a supervised run: nets, Adam moments, counters."""
 
     def __init__(self, path: Path, cfg: SupervisedConfig, nets: NetSet) -> None:
-        self.path = Path(path)
+        super().__init__(path)
         self.cfg = cfg
         self.nets = nets
         self.opts = {k: Adam(n, lr=cfg.lr) for k, n in nets.nets().items()}
         self.rounds = 0
-        self.positions = 0
-        self.elapsed = 0.0
         self.source = ""
-        self.curve_path = self.path.with_name(self.path.stem + "_curve.jsonl")
         self.buf = GameBuffers()
 
     @classmethod
@@ -94,18 +90,11 @@ class SupervisedTrainer:
         tr.source = str(doc.get("source", ""))
         if "prune_w1" in arrays:
             tr.nets.prune = Net(*(np.array(arrays[f"prune_{s}"], dtype=np.float32) for s in PARAMS))
-        if tr.curve_path.exists():
-            keep = [ln for ln in tr.curve_path.read_text().splitlines()
-                    if ln.strip() and json.loads(ln)["rounds"] <= tr.rounds]
-            tr.curve_path.write_text("".join(ln + "\n" for ln in keep))
+        tr._trim_curve("rounds", tr.rounds)
         return tr
 
     def save(self) -> None:
-        arrays: dict[str, Any] = {}
-        for key, net in self.nets.nets().items():
-            for s in PARAMS:
-                arrays[f"{key}_{s}"] = getattr(net, s)
-            arrays.update(self.opts[key].state(key))
+        arrays = net_state(self.nets, self.opts)
         if self.nets.prune is not None:
             for s in PARAMS:
                 arrays[f"prune_{s}"] = getattr(self.nets.prune, s)
@@ -113,11 +102,7 @@ class SupervisedTrainer:
                "positions": self.positions, "elapsed": self.elapsed, "source": self.source,
                "games": 0, "iterations": self.rounds,
                "adam_t": {k: o.t for k, o in self.opts.items()}, "feature_version": F.FEATURE_VERSION}
-        arrays["state_json"] = np.frombuffer(json.dumps(doc).encode(), dtype=np.uint8)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + ".tmp.npz")
-        np.savez(tmp, **arrays)
-        tmp.replace(self.path)
+        write_checkpoint(self.path, arrays, doc)
 
     def positions_of_round(self) -> NDArray[np.int8]:
         """The positions (before a roll) of this round's self-play games."""
@@ -130,6 +115,10 @@ class SupervisedTrainer:
             out.append(self.buf.states[:n].copy())
         return np.concatenate(out) if out else np.zeros((0, 64), np.int8)
 
+    def iteration(self) -> dict[str, float]:
+        """One round (:meth:`round`)."""
+        return self.round()
+
     def round(self) -> dict[str, float]:
         """One round: positions, 1-ply targets, training; returns mean loss per class."""
         cfg = self.cfg
@@ -141,48 +130,24 @@ class SupervisedTrainer:
             self.nets.prune = train_prune_net(self.nets, games=cfg.prune_games, seed=cfg.seed + self.rounds)
         engine = Engine(self.nets, cache_size=0, prune=cfg.prune_every > 0)
         targets = engine.evaluate_boards(boards, cfg.target_ply)
-        classes = np.zeros(len(boards), np.int64)
-        xc = np.zeros((len(boards), F.N_CONTACT), np.float32)
-        xr = np.zeros((len(boards), F.N_RACE), np.float32)
-        rows = np.zeros(len(boards), np.int64)
-        F.encode_batch(boards, classes, xc, xr, rows)
         rng = np.random.default_rng([cfg.seed, self.rounds])
-        losses: dict[str, float] = {}
-        for key in CLASS_KEYS:
-            sel = classes == CLASS_OF_KEY[key]
-            if not sel.any():
-                continue
-            x = (xr if key == "race" else xc)[rows[sel]]
-            t = targets[sel]
-            tot = 0.0
-            nb = 0
-            for _ in range(cfg.epochs):
-                order = rng.permutation(len(x))
-                for s in range(0, len(x), cfg.batch):
-                    idx = order[s:s + cfg.batch]
-                    tot += self.opts[key].step(x[idx], t[idx])
-                    nb += 1
-            losses[key] = tot / nb
+        losses = train_classes(self.opts, boards, targets, cfg.batch, rng, cfg.epochs)
         self.rounds += 1
         self.positions += len(boards)
         return losses
 
     def run(self, rounds: int, should_stop: Callable[[], bool] | None = None) -> None:
         """Train until ``rounds`` rounds are done in total; checkpoint after each round."""
-        while self.rounds < rounds:
-            if should_stop is not None and should_stop():
-                break
-            start = time.time()
-            losses = self.round()
-            self.elapsed += time.time() - start
-            rec: dict[str, Any] = {"rounds": self.rounds, "positions": self.positions,
-                                   "elapsed_s": round(self.elapsed, 1), "loss": losses,
-                                   "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-            if self.cfg.eval_seeds > 0 and self.cfg.eval_every > 0 and self.rounds % self.cfg.eval_every == 0:
-                seeds = np.arange(10_000, 10_000 + self.cfg.eval_seeds, dtype=np.int64)
-                rec["ppg_vs_heuristic"] = float(duel(self.nets, None, seeds).mean())
-            self.save()
-            with self.curve_path.open("a") as fh:
-                fh.write(json.dumps(rec) + "\n")
-            log.info("round %d positions %d loss %s ppg %s", self.rounds, self.positions, losses,
-                     rec.get("ppg_vs_heuristic"))
+        self._loop(lambda: self.rounds < rounds, 0.0, should_stop)
+
+    def _curve_entry(self, losses: list[dict[str, float]]) -> dict[str, Any]:
+        """A curve line every round (its loss per class), with the duel against the heuristic
+        every ``eval_every`` rounds."""
+        rec: dict[str, Any] = {"rounds": self.rounds, "positions": self.positions,
+                               "elapsed_s": round(self.elapsed, 1), "loss": losses[-1], "time": utc_stamp()}
+        if self.cfg.eval_seeds > 0 and self.cfg.eval_every > 0 and self.rounds % self.cfg.eval_every == 0:
+            seeds = np.arange(10_000, 10_000 + self.cfg.eval_seeds, dtype=np.int64)
+            rec["ppg_vs_heuristic"] = float(duel(self.nets, None, seeds).mean())
+        log.info("round %d positions %d loss %s ppg %s", self.rounds, self.positions, losses[-1],
+                 rec.get("ppg_vs_heuristic"))
+        return rec

@@ -20,7 +20,6 @@ last checkpoint left off.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -33,6 +32,7 @@ from numpy.typing import NDArray
 
 from analyzer.eval import features as F
 from analyzer.eval.net import CLASS_KEYS, NOUT, NetSet
+from analyzer.train.base import Trainer, read_checkpoint, train_epochs, utc_stamp, write_checkpoint
 from analyzer.train.optim import PARAMS, Adam
 from analyzer.train.selfplay import GameBuffers, duel, play_seeded
 
@@ -83,9 +83,7 @@ def lambda_targets(nextp: NDArray[np.float32], outcome: int, n: int, lam: float)
 
 def read_state(path: Path) -> tuple[dict[str, Any], dict[str, Any], NetSet]:
     """The arrays, the JSON state and the nets of a training checkpoint (TD or supervised)."""
-    with np.load(path) as z:
-        arrays = {k: z[k] for k in z.files}
-    doc: dict[str, Any] = json.loads(bytes(arrays["state_json"]).decode())
+    arrays, doc = read_checkpoint(path)
     nets = NetSet.initial(1, 1, seed=0)
     for key in CLASS_KEYS:
         net = nets.nets()[key]
@@ -94,19 +92,47 @@ def read_state(path: Path) -> tuple[dict[str, Any], dict[str, Any], NetSet]:
     return arrays, doc, nets
 
 
-class TDTrainer:
+def train_classes(opts: dict[str, Adam], boards: NDArray[np.int8], targets: NDArray[np.float32], batch: int,
+                  rng: np.random.Generator, epochs: int = 1) -> dict[str, float]:
+    """Train each class's net (``opts``, by :data:`CLASS_KEYS`) on the ``boards`` of its class
+    against ``targets`` (:func:`analyzer.train.base.train_epochs`, in class order); returns the
+    mean loss per class that had positions."""
+    classes = np.zeros(len(boards), np.int64)
+    xc = np.zeros((len(boards), F.N_CONTACT), np.float32)
+    xr = np.zeros((len(boards), F.N_RACE), np.float32)
+    rows = np.zeros(len(boards), np.int64)
+    F.encode_batch(boards, classes, xc, xr, rows)
+    losses: dict[str, float] = {}
+    for key in CLASS_KEYS:
+        sel = classes == CLASS_OF_KEY[key]
+        if not sel.any():
+            continue
+        x = (xr if key == "race" else xc)[rows[sel]]
+        losses[key] = train_epochs(opts[key], x, targets[sel], batch, rng, epochs)
+    return losses
+
+
+def net_state(nets: NetSet, opts: dict[str, Adam]) -> dict[str, Any]:
+    """The checkpoint arrays of the three nets and their Adam moments (``contact_w1``, ...,
+    ``contact_m_w1``, ...)."""
+    arrays: dict[str, Any] = {}
+    for key, net in nets.nets().items():
+        for s in PARAMS:
+            arrays[f"{key}_{s}"] = getattr(net, s)
+        arrays.update(opts[key].state(key))
+    return arrays
+
+
+class TDTrainer(Trainer):
     """State of a TD run: nets, one Adam per net, counters; saved to ``path``."""
 
     def __init__(self, path: Path, cfg: TDConfig, nets: NetSet) -> None:
-        self.path = Path(path)
+        super().__init__(path)
         self.cfg = cfg
         self.nets = nets
         self.opts = {k: Adam(n, lr=cfg.lr) for k, n in nets.nets().items()}
         self.games = 0
-        self.positions = 0
         self.iterations = 0
-        self.elapsed = 0.0
-        self.curve_path = self.path.with_name(self.path.stem + "_curve.jsonl")
         self.buf = GameBuffers()
 
     # ----------------------------------------------------------------- persistence
@@ -130,33 +156,16 @@ class TDTrainer:
         tr.positions = int(doc["positions"])
         tr.iterations = int(doc["iterations"])
         tr.elapsed = float(doc["elapsed"])
-        tr._trim_curve()
+        tr._trim_curve("games", tr.games)
         return tr
-
-    def _trim_curve(self) -> None:
-        """Drop learning-curve lines written after the checkpoint (a run that stopped between saves)."""
-        if not self.curve_path.exists():
-            return
-        keep = [ln for ln in self.curve_path.read_text().splitlines()
-                if ln.strip() and json.loads(ln)["games"] <= self.games]
-        self.curve_path.write_text("".join(ln + "\n" for ln in keep))
 
     def save(self) -> None:
         """Write the checkpoint atomically (one ``.npz`` holding everything)."""
-        arrays: dict[str, Any] = {}
-        for key, net in self.nets.nets().items():
-            for s in PARAMS:
-                arrays[f"{key}_{s}"] = getattr(net, s)
-            arrays.update(self.opts[key].state(key))
         doc = {"config": asdict(self.cfg), "games": self.games, "positions": self.positions,
                "iterations": self.iterations, "elapsed": self.elapsed,
                "adam_t": {k: o.t for k, o in self.opts.items()},
                "feature_version": F.FEATURE_VERSION}
-        arrays["state_json"] = np.frombuffer(json.dumps(doc).encode(), dtype=np.uint8)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + ".tmp.npz")
-        np.savez(tmp, **arrays)
-        tmp.replace(self.path)
+        write_checkpoint(self.path, net_state(self.nets, self.opts), doc)
 
     # ----------------------------------------------------------------- training
     def iteration(self) -> dict[str, float]:
@@ -172,33 +181,12 @@ class TDTrainer:
             targets.append(lambda_targets(self.buf.nextp, outcome, n, cfg.lam))
         self.games += cfg.games_per_iter
         self.iterations += 1
-        losses: dict[str, float] = {}
         if not boards:
-            return losses
+            return {}
         b = np.concatenate(boards)
-        t = np.concatenate(targets)
         self.positions += len(b)
-        classes = np.zeros(len(b), np.int64)
-        xc = np.zeros((len(b), F.N_CONTACT), np.float32)
-        xr = np.zeros((len(b), F.N_RACE), np.float32)
-        rows = np.zeros(len(b), np.int64)
-        F.encode_batch(b, classes, xc, xr, rows)
         rng = np.random.default_rng([cfg.seed, self.iterations])
-        for key in CLASS_KEYS:
-            sel = classes == CLASS_OF_KEY[key]
-            if not sel.any():
-                continue
-            x = (xr if key == "race" else xc)[rows[sel]]
-            tt = t[sel]
-            order = rng.permutation(len(x))
-            tot = 0.0
-            nb = 0
-            for s in range(0, len(x), cfg.batch):
-                idx = order[s:s + cfg.batch]
-                tot += self.opts[key].step(x[idx], tt[idx])
-                nb += 1
-            losses[key] = tot / nb
-        return losses
+        return train_classes(self.opts, b, np.concatenate(targets), cfg.batch, rng)
 
     def evaluate(self) -> float:
         """Points per game against the heuristic baseline (duplicate dice, fixed seeds)."""
@@ -210,32 +198,20 @@ class TDTrainer:
             should_stop: Callable[[], bool] | None = None) -> None:
         """Train until ``total_games`` games have been played (or ``should_stop()``), saving the
         checkpoint every ``checkpoint_every_s`` seconds and at the end."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        last_save = time.time()
         t0 = time.time()
-        acc: dict[str, list[float]] = {k: [] for k in CLASS_KEYS}
-        while self.games < total_games:
-            if should_stop is not None and should_stop():
-                break
-            start = time.time()
-            losses = self.iteration()
-            self.elapsed += time.time() - start
-            for k, v in losses.items():
-                acc[k].append(v)
-            ev = self.cfg.eval_every
-            if ev > 0 and self.games % ev < self.cfg.games_per_iter:
-                ppg = self.evaluate() if self.cfg.eval_seeds > 0 else float("nan")
-                rec = {"games": self.games, "positions": self.positions, "elapsed_s": round(self.elapsed, 1),
-                       "ppg_vs_heuristic": ppg,
-                       "loss": {k: (float(np.mean(v)) if v else None) for k, v in acc.items()},
-                       "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-                acc = {k: [] for k in CLASS_KEYS}
-                with self.curve_path.open("a") as fh:
-                    fh.write(json.dumps(rec) + "\n")
-                log.info("games %d positions %d ppg %.3f loss %s (%.1f games/s)", self.games, self.positions,
-                         ppg, rec["loss"], self.games / max(self.elapsed, 1e-9))
-            if time.time() - last_save >= checkpoint_every_s:
-                self.save()
-                last_save = time.time()
-        self.save()
+        self._loop(lambda: self.games < total_games, checkpoint_every_s, should_stop)
         log.info("stopped at %d games after %.0f s", self.games, time.time() - t0)
+
+    def _curve_entry(self, losses: list[dict[str, float]]) -> dict[str, Any] | None:
+        """Every ``eval_every`` games: the duel against the heuristic and the mean losses per class."""
+        ev = self.cfg.eval_every
+        if not (ev > 0 and self.games % ev < self.cfg.games_per_iter):
+            return None
+        ppg = self.evaluate() if self.cfg.eval_seeds > 0 else float("nan")
+        acc = {k: [d[k] for d in losses if k in d] for k in CLASS_KEYS}
+        rec = {"games": self.games, "positions": self.positions, "elapsed_s": round(self.elapsed, 1),
+               "ppg_vs_heuristic": ppg, "loss": {k: (float(np.mean(v)) if v else None) for k, v in acc.items()},
+               "time": utc_stamp()}
+        log.info("games %d positions %d ppg %.3f loss %s (%.1f games/s)", self.games, self.positions,
+                 ppg, rec["loss"], self.games / max(self.elapsed, 1e-9))
+        return rec

@@ -24,9 +24,7 @@ two iterations.
 
 from __future__ import annotations
 
-import json
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -38,6 +36,7 @@ from numpy.typing import NDArray
 from analyzer.eval.variants import features as V
 from analyzer.eval.variants.model import RaceContext, VariantNet, race_context, variant_code
 from analyzer.eval.variants.play import GameBuffers, duel, play_seeded, ppg_and_se
+from analyzer.train.base import Trainer, read_checkpoint, train_epochs, utc_stamp, write_checkpoint
 from analyzer.train.optim import PARAMS, Adam
 from analyzer.train.td import game_seed
 
@@ -91,21 +90,18 @@ def lambda_targets(nextp: NDArray[np.float32], outcome: int, n: int, lam: float,
     return out
 
 
-class VariantTDTrainer:
+class VariantTDTrainer(Trainer):
     """State of a variant TD run: the net, its Adam, counters; saved to ``path``."""
 
     def __init__(self, path: Path, cfg: VariantTDConfig, vn: VariantNet, ctx: RaceContext | None = None) -> None:
-        self.path = Path(path)
+        super().__init__(path)
         self.cfg = cfg
         self.vn = vn
         self.code = variant_code(cfg.variant)
         self.k = V.n_outcomes(self.code)
         self.opt = Adam(vn.net, lr=cfg.lr)
         self.games = 0
-        self.positions = 0
         self.iterations = 0
-        self.elapsed = 0.0
-        self.curve_path = self.path.with_name(self.path.stem + "_curve.jsonl")
         self.buf = GameBuffers()
         self.ctx = ctx or race_context()
 
@@ -125,9 +121,7 @@ class VariantTDTrainer:
     def load(cls, path: Path | str, ctx: RaceContext | None = None) -> VariantTDTrainer:
         """Resume a run from its checkpoint."""
         path = Path(path)
-        with np.load(path) as z:
-            arrays = {k: z[k] for k in z.files}
-        doc: dict[str, Any] = json.loads(bytes(arrays["state_json"]).decode())
+        arrays, doc = read_checkpoint(path)
         cfg = VariantTDConfig(**doc["config"])
         vn = VariantNet.load(path)
         tr = cls(path, cfg, vn, ctx)
@@ -136,15 +130,8 @@ class VariantTDTrainer:
         tr.positions = int(doc["positions"])
         tr.iterations = int(doc["iterations"])
         tr.elapsed = float(doc["elapsed"])
-        tr._trim_curve()
+        tr._trim_curve("games", tr.games)
         return tr
-
-    def _trim_curve(self) -> None:
-        if not self.curve_path.exists():
-            return
-        keep = [ln for ln in self.curve_path.read_text().splitlines()
-                if ln.strip() and json.loads(ln)["games"] <= self.games]
-        self.curve_path.write_text("".join(ln + "\n" for ln in keep))
 
     def info(self) -> dict[str, Any]:
         return {"kind": "variant-td", "games": self.games, "positions": self.positions,
@@ -158,11 +145,7 @@ class VariantTDTrainer:
         doc = {"config": asdict(self.cfg), "games": self.games, "positions": self.positions,
                "iterations": self.iterations, "elapsed": self.elapsed, "adam_t": self.opt.t,
                "feature_version": V.FEATURE_VERSION}
-        arrays["state_json"] = np.frombuffer(json.dumps(doc).encode(), dtype=np.uint8)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + ".tmp.npz")
-        np.savez(tmp, **arrays)
-        tmp.replace(self.path)
+        write_checkpoint(self.path, arrays, doc)
 
     @classmethod
     def supervised_from(cls, path: Path | str, source: Path | str, cfg: VariantTDConfig,
@@ -199,18 +182,7 @@ class VariantTDTrainer:
         if len(b) == 0:
             return float("nan")
         self.positions += len(b)
-        x = np.zeros((len(b), self.vn.net.n_inputs), np.float32)
-        for i in range(len(b)):
-            V.encode(b[i], self.code, x[i])
-        rng = np.random.default_rng([cfg.seed, self.iterations])
-        order = rng.permutation(len(x))
-        tot = 0.0
-        nb = 0
-        for s in range(0, len(x), cfg.batch):
-            idx = order[s:s + cfg.batch]
-            tot += self.opt.step(x[idx], t[idx])
-            nb += 1
-        return tot / nb
+        return self._train(b, t, 1)
 
     def _supervised_iteration(self) -> float:
         """Supervised round: every ``sample_every``-th position of ``games_per_iter`` noisy
@@ -242,19 +214,15 @@ class VariantTDTrainer:
             raise RuntimeError("move generation buffers overflowed")
         t = t[:, : self.k]
         t /= t.sum(axis=1, keepdims=True)
-        x = np.zeros((len(b), self.vn.net.n_inputs), np.float32)
-        for i in range(len(b)):
-            V.encode(b[i], self.code, x[i])
-        rng = np.random.default_rng([cfg.seed, self.iterations])
-        tot = 0.0
-        nb = 0
-        for _ in range(cfg.epochs):
-            order = rng.permutation(len(x))
-            for s in range(0, len(x), cfg.batch):
-                idx = order[s:s + cfg.batch]
-                tot += self.opt.step(x[idx], t[idx])
-                nb += 1
-        return tot / nb
+        return self._train(b, t, cfg.epochs)
+
+    def _train(self, boards: NDArray[np.int8], targets: NDArray[np.float32], epochs: int) -> float:
+        """``epochs`` passes of Adam on the net's inputs of ``boards`` against ``targets``; the mean loss."""
+        x = np.zeros((len(boards), self.vn.net.n_inputs), np.float32)
+        for i in range(len(boards)):
+            V.encode(boards[i], self.code, x[i])
+        rng = np.random.default_rng([self.cfg.seed, self.iterations])
+        return train_epochs(self.opt, x, targets, self.cfg.batch, rng, epochs)
 
     def evaluate(self, pairs: int | None = None) -> tuple[float, float]:
         """Points per game (and standard error) against the heuristic, duplicate dice, fixed seed."""
@@ -265,30 +233,18 @@ class VariantTDTrainer:
             should_stop: Callable[[], bool] | None = None) -> None:
         """Train until ``total_games`` games (or ``should_stop()``), checkpointing every
         ``checkpoint_every_s`` seconds and at the end."""
-        last_save = time.time()
-        losses: list[float] = []
-        while self.games < total_games:
-            if should_stop is not None and should_stop():
-                break
-            start = time.time()
-            loss = self.iteration()
-            self.elapsed += time.time() - start
-            if loss == loss:
-                losses.append(loss)
-            ev = self.cfg.eval_every
-            if ev > 0 and self.games % ev < self.cfg.games_per_iter:
-                ppg, se = self.evaluate() if self.cfg.eval_pairs > 0 else (float("nan"), float("nan"))
-                rec = {"games": self.games, "positions": self.positions, "elapsed_s": round(self.elapsed, 1),
-                       "ppg_vs_heuristic": round(ppg, 4), "se": round(se, 4),
-                       "eval_games": 2 * self.cfg.eval_pairs,
-                       "loss": float(np.mean(losses)) if losses else None,
-                       "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-                losses = []
-                with self.curve_path.open("a") as fh:
-                    fh.write(json.dumps(rec) + "\n")
-                log.info("%s games %d positions %d ppg %.3f +- %.3f loss %s (%.1f games/s)", self.cfg.variant,
-                         self.games, self.positions, ppg, se, rec["loss"], self.games / max(self.elapsed, 1e-9))
-            if time.time() - last_save >= checkpoint_every_s:
-                self.save()
-                last_save = time.time()
-        self.save()
+        self._loop(lambda: self.games < total_games, checkpoint_every_s, should_stop)
+
+    def _curve_entry(self, losses: list[float]) -> dict[str, Any] | None:
+        """Every ``eval_every`` games: the duel against the heuristic and the mean loss."""
+        ev = self.cfg.eval_every
+        if not (ev > 0 and self.games % ev < self.cfg.games_per_iter):
+            return None
+        ppg, se = self.evaluate() if self.cfg.eval_pairs > 0 else (float("nan"), float("nan"))
+        trained = [v for v in losses if v == v]
+        rec = {"games": self.games, "positions": self.positions, "elapsed_s": round(self.elapsed, 1),
+               "ppg_vs_heuristic": round(ppg, 4), "se": round(se, 4), "eval_games": 2 * self.cfg.eval_pairs,
+               "loss": float(np.mean(trained)) if trained else None, "time": utc_stamp()}
+        log.info("%s games %d positions %d ppg %.3f +- %.3f loss %s (%.1f games/s)", self.cfg.variant,
+                 self.games, self.positions, ppg, se, rec["loss"], self.games / max(self.elapsed, 1e-9))
+        return rec
