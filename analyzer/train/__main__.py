@@ -25,11 +25,13 @@ import json
 import logging
 import signal
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from analyzer.eval.net import NetSet
 from analyzer.train.checkpoint import load_nets, load_nets_and_info
+from analyzer.train.optim import Adam
 from analyzer.train.td import TDConfig, TDTrainer
 
 
@@ -44,26 +46,49 @@ def _setup_log(path: str | None) -> None:
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
 
-def _cmd_td(args: argparse.Namespace) -> int:
-    ck = Path(args.checkpoint)
-    if ck.exists():
-        tr = TDTrainer.load(ck)
-        for name in ("lr", "lam", "noise", "eval_every", "eval_seeds", "games_per_iter", "batch"):
-            val = getattr(args, name)
-            if val is not None:
-                setattr(tr.cfg, name, val)
-                if name == "lr":
-                    for o in tr.opts.values():
-                        o.lr = val
-        logging.getLogger(__name__).info("resumed %s at %d games (%s)", ck, tr.games, tr.cfg)
-    else:
-        cfg = TDConfig(seed=args.seed, hidden=args.hidden, race_hidden=args.race_hidden)
-        for name in ("lr", "lam", "noise", "eval_every", "eval_seeds", "games_per_iter", "batch"):
-            val = getattr(args, name)
-            if val is not None:
-                setattr(cfg, name, val)
-        tr = TDTrainer.create(ck, cfg)
-        logging.getLogger(__name__).info("new run %s (%s)", ck, cfg)
+def _add_overrides(p: argparse.ArgumentParser, spec: str, helps: dict[str, str] | None = None) -> None:
+    """Add the options of ``spec`` (space-separated ``name:f`` for a float, ``name:i`` for an int, in
+    help order) that override a run's config when given; their config names are collected in
+    ``args.overrides`` for :func:`_override`."""
+    names: list[str] = list(p.get_default("overrides") or ())
+    for item in spec.split():
+        name, kind = item.split(":")
+        p.add_argument("--" + name, type=float if kind == "f" else int, help=(helps or {}).get(name))
+        names.append(name.replace("-", "_"))
+    p.set_defaults(overrides=tuple(names))
+
+
+def _add_manifest_options(p: argparse.ArgumentParser) -> None:
+    """The options of an export's manifest (see :func:`_manifest`)."""
+    p.add_argument("--version", default="0.1")
+    p.add_argument("--notes", default="")
+    p.add_argument("--benchmarks", help="JSON file of benchmark results to record in the manifest")
+
+
+def _override(cfg: Any, args: argparse.Namespace, opts: Iterable[Adam] = ()) -> None:
+    """Set on ``cfg`` every option of ``args.overrides`` given on the command line (not None); a new
+    ``lr`` goes to the optimisers ``opts`` too (a resumed run).
+
+    >>> from types import SimpleNamespace
+    >>> p = argparse.ArgumentParser()
+    >>> _add_overrides(p, "lr:f games-per-iter:i")
+    >>> cfg = SimpleNamespace(lr=1.0, games_per_iter=16)
+    >>> _override(cfg, p.parse_args(["--lr", "0.1"]))
+    >>> cfg.lr, cfg.games_per_iter
+    (0.1, 16)
+    """
+    for name in args.overrides:
+        val = getattr(args, name)
+        if val is not None:
+            setattr(cfg, name, val)
+            if name == "lr":
+                for o in opts:
+                    o.lr = val
+
+
+def _stop_on_signals() -> Callable[[], bool]:
+    """A ``should_stop`` for the trainers' ``run``: true once SIGTERM or SIGINT has arrived (the run
+    then ends at the next iteration boundary and writes its checkpoint)."""
     stop = {"flag": False}
 
     def _handler(signum: int, frame: object) -> None:
@@ -71,7 +96,33 @@ def _cmd_td(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, _handler)
     signal.signal(signal.SIGINT, _handler)
-    tr.run(args.games, checkpoint_every_s=args.checkpoint_every, should_stop=lambda: stop["flag"])
+    return lambda: stop["flag"]
+
+
+def _manifest(args: argparse.Namespace, info: dict[str, Any]) -> dict[str, Any]:
+    """The manifest of an exported net: ``--version``, the training run (``info``), ``--notes`` and
+    the ``--benchmarks`` JSON."""
+    manifest: dict[str, Any] = {"version": args.version,
+                                "training_run": {"checkpoint": str(args.checkpoint), **info}}
+    if args.notes:
+        manifest["notes"] = args.notes
+    if args.benchmarks:
+        manifest["benchmarks"] = json.loads(Path(args.benchmarks).read_text())
+    return manifest
+
+
+def _cmd_td(args: argparse.Namespace) -> int:
+    ck = Path(args.checkpoint)
+    if ck.exists():
+        tr = TDTrainer.load(ck)
+        _override(tr.cfg, args, tr.opts.values())
+        logging.getLogger(__name__).info("resumed %s at %d games (%s)", ck, tr.games, tr.cfg)
+    else:
+        cfg = TDConfig(seed=args.seed, hidden=args.hidden, race_hidden=args.race_hidden)
+        _override(cfg, args)
+        tr = TDTrainer.create(ck, cfg)
+        logging.getLogger(__name__).info("new run %s (%s)", ck, cfg)
+    tr.run(args.games, checkpoint_every_s=args.checkpoint_every, should_stop=_stop_on_signals())
     return 0
 
 
@@ -79,36 +130,18 @@ def _cmd_supervised(args: argparse.Namespace) -> int:
     from analyzer.train.supervised import SupervisedConfig, SupervisedTrainer
 
     ck = Path(args.checkpoint)
-    names = ("lr", "batch", "games_per_round", "noise", "epochs", "eval_every", "eval_seeds", "prune_every",
-             "target_ply")
     if ck.exists():
         tr = SupervisedTrainer.load(ck)
-        for name in names:
-            val = getattr(args, name)
-            if val is not None:
-                setattr(tr.cfg, name, val)
-                if name == "lr":
-                    for o in tr.opts.values():
-                        o.lr = val
+        _override(tr.cfg, args, tr.opts.values())
         logging.getLogger(__name__).info("resumed %s at round %d (%s)", ck, tr.rounds, tr.cfg)
     else:
         if not args.init:
             raise SystemExit("a new supervised run needs --init (a TD checkpoint or a net set)")
         cfg = SupervisedConfig(seed=args.seed)
-        for name in names:
-            val = getattr(args, name)
-            if val is not None:
-                setattr(cfg, name, val)
+        _override(cfg, args)
         tr = SupervisedTrainer.create(ck, cfg, load_nets(args.init), source=args.init)
         logging.getLogger(__name__).info("new supervised run %s from %s (%s)", ck, args.init, cfg)
-    stop = {"flag": False}
-
-    def _handler(signum: int, frame: object) -> None:
-        stop["flag"] = True
-
-    signal.signal(signal.SIGTERM, _handler)
-    signal.signal(signal.SIGINT, _handler)
-    tr.run(args.rounds, should_stop=lambda: stop["flag"])
+    tr.run(args.rounds, should_stop=_stop_on_signals())
     return 0
 
 
@@ -126,13 +159,7 @@ def _cmd_prune(args: argparse.Namespace) -> int:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     nets, info = load_nets_and_info(args.checkpoint)
-    manifest: dict[str, Any] = {"version": args.version,
-                                "training_run": {"checkpoint": str(args.checkpoint), **info}}
-    if args.notes:
-        manifest["notes"] = args.notes
-    if args.benchmarks:
-        manifest["benchmarks"] = json.loads(Path(args.benchmarks).read_text())
-    nets.save(args.out, manifest)
+    nets.save(args.out, _manifest(args, info))
     return 0
 
 
@@ -140,24 +167,14 @@ def _cmd_variant_td(args: argparse.Namespace) -> int:
     from analyzer.train.variant_td import VariantTDConfig, VariantTDTrainer
 
     ck = Path(args.checkpoint)
-    names = ("lr", "lam", "noise", "eval_every", "eval_pairs", "games_per_iter", "batch", "ply", "epochs",
-             "sample_every")
     if ck.exists():
         tr = VariantTDTrainer.load(ck)
-        for name in names:
-            val = getattr(args, name)
-            if val is not None:
-                setattr(tr.cfg, name, val)
-                if name == "lr":
-                    tr.opt.lr = val
+        _override(tr.cfg, args, [tr.opt])
         logging.getLogger(__name__).info("resumed %s at %d games (%s)", ck, tr.games, tr.cfg)
     else:
         cfg = VariantTDConfig(variant=args.variant, seed=args.seed, hidden=args.hidden, init=args.init,
                               mode=args.mode)
-        for name in names:
-            val = getattr(args, name)
-            if val is not None:
-                setattr(cfg, name, val)
+        _override(cfg, args)
         if args.mode == "supervised":
             if not args.init_from:
                 raise SystemExit("a new supervised run needs --init-from (a variant-td checkpoint or net)")
@@ -165,14 +182,7 @@ def _cmd_variant_td(args: argparse.Namespace) -> int:
         else:
             tr = VariantTDTrainer.create(ck, cfg)
         logging.getLogger(__name__).info("new run %s (%s)", ck, cfg)
-    stop = {"flag": False}
-
-    def _handler(signum: int, frame: object) -> None:
-        stop["flag"] = True
-
-    signal.signal(signal.SIGTERM, _handler)
-    signal.signal(signal.SIGINT, _handler)
-    tr.run(args.games, checkpoint_every_s=args.checkpoint_every, should_stop=lambda: stop["flag"])
+    tr.run(args.games, checkpoint_every_s=args.checkpoint_every, should_stop=_stop_on_signals())
     return 0
 
 
@@ -180,13 +190,7 @@ def _cmd_variant_export(args: argparse.Namespace) -> int:
     from analyzer.train.variant_td import VariantTDTrainer
 
     tr = VariantTDTrainer.load(args.checkpoint)
-    manifest: dict[str, Any] = {"version": args.version,
-                                "training_run": {"checkpoint": str(args.checkpoint), **tr.info()}}
-    if args.notes:
-        manifest["notes"] = args.notes
-    if args.benchmarks:
-        manifest["benchmarks"] = json.loads(Path(args.benchmarks).read_text())
-    tr.vn.save(args.out, manifest)
+    tr.vn.save(args.out, _manifest(args, tr.info()))
     return 0
 
 
@@ -199,13 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     td.add_argument("--seed", type=int, default=1)
     td.add_argument("--hidden", type=int, default=128)
     td.add_argument("--race-hidden", type=int, default=64)
-    td.add_argument("--lr", type=float)
-    td.add_argument("--lam", type=float)
-    td.add_argument("--noise", type=float)
-    td.add_argument("--batch", type=int)
-    td.add_argument("--games-per-iter", type=int)
-    td.add_argument("--eval-every", type=int)
-    td.add_argument("--eval-seeds", type=int)
+    _add_overrides(td, "lr:f lam:f noise:f batch:i games-per-iter:i eval-every:i eval-seeds:i")
     td.add_argument("--checkpoint-every", type=float, default=600.0, help="seconds between checkpoints")
     td.add_argument("--log", help="log file (default: stderr)")
     sv = sub.add_parser("supervised",
@@ -214,15 +212,9 @@ def main(argv: list[str] | None = None) -> int:
     sv.add_argument("--init", help="starting nets for a new run: TD checkpoint or net set (.npz)")
     sv.add_argument("--rounds", type=int, required=True, help="train until this many rounds in total")
     sv.add_argument("--seed", type=int, default=11)
-    sv.add_argument("--lr", type=float)
-    sv.add_argument("--batch", type=int)
-    sv.add_argument("--games-per-round", type=int)
-    sv.add_argument("--noise", type=float)
-    sv.add_argument("--epochs", type=int)
-    sv.add_argument("--eval-every", type=int)
-    sv.add_argument("--eval-seeds", type=int)
-    sv.add_argument("--prune-every", type=int, help="retrain the pruning net every N rounds (0: no pruning)")
-    sv.add_argument("--target-ply", type=int, help="ply of the targets (1: 1-ply expectation, 2: 2-ply)")
+    _add_overrides(sv, "lr:f batch:i games-per-round:i noise:f epochs:i eval-every:i eval-seeds:i prune-every:i "
+                   "target-ply:i", {"prune-every": "retrain the pruning net every N rounds (0: no pruning)",
+                                    "target-ply": "ply of the targets (1: 1-ply expectation, 2: 2-ply)"})
     sv.add_argument("--log", help="log file (default: stderr)")
     pr = sub.add_parser("prune", help="train the pruning net of a net set (distilled from its main nets)")
     pr.add_argument("--nets", default="data/nets/standard.npz")
@@ -234,9 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     ex = sub.add_parser("export", help="write a checkpoint's nets as shipped weights + manifest")
     ex.add_argument("--checkpoint", default="data/train/td.npz")
     ex.add_argument("--out", default="data/nets/standard.npz")
-    ex.add_argument("--version", default="0.1")
-    ex.add_argument("--notes", default="")
-    ex.add_argument("--benchmarks", help="JSON file of benchmark results to record in the manifest")
+    _add_manifest_options(ex)
     vt = sub.add_parser("variant-td", help="TD(lambda) self-play for the Dutch or Mahbusa net (resumes)")
     vt.add_argument("--variant", default="dutch", help="dutch or mahbusa")
     vt.add_argument("--checkpoint", required=True)
@@ -244,27 +234,17 @@ def main(argv: list[str] | None = None) -> int:
     vt.add_argument("--seed", type=int, default=1)
     vt.add_argument("--hidden", type=int, default=128)
     vt.add_argument("--init", default="random", help="random, or standard (Dutch: the standard contact net)")
-    vt.add_argument("--lr", type=float)
-    vt.add_argument("--lam", type=float)
-    vt.add_argument("--noise", type=float)
-    vt.add_argument("--batch", type=int)
-    vt.add_argument("--games-per-iter", type=int)
-    vt.add_argument("--eval-every", type=int)
-    vt.add_argument("--eval-pairs", type=int)
+    _add_overrides(vt, "lr:f lam:f noise:f batch:i games-per-iter:i eval-every:i eval-pairs:i")
     vt.add_argument("--mode", default="td", choices=("td", "supervised"),
                     help="td: lambda-returns; supervised: targets from our own --ply evaluation")
     vt.add_argument("--init-from", help="supervised: the checkpoint or net to start from")
-    vt.add_argument("--ply", type=int)
-    vt.add_argument("--epochs", type=int)
-    vt.add_argument("--sample-every", type=int)
+    _add_overrides(vt, "ply:i epochs:i sample-every:i")
     vt.add_argument("--checkpoint-every", type=float, default=300.0, help="seconds between checkpoints")
     vt.add_argument("--log", help="log file (default: stderr)")
     ve = sub.add_parser("variant-export", help="write a variant-td checkpoint's net as shipped weights + manifest")
     ve.add_argument("--checkpoint", required=True)
     ve.add_argument("--out", required=True)
-    ve.add_argument("--version", default="0.1")
-    ve.add_argument("--notes", default="")
-    ve.add_argument("--benchmarks", help="JSON file of benchmark results to record in the manifest")
+    _add_manifest_options(ve)
     args = ap.parse_args(argv)
     _setup_log(getattr(args, "log", None))
     if args.cmd == "variant-td":
