@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import OutputFormat, fail, stdout_write
+from analyzer.cli.common import OutputFormat, fail, standard_engine, stdout_write
 from analyzer.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -179,18 +179,13 @@ def cube(
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="table or json.")] = OutputFormat.table,
 ) -> None:
     """Cube decision of the side on roll: No double / Double, take / Double, pass and the proper action."""
-    from analyzer.eval.engine import Engine
-
     if (position is None) == (batch is None):
         fail("give a POSITION or --batch FILE")
     if trials < 1:
         fail("--trials must be >= 1")
     if truncate is not None and truncate < 1:
         fail("--truncate must be >= 1")
-    try:
-        engine = Engine()
-    except FileNotFoundError as e:
-        fail(f"evaluator weights not found: {e.filename}")
+    engine = standard_engine()
     if batch is not None:
         handle: TextIO = sys.stdin if batch == "-" else _open(batch)
         try:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import OutputFormat, fail, stdout_write
+from analyzer.cli.common import OutputFormat, fail, standard_engine, stdout_write
 from analyzer.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -77,7 +77,6 @@ def rollout_cmd(
     """Roll a position out at 0-ply: chances and equity with standard errors (and the cube decision)."""
     from analyzer.core.ids import parse_position_spec
     from analyzer.core.match import MatchState
-    from analyzer.eval.engine import Engine
     from analyzer.eval.rollout import rollout
     from analyzer.rules.listing import parse_dice_text
 
@@ -92,10 +91,7 @@ def rollout_cmd(
         fail(str(e))
     if spec.position.variant != "standard":
         fail(f"rollouts are for standard backgammon (got {spec.position.variant})")
-    try:
-        engine = Engine()
-    except FileNotFoundError as e:
-        fail(f"evaluator weights not found: {e.filename}")
+    engine = standard_engine()
     state = spec.match if spec.match is not None else MatchState()
     try:
         result = rollout(engine, spec.position, dice=roll, trials=trials, truncate=truncate, cubeful=cubeful,
