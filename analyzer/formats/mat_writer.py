@@ -31,7 +31,7 @@ import os
 from collections.abc import Iterable
 from typing import IO
 
-from analyzer.formats.records import Action, GameRecord, MatchRecord, Roll
+from analyzer.formats.records import Action, GameRecord, MatchRecord, Roll, write_records
 
 __all__ = ["format_game", "format_match", "write_mat"]
 
@@ -99,13 +99,4 @@ def _match_lines(record: MatchRecord) -> Iterable[str]:
 
 def write_mat(records: Iterable[MatchRecord], out: str | os.PathLike[str] | IO[str]) -> int:
     """Write matches to a path or an open text handle, one after another; returns their number."""
-    if isinstance(out, (str, os.PathLike)):
-        with open(out, "w", encoding="utf-8", newline="\n") as fh:
-            return write_mat(records, fh)
-    n = 0
-    for rec in records:
-        if n:
-            out.write("\n")
-        out.write(format_match(rec))
-        n += 1
-    return n
+    return write_records(records, out, format_match, separator="\n")

@@ -16,7 +16,10 @@ True
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import IO
 
 from analyzer.core.errors import InputError
 
@@ -248,3 +251,28 @@ def variant_of(variation: str | None) -> str:
     if key in ("plakoto", "mahbusa"):
         return "mahbusa"
     return key
+
+
+def write_records(records: Iterable[MatchRecord], out: str | os.PathLike[str] | IO[str],
+                  format_one: Callable[[MatchRecord], str], *, separator: str = "") -> int:
+    """Write ``format_one(record)`` for each record to a path (UTF-8, ``\\n`` line ends) or an open
+    text handle, with ``separator`` between two records; returns the number of records.
+
+    >>> import io
+    >>> buf = io.StringIO()
+    >>> recs = [MatchRecord(players=("a", "b"), length=n) for n in (3, 5)]
+    >>> write_records(recs, buf, lambda r: f"{r.length} point match\\n", separator="\\n")
+    2
+    >>> buf.getvalue()
+    '3 point match\\n\\n5 point match\\n'
+    """
+    if isinstance(out, (str, os.PathLike)):
+        with open(out, "w", encoding="utf-8", newline="\n") as fh:
+            return write_records(records, fh, format_one, separator=separator)
+    n = 0
+    for rec in records:
+        if n and separator:
+            out.write(separator)
+        out.write(format_one(rec))
+        n += 1
+    return n

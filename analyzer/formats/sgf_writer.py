@@ -21,7 +21,7 @@ from typing import IO
 
 from analyzer.core.errors import ParseError
 from analyzer.core.play import BAR, OFF, RESERVE, parse_play
-from analyzer.formats.records import Double, Drop, GameRecord, MatchRecord, Roll, Take, Win
+from analyzer.formats.records import Double, Drop, GameRecord, MatchRecord, Roll, Take, Win, write_records
 
 __all__ = ["format_sgf", "sgf_letter", "write_sgf"]
 
@@ -99,11 +99,4 @@ def format_sgf(record: MatchRecord) -> str:
 
 def write_sgf(records: Iterable[MatchRecord], out: str | os.PathLike[str] | IO[str]) -> int:
     """Write matches to a path or an open text handle; returns their number."""
-    if isinstance(out, (str, os.PathLike)):
-        with open(out, "w", encoding="utf-8", newline="\n") as fh:
-            return write_sgf(records, fh)
-    n = 0
-    for rec in records:
-        out.write(format_sgf(rec))
-        n += 1
-    return n
+    return write_records(records, out, format_sgf)

@@ -211,13 +211,27 @@ def marker_size(loss: float) -> float:
     return min(16.0 + 1000.0 * max(loss, 0.0), 400.0)
 
 
-def cumulative_error_figure(analysis: AnalysisLike) -> Figure:
-    """Each player's cumulative equity loss; errors marked (round: checker, square: cube)."""
+def _cumulative_figure(analysis: AnalysisLike, what: str) -> tuple[pl.DataFrame, tuple[str, str], Figure, Axes, str]:
+    """The decisions, the names, a new figure titled ``what (unit)`` and the unit (EMG or points)."""
     df = analysis.decisions
     names = player_names(analysis)
     fig, ax = _new_figure()
     unit = equity_unit(df)
-    ax.set_title(f"Cumulative error ({unit})", loc="left", fontsize=11, pad=16)
+    ax.set_title(f"{what} ({unit})", loc="left", fontsize=11, pad=16)
+    return df, names, fig, ax, unit
+
+
+def _running_line(ax: Axes, df: pl.DataFrame, xs: Sequence[int], cum: Sequence[float], side: int,
+                  name: str) -> Any:
+    """One side's running total as steps over the whole match (0 before its first decision)."""
+    (line,) = ax.plot([-0.5, *xs, df.height - 0.5], [0.0, *cum, cum[-1] if cum else 0.0], drawstyle="steps-post",
+                      color=PLAYER_COLOURS[side], linewidth=1.4, label=plain(name))
+    return line
+
+
+def cumulative_error_figure(analysis: AnalysisLike) -> Figure:
+    """Each player's cumulative equity loss; errors marked (round: checker, square: cube)."""
+    df, names, fig, ax, unit = _cumulative_figure(analysis, "Cumulative error")
     if df.height == 0:
         _empty(ax)
         return fig
@@ -226,9 +240,7 @@ def cumulative_error_figure(analysis: AnalysisLike) -> Figure:
     for side in (0, 1):
         xs, cum = _per_side(df, "equity_loss", side)
         colour = PLAYER_COLOURS[side]
-        (line,) = ax.plot([-0.5, *xs, df.height - 0.5], [0.0, *cum, cum[-1] if cum else 0.0],
-                          drawstyle="steps-post", color=colour, linewidth=1.4, label=plain(names[side]))
-        handles.append(line)
+        handles.append(_running_line(ax, df, xs, cum, side, names[side]))
         at = dict(zip(xs, cum, strict=True))
         for shape, wanted in (("o", False), ("s", True)):
             pts = [i for i in xs if (classes[i] or "none") != "none" and (kinds[i] in CUBE_KINDS) == wanted]
@@ -249,19 +261,14 @@ def cumulative_error_figure(analysis: AnalysisLike) -> Figure:
 
 def luck_figure(analysis: AnalysisLike) -> Figure:
     """Each player's cumulative luck (EMG, or points in the cubeless variants) over the match."""
-    df = analysis.decisions
-    names = player_names(analysis)
-    fig, ax = _new_figure()
-    unit = equity_unit(df)
-    ax.set_title(f"Cumulative luck ({unit})", loc="left", fontsize=11, pad=16)
+    df, names, fig, ax, unit = _cumulative_figure(analysis, "Cumulative luck")
     if df.height == 0:
         _empty(ax)
         return fig
     ax.axhline(0, color="#999999", linewidth=0.8)
     for side in (0, 1):
         xs, cum = _per_side(df, "luck", side)
-        ax.plot([-0.5, *xs, df.height - 0.5], [0.0, *cum, cum[-1] if cum else 0.0], drawstyle="steps-post",
-                color=PLAYER_COLOURS[side], linewidth=1.4, label=plain(names[side]))
+        _running_line(ax, df, xs, cum, side, names[side])
     ax.legend(loc="upper left", fontsize=8, frameon=False)
     ax.set_ylabel(unit)
     ax.set_xlabel("decision (both players, in match order)")
