@@ -199,9 +199,9 @@ def _chances(p: Probabilities, variant: str) -> list[str]:
     return [f"{float(getattr(p, name)):.3f}" for name, _ in variant_columns(variant)]
 
 
-def variant_eval_table(rows: Sequence[tuple[int, Probabilities]], variant: str) -> Table:
+def variant_eval_table(rows: Sequence[tuple[int, Probabilities]], variant: str) -> Group:
     """Cubeless chances and expected points of a variant position for the side on roll, one row
-    per ``(ply, probabilities)``; the caption says that there is no cube.
+    per ``(ply, probabilities)``, and a line that says that there is no cube.
 
     >>> from analyzer.eval.probabilities import Probabilities
     >>> text = render_text(variant_eval_table([(0, Probabilities(0.5, 0.1, 0.0, 0.1, 0.0))], "dutch"))
@@ -209,20 +209,21 @@ def variant_eval_table(rows: Sequence[tuple[int, Probabilities]], variant: str) 
     True
     """
     table = Table(title=f"Cubeless evaluation (side on roll), {VARIANT_TITLES.get(variant, variant)}",
-                  title_justify="left", caption=no_cube_note(variant), caption_justify="left")
+                  title_justify="left")
     table.add_column("ply", justify="right")
     for _, head in variant_columns(variant):
         table.add_column(head, justify="right")
     table.add_column("Points", justify="right")
     for ply, p in rows:
         table.add_row(f"{ply}-ply", *_chances(p, variant), f"{p.equity:+.3f}")
-    return table
+    return Group(table, Text(no_cube_note(variant)))
 
 
 def variant_hint_table(plays: Sequence[RankedLike], dice: tuple[int, int], variant: str, *,
-                       total: int | None = None) -> Table:
+                       total: int | None = None) -> Group:
     """Ranked plays of a variant roll: expected points, difference from the best, the chances
-    (``total``: how many legal plays there are, when only some are shown).
+    (``total``: how many legal plays there are, when only some are shown), and a line that says
+    that there is no cube.
 
     >>> from analyzer.eval.engine import RankedPlay
     >>> from analyzer.eval.probabilities import Probabilities
@@ -235,15 +236,14 @@ def variant_hint_table(plays: Sequence[RankedLike], dice: tuple[int, int], varia
     """
     count = len(plays) if total is None else total
     table = Table(title=f"{count} plays of {dice[0]}{dice[1]} (cubeless points, side on roll), "
-                        f"{VARIANT_TITLES.get(variant, variant)}",
-                  title_justify="left", caption=no_cube_note(variant), caption_justify="left")
+                        f"{VARIANT_TITLES.get(variant, variant)}", title_justify="left")
     for col in ("#", "ply", "play", "Points", "diff", *(h for _, h in variant_columns(variant))):
         table.add_column(col, justify="left" if col == "play" else "right", no_wrap=col == "play")
     best = plays[0].equity if plays else 0.0
     for i, r in enumerate(plays, 1):
         table.add_row(str(i), f"{r.ply}", Text(r.play or "(no move)"), f"{r.equity:+.3f}",
                       "" if i == 1 else f"{r.equity - best:+.3f}", *_chances(r.probabilities, variant))
-    return table
+    return Group(table, Text(no_cube_note(variant)))
 
 
 def cube_table(cd: CubeDecision) -> Group:
