@@ -3,7 +3,9 @@ layout the trainers write and the command line's option overrides."""
 
 from __future__ import annotations
 
+import functools
 import json
+import operator
 from pathlib import Path
 
 import numpy as np
@@ -31,16 +33,13 @@ def test_forward_one_matches_the_numpy_forward_for_any_output_count(nout: int) -
 
 def _reference_epochs(opt: Adam, x: np.ndarray, t: np.ndarray, batch: int, rng: np.random.Generator,
                       epochs: int) -> float:
-    """The loop the trainers had inline before train_epochs."""
-    tot = 0.0
-    nb = 0
+    """What the trainers did inline before train_epochs: per epoch a fresh permutation cut into
+    minibatches of ``batch`` rows; the losses summed in order."""
+    losses: list[float] = []
     for _ in range(epochs):
         order = rng.permutation(len(x))
-        for s in range(0, len(x), batch):
-            idx = order[s:s + batch]
-            tot += opt.step(x[idx], t[idx])
-            nb += 1
-    return tot / nb
+        losses += [opt.step(x[idx], t[idx]) for idx in np.split(order, np.arange(batch, len(x), batch))]
+    return functools.reduce(operator.add, losses) / len(losses)
 
 
 @pytest.mark.parametrize("epochs", [1, 3])
@@ -86,7 +85,7 @@ def test_checkpoint_round_trip_is_atomic(tmp_path: Path) -> None:
 
 
 def test_trim_curve_drops_lines_after_the_checkpoint(tmp_path: Path) -> None:
-    tr = Trainer(tmp_path / "run.npz")
+    tr: Trainer[None] = Trainer(tmp_path / "run.npz", None)
     assert tr.curve_path == curve_path_of(tmp_path / "run.npz") == tmp_path / "run_curve.jsonl"
     tr.curve_path.write_text("".join(json.dumps({"games": g}) + "\n" for g in (10, 20, 30)) + "\n")
     tr._trim_curve("games", 20)

@@ -27,12 +27,16 @@ import signal
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from analyzer.eval.net import NetSet
+from analyzer.train.base import Trainer
 from analyzer.train.checkpoint import load_nets, load_nets_and_info
 from analyzer.train.optim import Adam
 from analyzer.train.td import TDConfig, TDTrainer
+
+log = logging.getLogger(__name__)
+T = TypeVar("T", bound=Trainer[Any])
 
 
 def _setup_log(path: str | None) -> None:
@@ -111,17 +115,25 @@ def _manifest(args: argparse.Namespace, info: dict[str, Any]) -> dict[str, Any]:
     return manifest
 
 
-def _cmd_td(args: argparse.Namespace) -> int:
+def _resumed(args: argparse.Namespace, load: Callable[[Path], T]) -> T | None:
+    """The trainer of ``--checkpoint`` with the command line's overrides, or None when the file does
+    not exist yet (a new run)."""
     ck = Path(args.checkpoint)
-    if ck.exists():
-        tr = TDTrainer.load(ck)
-        _override(tr.cfg, args, tr.opts.values())
-        logging.getLogger(__name__).info("resumed %s at %d games (%s)", ck, tr.games, tr.cfg)
-    else:
+    if not ck.exists():
+        return None
+    tr = load(ck)
+    _override(tr.cfg, args, tr.optimisers())
+    log.info("resumed %s at %s (%s)", ck, tr.progress(), tr.cfg)
+    return tr
+
+
+def _cmd_td(args: argparse.Namespace) -> int:
+    tr = _resumed(args, TDTrainer.load)
+    if tr is None:
         cfg = TDConfig(seed=args.seed, hidden=args.hidden, race_hidden=args.race_hidden)
         _override(cfg, args)
-        tr = TDTrainer.create(ck, cfg)
-        logging.getLogger(__name__).info("new run %s (%s)", ck, cfg)
+        tr = TDTrainer.create(args.checkpoint, cfg)
+        log.info("new run %s (%s)", args.checkpoint, cfg)
     tr.run(args.games, checkpoint_every_s=args.checkpoint_every, should_stop=_stop_on_signals())
     return 0
 
@@ -129,18 +141,14 @@ def _cmd_td(args: argparse.Namespace) -> int:
 def _cmd_supervised(args: argparse.Namespace) -> int:
     from analyzer.train.supervised import SupervisedConfig, SupervisedTrainer
 
-    ck = Path(args.checkpoint)
-    if ck.exists():
-        tr = SupervisedTrainer.load(ck)
-        _override(tr.cfg, args, tr.opts.values())
-        logging.getLogger(__name__).info("resumed %s at round %d (%s)", ck, tr.rounds, tr.cfg)
-    else:
+    tr = _resumed(args, SupervisedTrainer.load)
+    if tr is None:
         if not args.init:
             raise SystemExit("a new supervised run needs --init (a TD checkpoint or a net set)")
         cfg = SupervisedConfig(seed=args.seed)
         _override(cfg, args)
-        tr = SupervisedTrainer.create(ck, cfg, load_nets(args.init), source=args.init)
-        logging.getLogger(__name__).info("new supervised run %s from %s (%s)", ck, args.init, cfg)
+        tr = SupervisedTrainer.create(args.checkpoint, cfg, load_nets(args.init), source=args.init)
+        log.info("new supervised run %s from %s (%s)", args.checkpoint, args.init, cfg)
     tr.run(args.rounds, should_stop=_stop_on_signals())
     return 0
 
@@ -166,22 +174,18 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_variant_td(args: argparse.Namespace) -> int:
     from analyzer.train.variant_td import VariantTDConfig, VariantTDTrainer
 
-    ck = Path(args.checkpoint)
-    if ck.exists():
-        tr = VariantTDTrainer.load(ck)
-        _override(tr.cfg, args, [tr.opt])
-        logging.getLogger(__name__).info("resumed %s at %d games (%s)", ck, tr.games, tr.cfg)
-    else:
+    tr = _resumed(args, VariantTDTrainer.load)
+    if tr is None:
         cfg = VariantTDConfig(variant=args.variant, seed=args.seed, hidden=args.hidden, init=args.init,
                               mode=args.mode)
         _override(cfg, args)
         if args.mode == "supervised":
             if not args.init_from:
                 raise SystemExit("a new supervised run needs --init-from (a variant-td checkpoint or net)")
-            tr = VariantTDTrainer.supervised_from(ck, args.init_from, cfg)
+            tr = VariantTDTrainer.supervised_from(args.checkpoint, args.init_from, cfg)
         else:
-            tr = VariantTDTrainer.create(ck, cfg)
-        logging.getLogger(__name__).info("new run %s (%s)", ck, cfg)
+            tr = VariantTDTrainer.create(args.checkpoint, cfg)
+        log.info("new run %s (%s)", args.checkpoint, cfg)
     tr.run(args.games, checkpoint_every_s=args.checkpoint_every, should_stop=_stop_on_signals())
     return 0
 

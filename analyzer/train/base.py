@@ -21,7 +21,7 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -84,17 +84,22 @@ def train_epochs(opt: Adam, x: NDArray[np.float32], t: NDArray[np.float32], batc
     return tot / max(nb, 1)
 
 
-class Trainer:
-    """Base of the resumable trainers: the checkpoint ``path``, its learning curve, the counters
-    ``positions`` and ``elapsed`` (seconds spent training), and :meth:`_loop`, the run loop.
+C = TypeVar("C")
+
+
+class Trainer(Generic[C]):
+    """Base of the resumable trainers: the checkpoint ``path``, its learning curve, the run's
+    settings ``cfg`` (a dataclass stored in the checkpoint), the counters ``positions`` and
+    ``elapsed`` (seconds spent training), and :meth:`_loop`, the run loop.
 
     Subclasses define :meth:`iteration` (one unit of training; returns its loss), :meth:`save`,
     and :meth:`_curve_entry`, which turns the losses since the last curve line into the next line
     (or None: no line this time).
     """
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, cfg: C) -> None:
         self.path = Path(path)
+        self.cfg = cfg
         self.curve_path = curve_path_of(self.path)
         self.positions = 0
         self.elapsed = 0.0
@@ -102,11 +107,25 @@ class Trainer:
     def iteration(self) -> Any:
         raise NotImplementedError
 
+    def optimisers(self) -> list[Adam]:
+        """The optimisers of the nets being trained (a resumed run may get a new learning rate)."""
+        raise NotImplementedError
+
+    def progress(self) -> str:
+        """Where the run stands, for the log (e.g. ``1200 games``)."""
+        raise NotImplementedError
+
     def save(self) -> None:
         raise NotImplementedError
 
     def _curve_entry(self, losses: list[Any]) -> dict[str, Any] | None:
         raise NotImplementedError
+
+    def _restore(self, doc: dict[str, Any], *counters: str) -> None:
+        """Set ``positions``, ``elapsed`` and the integer ``counters`` from a checkpoint's state."""
+        for name in ("positions", *counters):
+            setattr(self, name, int(doc[name]))
+        self.elapsed = float(doc["elapsed"])
 
     def _trim_curve(self, key: str, upto: int) -> None:
         """Drop the learning-curve lines whose ``key`` is past ``upto`` (written after the checkpoint

@@ -31,11 +31,11 @@ from numpy.typing import NDArray
 
 from analyzer.eval import features as F
 from analyzer.eval.engine import Engine
-from analyzer.eval.net import CLASS_KEYS, Net, NetSet
-from analyzer.train.base import Trainer, utc_stamp, write_checkpoint
-from analyzer.train.optim import PARAMS, Adam
-from analyzer.train.selfplay import GameBuffers, duel, play_seeded
-from analyzer.train.td import game_seed, net_state, read_state, train_classes
+from analyzer.eval.net import Net, NetSet
+from analyzer.train.base import utc_stamp, write_checkpoint
+from analyzer.train.optim import PARAMS
+from analyzer.train.selfplay import duel, play_seeded
+from analyzer.train.td import NetSetTrainer, game_seed, read_state, train_classes
 
 log = logging.getLogger(__name__)
 
@@ -57,17 +57,13 @@ class SupervisedConfig:
     prune_games: int = 100
 
 
-class SupervisedTrainer(Trainer):
+class SupervisedTrainer(NetSetTrainer[SupervisedConfig]):
     """State of a supervised run: nets, Adam moments, counters."""
 
     def __init__(self, path: Path, cfg: SupervisedConfig, nets: NetSet) -> None:
-        super().__init__(path)
-        self.cfg = cfg
-        self.nets = nets
-        self.opts = {k: Adam(n, lr=cfg.lr) for k, n in nets.nets().items()}
+        super().__init__(path, cfg, nets, cfg.lr)
         self.rounds = 0
         self.source = ""
-        self.buf = GameBuffers()
 
     @classmethod
     def create(cls, path: Path | str, cfg: SupervisedConfig, nets: NetSet,
@@ -82,19 +78,19 @@ class SupervisedTrainer(Trainer):
         arrays, doc, nets = read_state(path)
         cfg = SupervisedConfig(**doc["config"])
         tr = cls(path, cfg, nets)
-        for key in CLASS_KEYS:
-            tr.opts[key].load_state(key, arrays, int(doc["adam_t"][key]))
-        tr.rounds = int(doc["rounds"])
-        tr.positions = int(doc["positions"])
-        tr.elapsed = float(doc["elapsed"])
+        tr._load_optimisers(arrays, doc)
+        tr._restore(doc, "rounds")
         tr.source = str(doc.get("source", ""))
         if "prune_w1" in arrays:
             tr.nets.prune = Net(*(np.array(arrays[f"prune_{s}"], dtype=np.float32) for s in PARAMS))
         tr._trim_curve("rounds", tr.rounds)
         return tr
 
+    def progress(self) -> str:
+        return f"round {self.rounds}"
+
     def save(self) -> None:
-        arrays = net_state(self.nets, self.opts)
+        arrays = self._net_arrays()
         if self.nets.prune is not None:
             for s in PARAMS:
                 arrays[f"prune_{s}"] = getattr(self.nets.prune, s)

@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 
 from analyzer.eval import features as F
 from analyzer.eval.net import CLASS_KEYS, NOUT, NetSet
-from analyzer.train.base import Trainer, read_checkpoint, train_epochs, utc_stamp, write_checkpoint
+from analyzer.train.base import C, Trainer, read_checkpoint, train_epochs, utc_stamp, write_checkpoint
 from analyzer.train.optim import PARAMS, Adam
 from analyzer.train.selfplay import GameBuffers, duel, play_seeded
 
@@ -112,28 +112,41 @@ def train_classes(opts: dict[str, Adam], boards: NDArray[np.int8], targets: NDAr
     return losses
 
 
-def net_state(nets: NetSet, opts: dict[str, Adam]) -> dict[str, Any]:
-    """The checkpoint arrays of the three nets and their Adam moments (``contact_w1``, ...,
-    ``contact_m_w1``, ...)."""
-    arrays: dict[str, Any] = {}
-    for key, net in nets.nets().items():
-        for s in PARAMS:
-            arrays[f"{key}_{s}"] = getattr(net, s)
-        arrays.update(opts[key].state(key))
-    return arrays
+class NetSetTrainer(Trainer[C]):
+    """A trainer of the standard nets: ``nets``, one Adam per net (``opts``, by class key) and the
+    self-play buffers."""
+
+    def __init__(self, path: Path, cfg: C, nets: NetSet, lr: float) -> None:
+        super().__init__(path, cfg)
+        self.nets = nets
+        self.opts = {k: Adam(n, lr=lr) for k, n in nets.nets().items()}
+        self.buf = GameBuffers()
+
+    def optimisers(self) -> list[Adam]:
+        return list(self.opts.values())
+
+    def _load_optimisers(self, arrays: dict[str, Any], doc: dict[str, Any]) -> None:
+        for key in CLASS_KEYS:
+            self.opts[key].load_state(key, arrays, int(doc["adam_t"][key]))
+
+    def _net_arrays(self) -> dict[str, Any]:
+        """The checkpoint arrays of the three nets and their Adam moments (``contact_w1``, ...,
+        ``contact_m_w1``, ...)."""
+        arrays: dict[str, Any] = {}
+        for key, net in self.nets.nets().items():
+            for s in PARAMS:
+                arrays[f"{key}_{s}"] = getattr(net, s)
+            arrays.update(self.opts[key].state(key))
+        return arrays
 
 
-class TDTrainer(Trainer):
+class TDTrainer(NetSetTrainer[TDConfig]):
     """State of a TD run: nets, one Adam per net, counters; saved to ``path``."""
 
     def __init__(self, path: Path, cfg: TDConfig, nets: NetSet) -> None:
-        super().__init__(path)
-        self.cfg = cfg
-        self.nets = nets
-        self.opts = {k: Adam(n, lr=cfg.lr) for k, n in nets.nets().items()}
+        super().__init__(path, cfg, nets, cfg.lr)
         self.games = 0
         self.iterations = 0
-        self.buf = GameBuffers()
 
     # ----------------------------------------------------------------- persistence
     @classmethod
@@ -149,15 +162,13 @@ class TDTrainer(Trainer):
         arrays, doc, nets = read_state(path)
         cfg = TDConfig(**doc["config"])
         tr = cls(path, cfg, nets)
-        for key in CLASS_KEYS:
-            tr.opts[key].load_state(key, arrays, int(doc["adam_t"][key]))
-            tr.opts[key].lr = cfg.lr
-        tr.games = int(doc["games"])
-        tr.positions = int(doc["positions"])
-        tr.iterations = int(doc["iterations"])
-        tr.elapsed = float(doc["elapsed"])
+        tr._load_optimisers(arrays, doc)
+        tr._restore(doc, "games", "iterations")
         tr._trim_curve("games", tr.games)
         return tr
+
+    def progress(self) -> str:
+        return f"{self.games} games"
 
     def save(self) -> None:
         """Write the checkpoint atomically (one ``.npz`` holding everything)."""
@@ -165,7 +176,7 @@ class TDTrainer(Trainer):
                "iterations": self.iterations, "elapsed": self.elapsed,
                "adam_t": {k: o.t for k, o in self.opts.items()},
                "feature_version": F.FEATURE_VERSION}
-        write_checkpoint(self.path, net_state(self.nets, self.opts), doc)
+        write_checkpoint(self.path, self._net_arrays(), doc)
 
     # ----------------------------------------------------------------- training
     def iteration(self) -> dict[str, float]:

@@ -90,12 +90,11 @@ def lambda_targets(nextp: NDArray[np.float32], outcome: int, n: int, lam: float,
     return out
 
 
-class VariantTDTrainer(Trainer):
+class VariantTDTrainer(Trainer[VariantTDConfig]):
     """State of a variant TD run: the net, its Adam, counters; saved to ``path``."""
 
     def __init__(self, path: Path, cfg: VariantTDConfig, vn: VariantNet, ctx: RaceContext | None = None) -> None:
-        super().__init__(path)
-        self.cfg = cfg
+        super().__init__(path, cfg)
         self.vn = vn
         self.code = variant_code(cfg.variant)
         self.k = V.n_outcomes(self.code)
@@ -126,12 +125,15 @@ class VariantTDTrainer(Trainer):
         vn = VariantNet.load(path)
         tr = cls(path, cfg, vn, ctx)
         tr.opt.load_state("net", arrays, int(doc["adam_t"]))
-        tr.games = int(doc["games"])
-        tr.positions = int(doc["positions"])
-        tr.iterations = int(doc["iterations"])
-        tr.elapsed = float(doc["elapsed"])
+        tr._restore(doc, "games", "iterations")
         tr._trim_curve("games", tr.games)
         return tr
+
+    def optimisers(self) -> list[Adam]:
+        return [self.opt]
+
+    def progress(self) -> str:
+        return f"{self.games} games"
 
     def info(self) -> dict[str, Any]:
         return {"kind": "variant-td", "games": self.games, "positions": self.positions,
