@@ -223,6 +223,22 @@ def test_one_ply_is_the_mean_over_rolls_of_the_best_zero_ply_play(engines: dict[
     assert abs(eng.evaluate(pos, ply=1).equity - want) < 1e-4
 
 
+@pytest.mark.parametrize("variant", ["dutch", "mahbusa"])
+def test_two_ply_is_the_mean_over_rolls_of_the_one_ply_value_after_the_best_play(engines: dict[str, VariantEngine],
+                                                                                 variant: str) -> None:
+    eng = engines[variant]
+    rules = find_variant(variant)
+    pos = [p for p in _random_positions(variant, 20, seed=9) if rules.outcome(p) is None][5]
+    want = 0.0
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            best = eng.rank_plays(pos, (d1, d2))[0]
+            value = best.equity if rules.outcome(best.result) is not None else \
+                -eng.evaluate(best.result.flip(), ply=1).equity
+            want += (1 if d1 == d2 else 2) / 36 * value
+    assert abs(eng.evaluate(pos, ply=2).equity - want) < 1e-4
+
+
 def test_two_ply_and_ranking_at_one_ply(engines: dict[str, VariantEngine]) -> None:
     eng = engines["mahbusa"]
     pos = Position.from_notation("P 24:13 20:1 18:1 | O 17:1 1:14", "mahbusa")
