@@ -202,6 +202,25 @@ def _escapes(me: np.ndarray, them: np.ndarray, p: int) -> int:
 
 
 @njit(cache=True)
+def _walk(me: np.ndarray, reach: np.ndarray, start: int, d: int, steps: int) -> None:
+    """Mark in ``reach`` the points a checker on ``start`` lands on moving ``d`` pips at a time,
+    at most ``steps`` times, up to a point of ``me`` with two or more checkers or past 24.
+
+    >>> me, reach = np.zeros(26, np.int8), np.zeros(26, np.int8)
+    >>> me[9] = 2
+    >>> _walk(me, reach, 0, 3, 4)
+    >>> [int(p) for p in np.flatnonzero(reach)]
+    [3, 6]
+    """
+    pos = start
+    for _k in range(steps):
+        pos += d
+        if pos > 24 or me[pos] >= 2:
+            return
+        reach[pos] = 1
+
+
+@njit(cache=True)
 def _hit_rolls_reference(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int, int]:
     """Straightforward version of :func:`_hit_rolls` (marks every point each checker reaches);
     kept as the reference the fast version is tested against.
@@ -244,12 +263,7 @@ def _hit_rolls_reference(me: np.ndarray, them: np.ndarray, reach: np.ndarray) ->
                         smax = 1
                     # the other die (non-doubles): entry with one die, this checker with the other
                     if d1 == d2:
-                        pos = r
-                        for _k in range(smax):
-                            pos += d1
-                            if pos > 24 or me[pos] >= 2:
-                                break
-                            reach[pos] = 1
+                        _walk(me, reach, r, d1, smax)
                     else:
                         if me[d1] < 2 and r + d2 <= 24 and me[r + d2] < 2:
                             reach[r + d2] = 1
@@ -262,12 +276,7 @@ def _hit_rolls_reference(me: np.ndarray, them: np.ndarray, reach: np.ndarray) ->
                     if smax < 1:
                         smax = 1
                 if d1 == d2:
-                    pos = r
-                    for _k in range(smax):
-                        pos += d1
-                        if pos > 24 or me[pos] >= 2:
-                            break
-                        reach[pos] = 1
+                    _walk(me, reach, r, d1, smax)
                 else:
                     for order in range(2):
                         a = d1 if order == 0 else d2

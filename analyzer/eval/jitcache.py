@@ -5,7 +5,8 @@ evaluator kernels call compiled functions from other modules (the move generator
 encoder, the bear-off lookups), so after a change there the cached callers would keep running
 the old callee code, or crash when array layouts changed. :func:`refresh` hashes the sources
 of those modules and, when the hash differs from the one recorded next to the cache, deletes
-the cached kernels of the dependent modules so that they are compiled afresh.
+the cached kernels of the dependent modules so that they are compiled afresh;
+:func:`refresh_module` does the same for one module that calls into them.
 
 >>> isinstance(refresh(), bool)  # cheap when nothing changed
 True
@@ -14,6 +15,7 @@ True
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from pathlib import Path
 
 _ROOT = Path(__file__).resolve().parents[1]
@@ -25,9 +27,10 @@ DEPENDENTS = ("eval/net.py", "eval/engine.py", "train/selfplay.py", "../bench/st
 _done = False
 
 
-def _digest() -> str:
+def _digest(sources: Iterable[str]) -> str:
+    """Hash of the files ``sources`` (paths under ``analyzer/``; a missing one counts by name)."""
     h = hashlib.sha256()
-    for rel in SOURCES:
+    for rel in sources:
         p = _ROOT / rel
         h.update(rel.encode())
         if p.exists():
@@ -35,25 +38,16 @@ def _digest() -> str:
     return h.hexdigest()[:16]
 
 
-def refresh() -> bool:
-    """Drop stale cached kernels of the dependent modules; True if anything was removed.
-
-    Runs once per process.
-    """
-    global _done
-    if _done:
-        return False
-    _done = True
-    stamp = _ROOT / "eval" / "__pycache__" / "jit-deps.stamp"
-    digest = _digest()
+def _renew(stamp: Path, digest: str, modules: Iterable[Path]) -> bool:
+    """Unless ``stamp`` holds ``digest``: delete the cached kernels of ``modules`` (source files)
+    and write ``digest`` into ``stamp``. True when files were removed."""
     try:
         if stamp.read_text() == digest:
             return False
     except OSError:
         pass
     removed = False
-    for rel in DEPENDENTS:
-        src = (_ROOT / rel).resolve()
+    for src in modules:
         cache = src.parent / "__pycache__"
         if not cache.is_dir():
             continue
@@ -69,3 +63,31 @@ def refresh() -> bool:
     except OSError:
         pass
     return removed
+
+
+def refresh() -> bool:
+    """Drop stale cached kernels of the dependent modules; True if anything was removed.
+
+    Runs once per process.
+    """
+    global _done
+    if _done:
+        return False
+    _done = True
+    return _renew(_ROOT / "eval" / "__pycache__" / "jit-deps.stamp", _digest(SOURCES),
+                  [(_ROOT / rel).resolve() for rel in DEPENDENTS])
+
+
+def refresh_module(module_file: str, extra: tuple[str, ...] = ()) -> bool:
+    """Delete the cached kernels of ``module_file`` when it or a module its kernels call changed.
+
+    The stamp kept beside its cache covers :data:`SOURCES`, ``extra`` (paths under ``analyzer/``)
+    and the module itself. Returns True when files were removed.
+
+    >>> refresh_module(__file__)  # this module has no compiled kernels: nothing to remove
+    False
+    """
+    here = Path(module_file).resolve()
+    rel = here.relative_to(_ROOT).as_posix()
+    return _renew(here.parent / "__pycache__" / f"{here.stem}-deps.stamp", _digest((*SOURCES, *extra, rel)),
+                  [here])
