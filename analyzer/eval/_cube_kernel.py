@@ -41,19 +41,16 @@ for every cube state (level ``s``, owner: centred, ``A`` or ``B``), bottom up, i
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
 import numpy as np
 
 from analyzer.core.jit import njit
-from analyzer.core.layout import NSLOTS, VAR_STANDARD
+from analyzer.core.layout import NSLOTS
 from analyzer.eval import features as F
 from analyzer.eval import jitcache
 from analyzer.eval.bearoff import bearoff_class
-from analyzer.eval.engine import PRUNE_KEEP, after_play, eval0
-from analyzer.eval.net import NOUT, equity6, forward_one
-from analyzer.rules.kernel import flip_into, generate
+from analyzer.eval.engine import best_reply, eval0, new_scratch
+from analyzer.eval.net import NOUT
+from analyzer.rules.kernel import flip_into
 
 Arr = np.ndarray  # numba ignores annotations; this names the array arguments for mypy
 EPS = 1e-12  # as analyzer.eval.cube._EPS
@@ -61,47 +58,8 @@ OWN_CENTRE, OWN_A, OWN_B = 0, 1, 2
 ST_LIVE, ST_OVER, ST_UNUSED = 0, 1, 2
 
 
-def refresh_cache(module_file: str, extra: tuple[str, ...] = ()) -> bool:
-    """Delete the cached kernels of ``module_file`` when it or a module its kernels call changed.
-
-    numba checks a cached function against its own file only; the stamp kept beside the cache
-    covers :data:`analyzer.eval.jitcache.SOURCES`, ``extra`` (paths under ``analyzer/``) and the
-    module itself. Returns True when files were removed.
-    """
-    here = Path(module_file).resolve()
-    root = here.parents[1]
-    h = hashlib.sha256()
-    for rel in (*jitcache.SOURCES, *extra, f"eval/{here.name}"):
-        p = root / rel
-        h.update(rel.encode())
-        if p.exists():
-            h.update(p.read_bytes())
-    digest = h.hexdigest()[:16]
-    cache = here.parent / "__pycache__"
-    stamp = cache / f"{here.stem}-deps.stamp"
-    try:
-        if stamp.read_text() == digest:
-            return False
-    except OSError:
-        pass
-    removed = False
-    if cache.is_dir():
-        for f in cache.glob(here.stem + ".*.nb[ic]"):
-            try:
-                f.unlink()
-                removed = True
-            except OSError:
-                pass
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-        stamp.write_text(digest)
-    except OSError:
-        pass
-    return removed
-
-
 jitcache.refresh()
-refresh_cache(__file__)
+jitcache.refresh_module(__file__)
 
 
 # ---------------------------------------------------------------------- probabilities, cube life
@@ -268,49 +226,6 @@ def cube_values(o: Arr, x: float, vx: Arr, mayx: Arr, s: int, owner: int, single
 
 # ---------------------------------------------------------------------- the search tree
 @njit
-def _best_play(b: Arr, d1: int, d2: int, W: tuple, use_db: bool, P: tuple, use_prune: bool,  # type: ignore[type-arg]
-               dist: Arr, first: Arr, win2: Arr, pool: Arr, phash: Arr, parent: Arr, hfrom: Arr, hto: Arr,
-               hhit: Arr, ptag: Arr, pterm: Arr, table: Arr, tstamp: Arr, stampbox: Arr, results: Arr,
-               xc: Arr, xr: Arr, hid: Arr, tmp: Arr, pa: Arr, pb: Arr) -> int:
-    """Pool row of the best 0-ply play of (d1, d2) from ``b`` (-1 on buffer overflow); in contact
-    only the ``PRUNE_KEEP`` best by the pruning net are evaluated fully (the engine's rule)."""
-    n = generate(b, d1, d2, VAR_STANDARD, 0, pool, phash, parent, hfrom, hto, hhit, ptag, pterm, table, tstamp,
-                 stampbox, results)
-    if n < 0:
-        return -1
-    nk = n
-    keep = np.empty(n, np.int64)
-    for k in range(n):
-        keep[k] = k
-    if use_prune and n > PRUNE_KEEP and F.classify(b) != F.CLASS_RACE:
-        xp = np.zeros(F.N_RAW, np.float32)
-        hp = np.zeros(P[0].shape[1], np.float32)
-        score = np.empty(n, np.float64)
-        for k in range(n):
-            cand = pool[results[k]]
-            if cand[26] >= 15:
-                score[k] = 1e9
-            else:
-                flip_into(cand, tmp)
-                F.encode_raw(tmp, xp)
-                forward_one(xp, P[0], P[1], P[2], P[3], hp, pa)
-                score[k] = -equity6(pa)
-        order = np.argsort(-score)
-        for k in range(PRUNE_KEEP):
-            keep[k] = order[k]
-        nk = PRUNE_KEEP
-    best = -1e30
-    best_row = int(results[0])
-    for kk in range(nk):
-        row = results[keep[kk]]
-        e = after_play(pool[row], W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb)
-        if e > best:
-            best = e
-            best_row = int(row)
-    return best_row
-
-
-@njit
 def tree_size(ply: int) -> int:
     """Nodes of a full 21-ary tree of depth ``ply`` (the root included)."""
     n = 0
@@ -322,22 +237,19 @@ def tree_size(ply: int) -> int:
 
 
 @njit
-def build_tree(root: Arr, ply: int, W: tuple, use_db: bool, P: tuple, use_prune: bool,  # type: ignore[type-arg]
-               dist: Arr, first: Arr, win2: Arr, pool: Arr, phash: Arr, parent: Arr, hfrom: Arr, hto: Arr,
-               hhit: Arr, ptag: Arr, pterm: Arr, table: Arr, tstamp: Arr, stampbox: Arr, results: Arr,
+def build_tree(root: Arr, ply: int, ev: tuple, ws: tuple,  # type: ignore[type-arg]
                boards: Arr, status: Arr, lost: Arr, probs: Arr, life: Arr) -> int:
     """Fill the search tree of ``root`` (see the module docstring): ``boards`` (positions before
     the roll, side on roll's view), ``status`` (0 live, 1 the game ended on the play leading here,
     2 unused), ``lost`` (for a finished node, the side on roll's loss: 0 single, 1 gammon, 2
     backgammon), and for live leaves their 0-ply outcome distribution ``probs`` and cube life
-    ``life``. Returns 0, or -1 when the move buffers overflow."""
-    xc = np.zeros(F.N_CONTACT, np.float32)
-    xr = np.zeros(F.N_RACE, np.float32)
-    nh = max(W[0].shape[1], W[4].shape[1], W[8].shape[1])
-    hid = np.zeros(nh, np.float32)
-    tmp = np.zeros(NSLOTS, np.int8)
-    pa = np.zeros(NOUT, np.float32)
-    pb = np.zeros(NOUT, np.float32)
+    ``life``. ``ev``: the engine's evaluator (:meth:`analyzer.eval.engine.Engine.evaluator_args`),
+    ``ws``: one set of move buffers (:meth:`analyzer.rules.kernel.Workspace.args`). Returns 0, or
+    -1 when the move buffers overflow."""
+    sc = new_scratch(ev[0])
+    pa = sc[4]
+    bestp = np.zeros(NOUT, np.float32)
+    pool = ws[0]
     for i in range(NSLOTS):
         boards[0, i] = root[i]
     status[0] = ST_LIVE
@@ -355,9 +267,7 @@ def build_tree(root: Arr, ply: int, W: tuple, use_db: bool, P: tuple, use_prune:
                     if status[node] != ST_LIVE:
                         status[child] = ST_UNUSED
                         continue
-                    row = _best_play(boards[node], d1, d2, W, use_db, P, use_prune, dist, first, win2, pool,
-                                     phash, parent, hfrom, hto, hhit, ptag, pterm, table, tstamp, stampbox,
-                                     results, xc, xr, hid, tmp, pa, pb)
+                    row = best_reply(boards[node], d1, d2, ev, ws, sc, bestp)
                     if row < 0:
                         return -1
                     chosen = pool[row]
@@ -372,7 +282,7 @@ def build_tree(root: Arr, ply: int, W: tuple, use_db: bool, P: tuple, use_prune:
     for i in range(size):
         node = off + i
         if status[node] == ST_LIVE:
-            eval0(boards[node], W, use_db, dist, first, win2, xc, xr, hid, pa)
+            eval0(boards[node], ev, sc, pa)
             for k in range(NOUT):
                 probs[node, k] = pa[k]
             life[node] = cube_life(boards[node])

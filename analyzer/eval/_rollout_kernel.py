@@ -23,14 +23,15 @@ opponent when ``side0 == 1`` (rolling out a play's result, the opponent is on ro
 >>> from analyzer.rules.kernel import Workspace
 >>> from analyzer.core.position import Position
 >>> from analyzer.eval.net import NetSet
->>> W = NetSet.initial(hidden=4, race_hidden=4, seed=0).kernel_args()
+>>> nets = NetSet.initial(hidden=4, race_hidden=4, seed=0)
 >>> z = np.zeros((1, 1), np.float32)
+>>> ev = (nets.kernel_args(), False, z, z, z, nets.prune_args(), False)  # Engine.evaluator_args, no bear-off
 >>> b = np.frombuffer(Position.from_points({1: 1}, {24: 1}).board, np.int8).copy()
 >>> out = np.zeros(6)
 >>> cf = np.zeros(1)
 >>> vt, may = np.zeros((2, 1, 6)), np.zeros((2, 2, 1), np.bool_)  # match tables (unused in money play)
->>> run_trial(b, 0, 5, 5, 1, 0, False, True, 1.0, 0, True, False, vt, may, False, 0, W, False, z, z, z,
-...           *Workspace(1024).args(), out, cf)
+>>> run_trial(b, 0, 5, 5, 1, 0, False, True, 1.0, 0, True, False, vt, may, False, 0, ev, Workspace(1024).args(),
+...           out, cf)
 1
 >>> out.tolist()  # the side on roll bears off its last checker with any roll: a single win
 [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
@@ -47,47 +48,20 @@ from __future__ import annotations
 import numpy as np
 
 from analyzer.core.jit import njit
-from analyzer.core.layout import NSLOTS, VAR_STANDARD
 from analyzer.eval import features as F
 from analyzer.eval import jitcache
-from analyzer.eval._cube_kernel import cube_life, cube_values, refresh_cache
+from analyzer.eval._cube_kernel import cube_life, cube_values
 from analyzer.eval.bearoff import bearoff_class
-from analyzer.eval.engine import after_play, eval0
+from analyzer.eval.engine import best_reply, eval0, new_scratch
 from analyzer.eval.net import NOUT, equity6, swap_outcomes
-from analyzer.rules.kernel import flip_into, generate
+from analyzer.rules.kernel import flip_into
 
 MAX_TRIAL_PLIES = 2000
 Arr = np.ndarray  # numba ignores annotations; this names the array arguments for mypy
 
 
 jitcache.refresh()
-refresh_cache(__file__, ("eval/_cube_kernel.py",))
-
-
-@njit
-def best_play(b: Arr, d1: int, d2: int, W: tuple, use_db: bool,  # type: ignore[type-arg]
-              dist: Arr, first: Arr, win2: Arr,
-              pool: Arr, phash: Arr, parent: Arr, hfrom: Arr, hto: Arr, hhit: Arr, ptag: Arr,
-              pterm: Arr, table: Arr, tstamp: Arr, stampbox: Arr, results: Arr,
-              tmp: Arr, xc: Arr, xr: Arr, hid: Arr, pa: Arr, pb: Arr, bestp: Arr) -> int:
-    """The 0-ply best play of roll (d1, d2) from ``b``: returns its pool row (-1 when the buffers
-    overflow) and leaves the outcome distribution after it (mover's view) in ``bestp``."""
-    n = generate(b, d1, d2, VAR_STANDARD, 0, pool, phash, parent, hfrom, hto, hhit, ptag, pterm,
-                 table, tstamp, stampbox, results)
-    if n < 0:
-        return -1
-    best = -1e30
-    best_row = int(results[0])
-    for k in range(n):
-        row = results[k]
-        cand = pool[row]
-        e = after_play(cand, W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb)
-        if e > best:
-            best = e
-            best_row = int(row)
-            for i in range(NOUT):
-                bestp[i] = pb[i]
-    return best_row
+jitcache.refresh_module(__file__, ("eval/_cube_kernel.py",))
 
 
 @njit
@@ -205,13 +179,13 @@ def _match_result(ref: Arr, vt: Arr, level: int) -> float:
 def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int, vr: bool,
               cube_play: bool, cube0: float, owner0: int, double_first: bool,
               match: bool, vt: Arr, may: Arr, crawford: bool, max_level: int,
-              W: tuple, use_db: bool, dist: Arr, first: Arr, win2: Arr,  # type: ignore[type-arg]
-              pool: Arr, phash: Arr, parent: Arr, hfrom: Arr, hto: Arr, hhit: Arr, ptag: Arr,
-              pterm: Arr, table: Arr, tstamp: Arr, stampbox: Arr, results: Arr, out: Arr, cf: Arr) -> int:
+              ev: tuple, ws: tuple, out: Arr, cf: Arr) -> int:  # type: ignore[type-arg]
     """Play one trial from ``start`` (see the module docstring) and write its (luck-corrected)
     result into ``out`` (6, reference view). ``r1``/``r2`` are the first two rolls as indices
-    0..35 (``6 * (die1 - 1) + die2 - 1``); ``truncate`` <= 0 plays to the end. Returns the plies
-    played, -1 on buffer overflow.
+    0..35 (``6 * (die1 - 1) + die2 - 1``); ``truncate`` <= 0 plays to the end. ``ev``: the
+    evaluator (:meth:`analyzer.eval.engine.Engine.evaluator_args`, without pruning: every play is
+    evaluated), ``ws``: one set of move buffers (:meth:`analyzer.rules.kernel.Workspace.args`).
+    Returns the plies played, -1 on buffer overflow.
 
     With ``cube_play`` a cube game runs alongside: cube ``cube0`` owned by ``owner0`` (0
     centred, 1 the reference side, 2 the other), each side on roll with access doubling and
@@ -227,13 +201,9 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     """
     np.random.seed(seed)
     board = start.copy()
-    tmp = np.zeros(NSLOTS, np.int8)
-    xc = np.zeros(F.N_CONTACT, np.float32)
-    xr = np.zeros(F.N_RACE, np.float32)
-    nh = max(W[0].shape[1], W[4].shape[1], W[8].shape[1])
-    hid = np.zeros(nh, np.float32)
-    pa = np.zeros(NOUT, np.float32)
-    pb = np.zeros(NOUT, np.float32)
+    sc = new_scratch(ev[0])
+    tmp, pa = sc[3], sc[4]
+    pool = ws[0]
     bestp = np.zeros(NOUT, np.float32)
     mean = np.zeros(NOUT, np.float64)
     luck = np.zeros(NOUT, np.float64)
@@ -253,10 +223,10 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     while True:
         over = F.classify(board) == F.CLASS_OVER
         stop = over or t >= MAX_TRIAL_PLIES or (0 < truncate <= t)
-        if not stop and use_db and bearoff_class(board) != 0:
+        if not stop and ev[1] and bearoff_class(board) != 0:
             stop = True
         if stop:
-            eval0(board, W, use_db, dist, first, win2, xc, xr, hid, pa)
+            eval0(board, ev, sc, pa)
             _to_reference(pa, side, ref)
             if live:
                 if over:
@@ -273,7 +243,7 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
             mine = _cube_owner_for(owner, side)
             if match:
                 if _may_redouble(mine, level, vt, crawford, max_level):
-                    eval0(board, W, use_db, dist, first, win2, xc, xr, hid, pa)
+                    eval0(board, ev, sc, pa)
                     match_cube(pa, cube_life(board), side, level, mine, vt, may, crawford, max_level, cv)
                     if min(cv[1], cv[2]) > cv[0]:  # double
                         if cv[1] > cv[2]:  # pass: the doubler wins the cube's points
@@ -283,7 +253,7 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
                             level += 1
                             owner = 2 if side == 0 else 1
             elif mine != 2:
-                eval0(board, W, use_db, dist, first, win2, xc, xr, hid, pa)
+                eval0(board, ev, sc, pa)
                 money_cube(pa, cube_life(board), mine, cv)
                 if min(cv[1], cv[2]) > cv[0]:  # double
                     if cv[1] > cv[2]:  # pass
@@ -307,9 +277,7 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
                 for c in range(1, a + 1):
                     if a == hi and c == lo:
                         continue
-                    row_of[0] = best_play(board, a, c, W, use_db, dist, first, win2, pool, phash, parent,
-                                          hfrom, hto, hhit, ptag, pterm, table, tstamp, stampbox, results, tmp,
-                                          xc, xr, hid, pa, pb, bestp)
+                    row_of[0] = best_reply(board, a, c, ev, ws, sc, bestp)
                     if row_of[0] < 0:
                         return -1
                     wt = 1.0 if a == c else 2.0
@@ -322,9 +290,7 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
                                                              opp_owner, vt, may, crawford, max_level)
                         else:
                             cmean += wt * _after_value(pool[row_of[0]], bestp, tmp, oppv, cv, opp_owner)
-        row = best_play(board, hi, lo, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto,
-                        hhit, ptag, pterm, table, tstamp, stampbox, results, tmp, xc, xr, hid, pa, pb,
-                        bestp)
+        row = best_reply(board, hi, lo, ev, ws, sc, bestp)
         if row < 0:
             return -1
         if vr:
@@ -368,10 +334,7 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
 def run_trials(starts: Arr, side0: int, rolls1: Arr, rolls2: Arr, seeds: Arr, truncate: int, vr: bool,
                cube_play: bool, cubes: Arr, owners: Arr, double_first: bool,
                match: bool, vt: Arr, may: Arr, crawford: bool, max_level: int,
-               W: tuple, use_db: bool, dist: Arr, first: Arr, win2: Arr,  # type: ignore[type-arg]
-               pool: Arr, phash: Arr, parent: Arr, hfrom: Arr, hto: Arr, hhit: Arr, ptag: Arr,
-               pterm: Arr, table: Arr, tstamp: Arr, stampbox: Arr, results: Arr, out: Arr,
-               plies: Arr, cf: Arr) -> int:
+               ev: tuple, ws: tuple, out: Arr, plies: Arr, cf: Arr) -> int:  # type: ignore[type-arg]
     """:func:`run_trial` for every trial ``i`` (rolls ``rolls1[i]``, ``rolls2[i]``, seed
     ``seeds[i]``) and every start board ``k`` (same dice for all, cube ``cubes[k]`` owned by
     ``owners[k]``): ``out[i, k]`` gets the result, ``plies[i, k]`` the plies played, ``cf[i, k]``
@@ -380,8 +343,7 @@ def run_trials(starts: Arr, side0: int, rolls1: Arr, rolls2: Arr, seeds: Arr, tr
         for k in range(starts.shape[0]):
             n = run_trial(starts[k], side0, int(rolls1[i]), int(rolls2[i]), int(seeds[i]), truncate, vr,
                           cube_play, float(cubes[k]), int(owners[k]), double_first, match, vt, may, crawford,
-                          max_level, W, use_db, dist, first, win2, pool, phash, parent, hfrom, hto, hhit, ptag, pterm,
-                          table, tstamp, stampbox, results, out[i, k], cf[i, k:k + 1])
+                          max_level, ev, ws, out[i, k], cf[i, k:k + 1])
             if n < 0:
                 return -1
             plies[i, k] = n

@@ -706,7 +706,6 @@ def cubeful_search(engine: Any, position: Position, state: MatchState, player: i
     (1.0, 2.0, 1.0, 1.0)
     """
     from analyzer.eval import _cube_kernel as K
-    from analyzer.eval.bearoff import BearoffDB
     from analyzer.rules.kernel import Workspace
 
     if position.variant != "standard":
@@ -720,12 +719,6 @@ def cubeful_search(engine: Any, position: Position, state: MatchState, player: i
     vt, may = cube_tables(state, player, met=table, levels=nstates + 1)
     # the highest cube level a double may reach (cube limit)
     max_level = nstates if state.cube_limit is None else max(0, (state.cube_limit // state.cube).bit_length() - 1)
-    if engine.use_bearoff:
-        one, two = BearoffDB.one_sided(), BearoffDB.two_sided()
-        db: tuple[Any, Any, Any] = (one.dist, one.first, two.win)
-    else:
-        z = np.zeros((1, 1), np.float32)
-        db = (z, z, z)
     n = int(K.tree_size(ply))
     boards = np.zeros((n, 64), np.int8)
     status = np.zeros(n, np.int8)
@@ -736,10 +729,9 @@ def cubeful_search(engine: Any, position: Position, state: MatchState, player: i
     if not _WORKSPACE:
         _WORKSPACE.append(Workspace(8192))
     ws = _WORKSPACE[0]
-    W, P = engine.nets.kernel_args(), engine.nets.prune_args()
+    ev = engine.evaluator_args()
     build = cast(Any, K.build_tree)
-    while build(root, ply, W, engine.use_bearoff, P, engine.use_prune, *db, *ws.args(), boards, status, lost, probs,
-                life) < 0:
+    while build(root, ply, ev, ws.args(), boards, status, lost, probs, life) < 0:
         ws.resize(ws.capacity * 4)
     nd = np.zeros((n, nstates, 3), np.float64)
     val = np.zeros((n, nstates, 3), np.float64)

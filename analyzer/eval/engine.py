@@ -75,20 +75,46 @@ class RankedPlay:
 
 
 # ---------------------------------------------------------------------------------- kernels
+# The kernels pass their arrays in three tuples (numba types a tuple of arrays like a struct):
+#   ``ev``: the 0-ply evaluator, ``(W, use_db, dist, first, win2, P, use_prune)``: the nets'
+#           weights (:meth:`NetSet.kernel_args`), the bear-off databases (used when ``use_db``),
+#           and the pruning net (:meth:`NetSet.prune_args`, used when ``use_prune``);
+#   ``ws``: the 12 move-generation buffers of :func:`analyzer.rules.kernel.generate`, in its
+#           order; one set (:meth:`analyzer.rules.kernel.Workspace.args`) or one per search
+#           depth along a leading axis (:class:`_LevelWorkspace`, see :func:`level`);
+#   ``sc``: scratch buffers of one thread, ``(xc, xr, hid, tmp, pa, pb)`` (:func:`new_scratch`).
+# Rolls in the order of every n-ply loop: (1, 1), (1, 2), ..., (1, 6), (2, 2), ..., (6, 6).
+ROLL_D1 = np.array([d1 for d1 in range(1, 7) for d2 in range(d1, 7)], np.int64)
+ROLL_D2 = np.array([d2 for d1 in range(1, 7) for d2 in range(d1, 7)], np.int64)
+ROLL_WEIGHT = np.array([1.0 if d1 == d2 else 2.0 for d1 in range(1, 7) for d2 in range(d1, 7)], np.float64)
+NROLLS = 21
+
+
 @njit(cache=True)
-def eval0(
-    b: np.ndarray,
-    W: tuple[Any, ...],
-    use_db: bool,
-    dist: np.ndarray,
-    first: np.ndarray,
-    win2: np.ndarray,
-    xc: np.ndarray,
-    xr: np.ndarray,
-    hid: np.ndarray,
-    out: np.ndarray,
-) -> None:
-    """0-ply outcome distribution of board ``b`` for its side on roll."""
+def new_scratch(W: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Scratch buffers ``(xc, xr, hid, tmp, pa, pb)`` for evaluating with the weights ``W``: the
+    contact and race inputs, the hidden layer, a board and two outcome distributions.
+
+    >>> from analyzer.eval.net import NetSet
+    >>> sc = new_scratch(NetSet.initial(hidden=4, race_hidden=3, seed=0).kernel_args())
+    >>> [a.shape[0] for a in sc] == [F.N_CONTACT, F.N_RACE, 4, NSLOTS, NOUT, NOUT]
+    True
+    """
+    nh = max(W[0].shape[1], W[4].shape[1], W[8].shape[1])
+    return (np.zeros(F.N_CONTACT, np.float32), np.zeros(F.N_RACE, np.float32), np.zeros(nh, np.float32),
+            np.zeros(NSLOTS, np.int8), np.zeros(NOUT, np.float32), np.zeros(NOUT, np.float32))
+
+
+@njit(cache=True)
+def level(ws: tuple[Any, ...], i: int) -> tuple[Any, ...]:
+    """The workspace ``ws`` at index ``i`` of its leading axis (a search depth, or a thread)."""
+    return (ws[0][i], ws[1][i], ws[2][i], ws[3][i], ws[4][i], ws[5][i], ws[6][i], ws[7][i], ws[8][i], ws[9][i],
+            ws[10][i], ws[11][i])
+
+
+@njit(cache=True)
+def _eval0(b: np.ndarray, W: tuple[Any, ...], use_db: bool, dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
+           xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, out: np.ndarray) -> None:
     if use_db and F.classify(b) == F.CLASS_RACE:
         k = bearoff_class(b)
         if k == 2:
@@ -112,11 +138,19 @@ def eval0(
 
 
 @njit(cache=True)
-def after_play(cand: np.ndarray, W: tuple[Any, ...], use_db: bool, dist: np.ndarray, first: np.ndarray,
-               win2: np.ndarray, xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, tmp: np.ndarray,
-               pa: np.ndarray, pb: np.ndarray) -> float:
+def eval0(b: np.ndarray, ev: tuple[Any, ...], sc: tuple[Any, ...], out: np.ndarray) -> None:
+    """0-ply outcome distribution of board ``b`` for its side on roll (uses ``sc``'s first three
+    buffers only, so ``out`` may be its ``pa`` or ``pb``)."""
+    _eval0(b, ev[0], ev[1], ev[2], ev[3], ev[4], sc[0], sc[1], sc[2], out)
+
+
+@njit(cache=True)
+def _after_play(cand: np.ndarray, W: tuple[Any, ...], use_db: bool, dist: np.ndarray, first: np.ndarray,
+                win2: np.ndarray, xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, tmp: np.ndarray, pa: np.ndarray,
+                pb: np.ndarray) -> float:
     """0-ply outcome distribution (into ``pb``, the mover's view) and equity of the position
-    ``cand`` reached by a play, still seen from the side that moved; exact once the game is over."""
+    ``cand`` reached by a play, still seen from the side that moved; exact once the game is over.
+    (Flat arguments: the hot path takes nothing out of tuples.)"""
     if cand[26] >= 15:
         o = F.game_over_outcome(cand)
         for i in range(NOUT):
@@ -124,78 +158,40 @@ def after_play(cand: np.ndarray, W: tuple[Any, ...], use_db: bool, dist: np.ndar
         pb[o] = 1.0
     else:
         flip_into(cand, tmp)
-        eval0(tmp, W, use_db, dist, first, win2, xc, xr, hid, pa)
+        _eval0(tmp, W, use_db, dist, first, win2, xc, xr, hid, pa)
         swap_outcomes(pa, pb)
     return equity6(pb)
 
 
 @njit(cache=True)
-def _best_reply(
-    b: np.ndarray,
-    d1: int,
-    d2: int,
-    lv: int,
-    W: tuple[Any, ...],
-    use_db: bool,
-    P: tuple[Any, ...],
-    use_prune: bool,
-    dist: np.ndarray,
-    first: np.ndarray,
-    win2: np.ndarray,
-    pool: np.ndarray,
-    phash: np.ndarray,
-    parent: np.ndarray,
-    hfrom: np.ndarray,
-    hto: np.ndarray,
-    hhit: np.ndarray,
-    ptag: np.ndarray,
-    pterm: np.ndarray,
-    table: np.ndarray,
-    tstamp: np.ndarray,
-    stampbox: np.ndarray,
-    results: np.ndarray,
-    xc: np.ndarray,
-    xr: np.ndarray,
-    hid: np.ndarray,
-    tmp: np.ndarray,
-    pa: np.ndarray,
-    pb: np.ndarray,
-    bestp: np.ndarray,
-) -> int:
-    """The 0-ply best play of roll (d1, d2) from ``b`` using the level-``lv`` buffers: returns its
-    pool row (-1 on overflow) and leaves its distribution (mover's side) in ``bestp``."""
-    n = generate(
-        b,
-        d1,
-        d2,
-        VAR_STANDARD,
-        0,
-        pool[lv],
-        phash[lv],
-        parent[lv],
-        hfrom[lv],
-        hto[lv],
-        hhit[lv],
-        ptag[lv],
-        pterm[lv],
-        table[lv],
-        tstamp[lv],
-        stampbox[lv],
-        results[lv],
-    )
+def _generate(b: np.ndarray, d1: int, d2: int, ws: tuple[Any, ...]) -> int:
+    return int(generate(b, d1, d2, VAR_STANDARD, 0, ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8],
+                        ws[9], ws[10], ws[11]))
+
+
+@njit(cache=True)
+def best_reply(b: np.ndarray, d1: int, d2: int, ev: tuple[Any, ...], ws: tuple[Any, ...], sc: tuple[Any, ...],
+               bestp: np.ndarray) -> int:
+    """The 0-ply best play of roll (d1, d2) from ``b`` with the (one-level) workspace ``ws``:
+    returns its pool row (-1 on overflow) and leaves its distribution (mover's side) in
+    ``bestp``. With pruning on, in contact positions with more than ``PRUNE_KEEP`` plays only
+    the ``PRUNE_KEEP`` best by the pruning net are evaluated fully."""
+    n = _generate(b, d1, d2, ws)
     if n < 0:
         return -1
+    pool, results = ws[0], ws[11]
+    W, use_db, dist, first, win2, P, use_prune = ev
+    xc, xr, hid, tmp, pa, pb = sc
+    pruned = use_prune and n > PRUNE_KEEP and F.classify(b) != F.CLASS_RACE
     nk = n
-    keep = np.empty(n, np.int64)
-    for k in range(n):
-        keep[k] = k
-    if use_prune and n > PRUNE_KEEP and F.classify(b) != F.CLASS_RACE:
+    order = results[:0]
+    if pruned:
         # rank the plays with the cheap pruning net, evaluate only the best PRUNE_KEEP fully
         xp = np.zeros(F.N_RAW, np.float32)
         hp = np.zeros(P[0].shape[1], np.float32)
         score = np.empty(n, np.float64)
         for k in range(n):
-            cand = pool[lv, results[lv, k]]
+            cand = pool[results[k]]
             if cand[26] >= 15:
                 score[k] = 1e9
             else:
@@ -204,15 +200,12 @@ def _best_reply(
                 forward_one(xp, P[0], P[1], P[2], P[3], hp, pa)
                 score[k] = -equity6(pa)
         order = np.argsort(-score)
-        for k in range(PRUNE_KEEP):
-            keep[k] = order[k]
         nk = PRUNE_KEEP
     best = -1e30
-    best_row = int(results[lv, 0])
+    best_row = int(results[0])
     for kk in range(nk):
-        row = results[lv, keep[kk]]
-        cand = pool[lv, row]
-        e = after_play(cand, W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb)
+        row = results[order[kk]] if pruned else results[kk]
+        e = _after_play(pool[row], W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb)
         if e > best:
             best = e
             best_row = int(row)
@@ -222,569 +215,91 @@ def _best_reply(
 
 
 @njit(cache=True)
-def _ply1(
-    b: np.ndarray,
-    lv: int,
-    W: tuple[Any, ...],
-    use_db: bool,
-    P: tuple[Any, ...],
-    use_prune: bool,
-    dist: np.ndarray,
-    first: np.ndarray,
-    win2: np.ndarray,
-    pool: np.ndarray,
-    phash: np.ndarray,
-    parent: np.ndarray,
-    hfrom: np.ndarray,
-    hto: np.ndarray,
-    hhit: np.ndarray,
-    ptag: np.ndarray,
-    pterm: np.ndarray,
-    table: np.ndarray,
-    tstamp: np.ndarray,
-    stampbox: np.ndarray,
-    results: np.ndarray,
-    xc: np.ndarray,
-    xr: np.ndarray,
-    hid: np.ndarray,
-    out: np.ndarray,
-) -> int:
-    """1-ply: mean over the 21 rolls of the best 0-ply afterstate."""
-    acc = np.zeros(NOUT, np.float64)
-    tmp = np.zeros(NSLOTS, np.int8)
-    pa = np.zeros(NOUT, np.float32)
-    pb = np.zeros(NOUT, np.float32)
-    bestp = np.zeros(NOUT, np.float32)
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            wt = 1.0 if d1 == d2 else 2.0
-            row = _best_reply(
-                b,
-                d1,
-                d2,
-                lv,
-                W,
-                use_db,
-                P,
-                use_prune,
-                dist,
-                first,
-                win2,
-                pool,
-                phash,
-                parent,
-                hfrom,
-                hto,
-                hhit,
-                ptag,
-                pterm,
-                table,
-                tstamp,
-                stampbox,
-                results,
-                xc,
-                xr,
-                hid,
-                tmp,
-                pa,
-                pb,
-                bestp,
-            )
-            if row < 0:
-                return -1
-            for i in range(NOUT):
-                acc[i] += wt * bestp[i]
-    for i in range(NOUT):
-        out[i] = acc[i] / 36.0
-    return 0
+def eval_plied(b: np.ndarray, ply: int, ev: tuple[Any, ...], ws: tuple[Any, ...], sc: tuple[Any, ...],
+               out: np.ndarray) -> int:
+    """``ply``-ply outcome distribution of ``b`` (side on roll) into ``out``; ``ws`` has one set of
+    buffers per search depth (at least ``ply``). Returns -1 on buffer overflow.
 
-
-@njit(cache=True)
-def _ply2(
-    b: np.ndarray,
-    lv: int,
-    W: tuple[Any, ...],
-    use_db: bool,
-    P: tuple[Any, ...],
-    use_prune: bool,
-    dist: np.ndarray,
-    first: np.ndarray,
-    win2: np.ndarray,
-    pool: np.ndarray,
-    phash: np.ndarray,
-    parent: np.ndarray,
-    hfrom: np.ndarray,
-    hto: np.ndarray,
-    hhit: np.ndarray,
-    ptag: np.ndarray,
-    pterm: np.ndarray,
-    table: np.ndarray,
-    tstamp: np.ndarray,
-    stampbox: np.ndarray,
-    results: np.ndarray,
-    xc: np.ndarray,
-    xr: np.ndarray,
-    hid: np.ndarray,
-    out: np.ndarray,
-) -> int:
-    """2-ply: each roll's 0-ply best afterstate evaluated at 1-ply."""
-    acc = np.zeros(NOUT, np.float64)
-    tmp = np.zeros(NSLOTS, np.int8)
-    pa = np.zeros(NOUT, np.float32)
-    pb = np.zeros(NOUT, np.float32)
-    bestp = np.zeros(NOUT, np.float32)
-    sub = np.zeros(NOUT, np.float32)
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            wt = 1.0 if d1 == d2 else 2.0
-            row = _best_reply(
-                b,
-                d1,
-                d2,
-                lv,
-                W,
-                use_db,
-                P,
-                use_prune,
-                dist,
-                first,
-                win2,
-                pool,
-                phash,
-                parent,
-                hfrom,
-                hto,
-                hhit,
-                ptag,
-                pterm,
-                table,
-                tstamp,
-                stampbox,
-                results,
-                xc,
-                xr,
-                hid,
-                tmp,
-                pa,
-                pb,
-                bestp,
-            )
-            if row < 0:
-                return -1
-            chosen = pool[lv, row]
-            if chosen[26] < 15:
-                flip_into(chosen, tmp)
-                if (
-                    _ply1(
-                        tmp,
-                        lv + 1,
-                        W,
-                        use_db,
-                        P,
-                        use_prune,
-                        dist,
-                        first,
-                        win2,
-                        pool,
-                        phash,
-                        parent,
-                        hfrom,
-                        hto,
-                        hhit,
-                        ptag,
-                        pterm,
-                        table,
-                        tstamp,
-                        stampbox,
-                        results,
-                        xc,
-                        xr,
-                        hid,
-                        sub,
-                    )
-                    < 0
-                ):
-                    return -1
-                swap_outcomes(sub, bestp)
-            for i in range(NOUT):
-                acc[i] += wt * bestp[i]
-    for i in range(NOUT):
-        out[i] = acc[i] / 36.0
-    return 0
-
-
-@njit(cache=True)
-def _ply3(
-    b: np.ndarray,
-    lv: int,
-    W: tuple[Any, ...],
-    use_db: bool,
-    P: tuple[Any, ...],
-    use_prune: bool,
-    dist: np.ndarray,
-    first: np.ndarray,
-    win2: np.ndarray,
-    pool: np.ndarray,
-    phash: np.ndarray,
-    parent: np.ndarray,
-    hfrom: np.ndarray,
-    hto: np.ndarray,
-    hhit: np.ndarray,
-    ptag: np.ndarray,
-    pterm: np.ndarray,
-    table: np.ndarray,
-    tstamp: np.ndarray,
-    stampbox: np.ndarray,
-    results: np.ndarray,
-    xc: np.ndarray,
-    xr: np.ndarray,
-    hid: np.ndarray,
-    out: np.ndarray,
-) -> int:
-    """3-ply: each roll's 0-ply best afterstate evaluated at 2-ply."""
-    acc = np.zeros(NOUT, np.float64)
-    tmp = np.zeros(NSLOTS, np.int8)
-    pa = np.zeros(NOUT, np.float32)
-    pb = np.zeros(NOUT, np.float32)
-    bestp = np.zeros(NOUT, np.float32)
-    sub = np.zeros(NOUT, np.float32)
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            wt = 1.0 if d1 == d2 else 2.0
-            row = _best_reply(
-                b,
-                d1,
-                d2,
-                lv,
-                W,
-                use_db,
-                P,
-                use_prune,
-                dist,
-                first,
-                win2,
-                pool,
-                phash,
-                parent,
-                hfrom,
-                hto,
-                hhit,
-                ptag,
-                pterm,
-                table,
-                tstamp,
-                stampbox,
-                results,
-                xc,
-                xr,
-                hid,
-                tmp,
-                pa,
-                pb,
-                bestp,
-            )
-            if row < 0:
-                return -1
-            chosen = pool[lv, row]
-            if chosen[26] < 15:
-                flip_into(chosen, tmp)
-                if (
-                    _ply2(
-                        tmp,
-                        lv + 1,
-                        W,
-                        use_db,
-                        P,
-                        use_prune,
-                        dist,
-                        first,
-                        win2,
-                        pool,
-                        phash,
-                        parent,
-                        hfrom,
-                        hto,
-                        hhit,
-                        ptag,
-                        pterm,
-                        table,
-                        tstamp,
-                        stampbox,
-                        results,
-                        xc,
-                        xr,
-                        hid,
-                        sub,
-                    )
-                    < 0
-                ):
-                    return -1
-                swap_outcomes(sub, bestp)
-            for i in range(NOUT):
-                acc[i] += wt * bestp[i]
-    for i in range(NOUT):
-        out[i] = acc[i] / 36.0
-    return 0
-
-
-@njit(cache=True)
-def eval_plied(
-    b: np.ndarray,
-    ply: int,
-    lv: int,
-    W: tuple[Any, ...],
-    use_db: bool,
-    P: tuple[Any, ...],
-    use_prune: bool,
-    dist: np.ndarray,
-    first: np.ndarray,
-    win2: np.ndarray,
-    pool: np.ndarray,
-    phash: np.ndarray,
-    parent: np.ndarray,
-    hfrom: np.ndarray,
-    hto: np.ndarray,
-    hhit: np.ndarray,
-    ptag: np.ndarray,
-    pterm: np.ndarray,
-    table: np.ndarray,
-    tstamp: np.ndarray,
-    stampbox: np.ndarray,
-    results: np.ndarray,
-    xc: np.ndarray,
-    xr: np.ndarray,
-    hid: np.ndarray,
-    out: np.ndarray,
-) -> int:
-    """``ply``-ply (0..3) outcome distribution of ``b`` (side on roll) into ``out``, using the work
-    buffers from recursion level ``lv`` on (first index of the workspace arrays). Returns -1 on
-    buffer overflow. (Written without recursion: numba's cache mishandles recursive functions.)"""
+    n-ply is the mean over the 21 rolls of the 0-ply best play's result evaluated at (n-1)-ply
+    (exact when the play ends the game). The search runs on an explicit stack, depth ``k``
+    searching ``boards[k]`` with the buffers ``level(ws, k)``: numba's cache mishandles
+    recursive functions."""
     if ply <= 0 or F.classify(b) == F.CLASS_OVER:
-        eval0(b, W, use_db, dist, first, win2, xc, xr, hid, out)
+        eval0(b, ev, sc, out)
         return 0
-    if ply == 1:
-        return int(
-            _ply1(
-                b,
-                lv,
-                W,
-                use_db,
-                P,
-                use_prune,
-                dist,
-                first,
-                win2,
-                pool,
-                phash,
-                parent,
-                hfrom,
-                hto,
-                hhit,
-                ptag,
-                pterm,
-                table,
-                tstamp,
-                stampbox,
-                results,
-                xc,
-                xr,
-                hid,
-                out,
-            )
-        )
-    if ply == 2:
-        return int(
-            _ply2(
-                b,
-                lv,
-                W,
-                use_db,
-                P,
-                use_prune,
-                dist,
-                first,
-                win2,
-                pool,
-                phash,
-                parent,
-                hfrom,
-                hto,
-                hhit,
-                ptag,
-                pterm,
-                table,
-                tstamp,
-                stampbox,
-                results,
-                xc,
-                xr,
-                hid,
-                out,
-            )
-        )
-    return int(
-        _ply3(
-            b,
-            lv,
-            W,
-            use_db,
-            P,
-            use_prune,
-            dist,
-            first,
-            win2,
-            pool,
-            phash,
-            parent,
-            hfrom,
-            hto,
-            hhit,
-            ptag,
-            pterm,
-            table,
-            tstamp,
-            stampbox,
-            results,
-            xc,
-            xr,
-            hid,
-            out,
-        )
-    )
+    boards = np.empty((ply, NSLOTS), np.int8)
+    acc = np.zeros((ply, NOUT), np.float64)  # per depth: the weighted sum over the rolls done
+    nxt = np.zeros(ply, np.int64)  # per depth: the next roll
+    bestp = np.zeros(NOUT, np.float32)
+    sub = np.zeros(NOUT, np.float32)
+    for i in range(NSLOTS):
+        boards[0, i] = b[i]
+    k = 0
+    while True:
+        r = nxt[k]
+        if r == NROLLS:  # depth k done: its value, seen from its mover
+            if k == 0:
+                for i in range(NOUT):
+                    out[i] = acc[0, i] / 36.0
+                return 0
+            for i in range(NOUT):
+                sub[i] = acc[k, i] / 36.0
+            swap_outcomes(sub, bestp)  # back to the view of the side that played into it
+            k -= 1
+        else:
+            wk = level(ws, k)
+            row = best_reply(boards[k], ROLL_D1[r], ROLL_D2[r], ev, wk, sc, bestp)
+            if row < 0:
+                return -1
+            chosen = wk[0][row]
+            if k + 1 < ply and chosen[26] < 15:  # search the position reached one level deeper
+                k += 1
+                flip_into(chosen, boards[k])
+                nxt[k] = 0
+                for i in range(NOUT):
+                    acc[k, i] = 0.0
+                continue
+        r = nxt[k]
+        for i in range(NOUT):
+            acc[k, i] += ROLL_WEIGHT[r] * bestp[i]
+        nxt[k] = r + 1
 
 
 @njit(cache=True)
-def eval_many(
-    boards: np.ndarray,
-    ply: int,
-    W: tuple[Any, ...],
-    use_db: bool,
-    P: tuple[Any, ...],
-    use_prune: bool,
-    dist: np.ndarray,
-    first: np.ndarray,
-    win2: np.ndarray,
-    pool: np.ndarray,
-    phash: np.ndarray,
-    parent: np.ndarray,
-    hfrom: np.ndarray,
-    hto: np.ndarray,
-    hhit: np.ndarray,
-    ptag: np.ndarray,
-    pterm: np.ndarray,
-    table: np.ndarray,
-    tstamp: np.ndarray,
-    stampbox: np.ndarray,
-    results: np.ndarray,
-    out: np.ndarray,
-) -> int:
-    """:func:`eval_plied` of every board (each for its own side on roll)."""
-    xc = np.zeros(F.N_CONTACT, np.float32)
-    xr = np.zeros(F.N_RACE, np.float32)
-    nh = max(W[0].shape[1], W[4].shape[1], W[8].shape[1])
-    hid = np.zeros(nh, np.float32)
-    for i in range(boards.shape[0]):
-        r = eval_plied(
-            boards[i],
-            ply,
-            0,
-            W,
-            use_db,
-            P,
-            use_prune,
-            dist,
-            first,
-            win2,
-            pool,
-            phash,
-            parent,
-            hfrom,
-            hto,
-            hhit,
-            ptag,
-            pterm,
-            table,
-            tstamp,
-            stampbox,
-            results,
-            xc,
-            xr,
-            hid,
-            out[i],
-        )
-        if r < 0:
+def _eval_range(boards: np.ndarray, lo: int, hi: int, ply: int, ev: tuple[Any, ...], ws: tuple[Any, ...],
+                out: np.ndarray) -> int:
+    sc = new_scratch(ev[0])
+    if ply <= 0:  # the tuples taken apart once, not per board
+        W, use_db, dist, first, win2, _, _ = ev
+        xc, xr, hid = sc[0], sc[1], sc[2]
+        for i in range(lo, hi):
+            _eval0(boards[i], W, use_db, dist, first, win2, xc, xr, hid, out[i])
+        return 0
+    for i in range(lo, hi):
+        if eval_plied(boards[i], ply, ev, ws, sc, out[i]) < 0:
             return -1
     return 0
 
 
+@njit(cache=True)
+def eval_many(boards: np.ndarray, ply: int, ev: tuple[Any, ...], ws: tuple[Any, ...], out: np.ndarray) -> int:
+    """:func:`eval_plied` of every board (each for its own side on roll)."""
+    return int(_eval_range(boards, 0, boards.shape[0], ply, ev, ws, out))
+
+
 @njit(cache=True, parallel=True)
-def eval_many_parallel(
-    boards: np.ndarray,
-    ply: int,
-    W: tuple[Any, ...],
-    use_db: bool,
-    P: tuple[Any, ...],
-    use_prune: bool,
-    dist: np.ndarray,
-    first: np.ndarray,
-    win2: np.ndarray,
-    pool: np.ndarray,
-    phash: np.ndarray,
-    parent: np.ndarray,
-    hfrom: np.ndarray,
-    hto: np.ndarray,
-    hhit: np.ndarray,
-    ptag: np.ndarray,
-    pterm: np.ndarray,
-    table: np.ndarray,
-    tstamp: np.ndarray,
-    stampbox: np.ndarray,
-    results: np.ndarray,
-    out: np.ndarray,
-) -> int:
+def eval_many_parallel(boards: np.ndarray, ply: int, ev: tuple[Any, ...], ws: tuple[Any, ...],
+                       out: np.ndarray) -> int:
     """:func:`eval_many` split over threads; the workspace arrays carry a leading thread index."""
     n = boards.shape[0]
-    nt = pool.shape[0]
+    nt = ws[0].shape[0]
     step = (n + nt - 1) // nt
     status = np.zeros(nt, np.int64)
-    nh = max(W[0].shape[1], W[4].shape[1], W[8].shape[1])
+    # numba cannot hand a tuple holding tuples of arrays to the threads: take ``ev`` apart
+    W, use_db, dist, first, win2, P, use_prune = ev
     for t in prange(nt):
-        xc = np.zeros(F.N_CONTACT, np.float32)
-        xr = np.zeros(F.N_RACE, np.float32)
-        hid = np.zeros(nh, np.float32)
-        lo = t * step
-        hi = min(n, lo + step)
-        for i in range(lo, hi):
-            r = eval_plied(
-                boards[i],
-                ply,
-                0,
-                W,
-                use_db,
-                P,
-                use_prune,
-                dist,
-                first,
-                win2,
-                pool[t],
-                phash[t],
-                parent[t],
-                hfrom[t],
-                hto[t],
-                hhit[t],
-                ptag[t],
-                pterm[t],
-                table[t],
-                tstamp[t],
-                stampbox[t],
-                results[t],
-                xc,
-                xr,
-                hid,
-                out[i],
-            )
-            if r < 0:
-                status[t] = -1
+        evt = (W, use_db, dist, first, win2, P, use_prune)
+        status[t] = _eval_range(boards, t * step, min(n, t * step + step), ply, evt, level(ws, t), out)
     for t in range(nt):
         if status[t] < 0:
             return -1
@@ -820,7 +335,20 @@ class _LevelWorkspace:
         )
 
 
-def _no_db() -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32]]:
+def bearoff_arrays(use_bearoff: bool = True) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
+    """The bear-off database arrays of the kernels' evaluator, ``(dist, first, win2)``: the
+    one-sided distributions and first-move table and the two-sided winning chances, or 1 x 1
+    dummies without the databases.
+
+    >>> [a.shape for a in bearoff_arrays(False)]
+    [(1, 1), (1, 1), (1, 1)]
+    """
+    if use_bearoff:
+        from analyzer.eval.bearoff import BearoffDB
+
+        one = BearoffDB.one_sided()
+        two = BearoffDB.two_sided()
+        return one.dist, one.first, two.win
     z = np.zeros((1, 1), np.float32)
     return z, z, z
 
@@ -850,14 +378,7 @@ class Engine:
         self._P = nets.prune_args()
         self.use_prune = prune and nets.prune is not None
         self.use_bearoff = use_bearoff
-        if use_bearoff:
-            from analyzer.eval.bearoff import BearoffDB
-
-            one = BearoffDB.one_sided()
-            two = BearoffDB.two_sided()
-            self._db = (one.dist, one.first, two.win)
-        else:
-            self._db = _no_db()
+        self._db = bearoff_arrays(use_bearoff)
         self._ws = _LevelWorkspace()
         self.threads = max(1, int(get_num_threads()))
         self._pws: _LevelWorkspace | None = None
@@ -866,6 +387,17 @@ class Engine:
         self.cache_size = cache_size
 
     # ----------------------------------------------------------------- raw arrays
+    def evaluator_args(self, *, prune: bool = True) -> tuple[Any, ...]:
+        """The 0-ply evaluator of the compiled kernels (``ev``, see the kernels section above):
+        the nets' weights, the bear-off databases and the pruning net (off when ``prune`` is
+        false or the engine does not prune).
+
+        >>> ev = Engine(use_bearoff=False).evaluator_args(prune=False)
+        >>> len(ev), ev[1], ev[6]
+        (7, False, False)
+        """
+        return (self._W, self.use_bearoff, *self._db, self._P, prune and self.use_prune)
+
     def evaluate_boards(self, boards: NDArray[np.int8], ply: int = 0) -> NDArray[np.float32]:
         """Outcome distributions (n x 6: win single/gammon/backgammon, lose ...) of ``boards``
         (n x 64, each for its own side on roll) at ``ply``, uncached."""
@@ -874,16 +406,12 @@ class Engine:
         boards = np.ascontiguousarray(boards, dtype=np.int8)
         out = np.zeros((boards.shape[0], NOUT), np.float32)
         work = boards.shape[0] * (1 if ply == 0 else 500 * 21 ** (ply - 1))
-        if self.threads > 1 and work >= 4000:
+        if self.threads > 1 and boards.shape[0] > 1 and work >= 4000:  # one board: one thread would work
             if self._pws is None:
                 self._pws = _LevelWorkspace(threads=self.threads)
-            r = cast(Any, eval_many_parallel)(
-                boards, ply, self._W, self.use_bearoff, self._P, self.use_prune, *self._db, *self._pws.arrays, out
-            )
+            r = cast(Any, eval_many_parallel)(boards, ply, self.evaluator_args(), self._pws.arrays, out)
         else:
-            r = cast(Any, eval_many)(
-                boards, ply, self._W, self.use_bearoff, self._P, self.use_prune, *self._db, *self._ws.arrays, out
-            )
+            r = cast(Any, eval_many)(boards, ply, self.evaluator_args(), self._ws.arrays, out)
         if r < 0:
             raise RuntimeError("move generation buffers overflowed")
         return out
@@ -986,17 +514,7 @@ def eval_parallel(engine: Engine, boards: NDArray[np.int8], ply: int = 0) -> NDA
     if engine._pws is None:
         engine._pws = _LevelWorkspace(threads=engine.threads)
     out = np.zeros((boards.shape[0], NOUT), np.float32)
-    cast(Any, eval_many_parallel)(
-        np.ascontiguousarray(boards),
-        ply,
-        engine._W,
-        engine.use_bearoff,
-        engine._P,
-        engine.use_prune,
-        *engine._db,
-        *engine._pws.arrays,
-        out,
-    )
+    cast(Any, eval_many_parallel)(np.ascontiguousarray(boards), ply, engine.evaluator_args(), engine._pws.arrays, out)
     return out
 
 

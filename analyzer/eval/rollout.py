@@ -57,7 +57,7 @@ from analyzer.eval.cube import (
     cube_tables,
     cubeful_value,
 )
-from analyzer.eval.engine import Engine
+from analyzer.eval.engine import Engine, bearoff_arrays
 from analyzer.eval.met import MatchEquityTable, met_by_name, mwc_to_emg
 from analyzer.eval.probabilities import Probabilities
 from analyzer.rules.kernel import Workspace
@@ -212,16 +212,9 @@ _STATE: dict[str, Any] = {}
 
 
 def _init_worker(W: tuple[NDArray[np.float32], ...], use_db: bool) -> None:
-    if use_db:
-        from analyzer.eval.bearoff import BearoffDB
-
-        one = BearoffDB.one_sided()
-        two = BearoffDB.two_sided()
-        db: tuple[Any, Any, Any] = (one.dist, one.first, two.win)
-    else:
-        z = np.zeros((1, 1), np.float32)
-        db = (z, z, z)
-    _STATE.update(W=W, use_db=use_db, db=db, ws=Workspace(8192))
+    # the kernels' evaluator (Engine.evaluator_args) without pruning: the contact net's four
+    # arrays, of the pruning net's types, only fill its slot
+    _STATE.update(ev=(W, use_db, *bearoff_arrays(use_db), W[:4], False), ws=Workspace(8192))
 
 
 _Task = tuple[NDArray[np.int8], int, int, int, int, int, bool, bool, NDArray[np.float64], NDArray[np.int64], bool,
@@ -239,8 +232,7 @@ def _run_chunk(task: _Task) -> tuple[NDArray[np.float64], NDArray[np.int64], NDA
     ws: Workspace = _STATE["ws"]
     while True:
         rc = cast(Any, K.run_trials)(starts, side0, r1, r2, seeds, truncate, vr, cube_play, cubes, owners,
-                                     double_first, *mc, _STATE["W"], _STATE["use_db"], *_STATE["db"], *ws.args(), out,
-                                     plies, cf)
+                                     double_first, *mc, _STATE["ev"], ws.args(), out, plies, cf)
         if rc >= 0:
             return out, plies, cf
         ws.resize(ws.capacity * 4)

@@ -1,0 +1,85 @@
+"""The compiled n-ply search (an explicit stack in :func:`analyzer.eval.engine.eval_plied`) against a
+plain recursive Python definition of n-ply built from the engine's 0-ply evaluations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from analyzer.core.position import Position
+from analyzer.eval import features as F
+from analyzer.eval.engine import DEFAULT_NETS, Engine
+from analyzer.rules.standard import Standard
+
+pytestmark = pytest.mark.skipif(not DEFAULT_NETS.exists(), reason="shipped nets missing")
+RULES = Standard()
+
+
+def _swap(p: NDArray[np.float64]) -> NDArray[np.float64]:
+    return np.concatenate([p[3:], p[:3]])
+
+
+def _zero_ply(eng: Engine, boards: NDArray[np.int8]) -> NDArray[np.float64]:
+    return eng.evaluate_boards(boards, 0).astype(np.float64)
+
+
+def reference(eng: Engine, pos: Position, ply: int) -> NDArray[np.float64]:
+    """n-ply by the definition: the mean over the 21 rolls of the result of the play the 0-ply
+    evaluation prefers, valued at (n-1)-ply (exactly when the play ends the game)."""
+    board = np.frombuffer(pos.board, np.int8)
+    if ply == 0 or int(F.classify(board)) == F.CLASS_OVER:
+        return _zero_ply(eng, board[None, :])[0]
+    acc = np.zeros(6)
+    for d1 in range(1, 7):
+        for d2 in range(d1, 7):
+            results = [p.result for p in RULES.legal_plays(pos, (d1, d2))]
+            values = []
+            for r in results:
+                rb = np.frombuffer(r.board, np.int8)
+                if rb[26] >= 15:  # the mover bore off his last checker
+                    v = np.zeros(6)
+                    v[int(F.game_over_outcome(rb))] = 1.0
+                else:
+                    v = _swap(_zero_ply(eng, np.frombuffer(r.flip().board, np.int8)[None, :])[0])
+                values.append(v)
+            eq = [float(v @ np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])) for v in values]
+            k = int(np.argmax(eq))
+            best = results[k]
+            if ply > 1 and np.frombuffer(best.board, np.int8)[26] < 15:
+                v = _swap(reference(eng, best.flip(), ply - 1))
+            else:
+                v = values[k]
+            acc += (1.0 if d1 == d2 else 2.0) * v
+    return acc / 36.0
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine(prune=False, cache_size=0)  # the definition has no pruning net
+
+
+@pytest.mark.parametrize("text", [
+    "P 24:2 13:4 8:3 6:4 5:2 | O 19:4 17:3 12:4 1:2 3:2",  # contact
+    "P 6:3 5:3 4:2 2:1 | O 19:2 20:3 21:3 23:2",  # bear-off race, games end within the search
+    "P 1:1 2:1 | O 24:1 23:1 22:1",  # one roll from the end: finished games at depth 1 and 2
+])
+def test_two_ply_is_the_recursive_definition(engine: Engine, text: str) -> None:
+    pos = Position.from_notation(text)
+    got = engine.evaluate_boards(np.frombuffer(pos.board, np.int8)[None, :], 2)[0]
+    assert got == pytest.approx(reference(engine, pos, 2), abs=2e-6)
+
+
+def test_one_ply_serial_and_threaded_paths_agree(engine: Engine) -> None:
+    pos = Position.from_notation("P 24:2 13:4 8:3 6:4 5:2 | O 19:4 17:3 12:4 1:2 3:2")
+    boards = np.stack([np.frombuffer(p.result.flip().board, np.int8) for p in RULES.legal_plays(pos, (4, 1))])
+    threads = engine.threads
+    try:
+        engine.threads = 1
+        serial = engine.evaluate_boards(boards, 1)
+    finally:
+        engine.threads = threads
+    from analyzer.eval.engine import eval_parallel
+
+    assert np.array_equal(serial, eval_parallel(engine, boards, 1))
+    assert serial[0] == pytest.approx(reference(engine, Position.from_array(boards[0]), 1), abs=2e-6)
