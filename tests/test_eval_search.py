@@ -61,8 +61,8 @@ def engine() -> Engine:
 
 @pytest.mark.parametrize("text", [
     "P 24:2 13:4 8:3 6:4 5:2 | O 19:4 17:3 12:4 1:2 3:2",  # contact
-    "P 6:3 5:3 4:2 2:1 | O 19:2 20:3 21:3 23:2",  # bear-off race, games end within the search
-    "P 1:1 2:1 | O 24:1 23:1 22:1",  # one roll from the end: finished games at depth 1 and 2
+    "P 6:3 5:3 4:2 2:1 | O 19:2 20:3 21:3 23:2",  # bear-off race (the databases' values)
+    "P 6:1 5:1 | O 19:1 20:1",  # some rolls end the game at depth 1, some at depth 2, some go on
 ])
 def test_two_ply_is_the_recursive_definition(engine: Engine, text: str) -> None:
     pos = Position.from_notation(text)
