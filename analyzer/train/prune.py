@@ -20,11 +20,14 @@ from numpy.typing import NDArray
 from analyzer.core.layout import NSLOTS
 from analyzer.core.position import Position
 from analyzer.eval import features as F
+from analyzer.eval import jitcache
 from analyzer.eval.net import Net, NetSet, evaluate_boards
 from analyzer.rules.kernel import flip_into
 from analyzer.rules.standard import Standard
 from analyzer.train.optim import Adam
 from analyzer.train.selfplay import GameBuffers, play_seeded
+
+jitcache.refresh_module(__file__)
 
 
 @njit(cache=True)

@@ -43,6 +43,7 @@ from numpy.typing import NDArray
 from analyzer.core.layout import NSLOTS
 from analyzer.eval import _bearoff_gen as G
 from analyzer.eval import features as F
+from analyzer.eval import jitcache
 from analyzer.eval.bearoff import bearoff_class
 from analyzer.eval.net import NOUT, Net, NetSet, evaluate_boards
 from analyzer.train.base import train_epochs
@@ -64,6 +65,9 @@ def is_holdout(x: NDArray[np.int64], y: NDArray[np.int64]) -> NDArray[np.bool_]:
     """
     out: NDArray[np.bool_] = (x * N_SMALL_SIDES + y) % HOLDOUT_MOD == 0
     return out
+
+
+jitcache.refresh_module(__file__)
 
 
 @njit(cache=True)

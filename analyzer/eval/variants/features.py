@@ -59,6 +59,7 @@ from analyzer.core.layout import (
     VAR_MAHBUSA,
 )
 from analyzer.eval import features as F
+from analyzer.eval import jitcache
 
 __all__ = [
     "CLASS_CONTACT", "CLASS_OVER", "CLASS_RACE", "DRAW", "DUTCH_BASE", "DUTCH_SIDE", "LOSE1", "LOSE2",
@@ -139,6 +140,9 @@ def n_outcomes(variant: int) -> int:
     (4, 5)
     """
     return 4 if variant == VAR_DUTCH else 5
+
+
+jitcache.refresh_module(__file__)
 
 
 @njit(cache=True)

@@ -45,8 +45,9 @@ from numba import njit
 from numpy.typing import NDArray
 
 from analyzer.core.layout import MOVER_OFF, NSLOTS, OPP_OFF, PIN0, VAR_DUTCH, VAR_MAHBUSA
+from analyzer.eval import engine as E
 from analyzer.eval import features as F
-from analyzer.eval.bearoff import bearoff_class, race_probs_board, two_sided_win_board
+from analyzer.eval import jitcache
 from analyzer.eval.net import Net, NetSet, forward_one, save_npz_atomic
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.variants import features as V
@@ -58,6 +59,8 @@ NMAX = 5  # the largest outcome count (Mahbusa)
 POINTS = np.array([1.0, 2.0, -1.0, -2.0, 0.0])
 
 FloatArray = NDArray[np.float32]
+
+jitcache.refresh_module(__file__, ("eval/variants/features.py",))
 
 
 def variant_code(name: str) -> int:
@@ -188,30 +191,13 @@ def scratch(nh: int) -> tuple[np.ndarray, ...]:
 
 @njit(cache=True)
 def race_eval(b: np.ndarray, S: tuple, use_db: bool, dist: np.ndarray, first: np.ndarray,  # type: ignore[type-arg]
-              win2: np.ndarray, xr: np.ndarray, hid: np.ndarray, p6: np.ndarray, out: np.ndarray) -> None:
-    """A pure race by the standard race evaluation, folded to the 5 variant outcomes."""
-    done = False
-    if use_db:
-        k = bearoff_class(b)
-        if k == 2:
-            w = two_sided_win_board(win2, b)
-            p6[:] = 0.0
-            p6[0] = w
-            p6[3] = 1.0 - w
-            done = True
-        elif k == 1:
-            c = np.zeros(5, np.float64)
-            race_probs_board(dist, first, b, c)
-            p6[0] = c[0] - c[1]
-            p6[1] = c[1] - c[2]
-            p6[2] = c[2]
-            p6[3] = 1.0 - c[0] - c[3]
-            p6[4] = c[3] - c[4]
-            p6[5] = c[4]
-            done = True
-    if not done:
-        F.encode_race(b, xr)
-        forward_one(xr, S[8], S[9], S[10], S[11], hid, p6)
+              win2: np.ndarray, x: np.ndarray, xr: np.ndarray, hid: np.ndarray, p6: np.ndarray,
+              out: np.ndarray) -> None:
+    """A pure race by the standard 0-ply evaluation (:func:`analyzer.eval.engine.eval0`: the bear-off
+    databases, else the race net), folded to the 5 variant outcomes. A variant race is a standard
+    race too (no checker on a bar, in reserve or pinned, the sides past each other), so only the
+    race path runs; ``x`` stands in for the contact inputs it never fills."""
+    E.eval0(b, (S, use_db, dist, first, win2), (x, xr, hid), p6)
     out[0] = max(p6[0], 0.0)
     out[1] = max(p6[1] + p6[2], 0.0)
     out[2] = max(p6[3], 0.0)
@@ -271,7 +257,7 @@ def eval0(b: np.ndarray, variant: int, W: tuple, S: tuple, use_db: bool, dist: n
         return V.CLASS_OVER
     c = V.classify(b, variant)
     if c == V.CLASS_RACE:
-        race_eval(b, S, use_db, dist, first, win2, xr, hid, p6, out)
+        race_eval(b, S, use_db, dist, first, win2, x, xr, hid, p6, out)
     else:
         V.encode(b, variant, x)
         forward_one(x, W[0], W[1], W[2], W[3], hid, out)

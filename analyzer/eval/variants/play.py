@@ -37,6 +37,7 @@ from analyzer.core.layout import (
     VAR_MAHBUSA,
 )
 from analyzer.core.position import Position
+from analyzer.eval import jitcache
 from analyzer.eval.variants import features as V
 from analyzer.eval.variants.model import (
     NMAX,
@@ -52,6 +53,8 @@ from analyzer.rules.kernel import Workspace, flip_into, generate
 
 MAX_PLIES = 1200
 POINTS_OF = np.array([1, 2, -1, -2, 0], np.int64)
+
+jitcache.refresh_module(__file__, ("eval/variants/features.py", "eval/variants/model.py"))
 
 
 @njit(cache=True)
