@@ -235,6 +235,7 @@ def eval_plied(b: np.ndarray, ply: int, ev: tuple[Any, ...], ws: tuple[Any, ...]
     for i in range(NSLOTS):
         boards[0, i] = b[i]
     k = 0
+    wk = level(ws, 0)  # the buffers of depth k
     while True:
         r = nxt[k]
         if r == NROLLS:  # depth k done: its value, seen from its mover
@@ -246,15 +247,16 @@ def eval_plied(b: np.ndarray, ply: int, ev: tuple[Any, ...], ws: tuple[Any, ...]
                 sub[i] = acc[k, i] / 36.0
             swap_outcomes(sub, bestp)  # back to the view of the side that played into it
             k -= 1
-        else:
             wk = level(ws, k)
+        else:
             row = best_reply(boards[k], ROLL_D1[r], ROLL_D2[r], ev, wk, sc, bestp)
             if row < 0:
                 return -1
             chosen = wk[0][row]
             if k + 1 < ply and chosen[26] < 15:  # search the position reached one level deeper
+                flip_into(chosen, boards[k + 1])
                 k += 1
-                flip_into(chosen, boards[k])
+                wk = level(ws, k)
                 nxt[k] = 0
                 for i in range(NOUT):
                     acc[k, i] = 0.0
