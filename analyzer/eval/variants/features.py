@@ -266,6 +266,21 @@ def _closed(top: np.ndarray, pinning: np.ndarray, s: int, p: int) -> bool:
 
 
 @njit(cache=True)
+def _closed_run(top: np.ndarray, pinning: np.ndarray, s: int, lo: int, hi: int) -> int:
+    """The longest run of side ``s``'s closed points among ``lo .. hi - 1`` (its numbering)."""
+    best = 0
+    run = 0
+    for p in range(lo, hi):
+        if _closed(top, pinning, s, p):
+            run += 1
+            if run > best:
+                best = run
+        else:
+            run = 0
+    return best
+
+
+@njit(cache=True)
 def _reach(top: np.ndarray, pinning: np.ndarray, s: int, target: int, d1: int, d2: int) -> bool:
     """Can side ``s`` land on its point ``target`` with the roll (d1, d2)? (Open intermediate
     points, free checkers only; bear-off limits ignored.)"""
@@ -369,16 +384,7 @@ def _mahbusa_side(top: np.ndarray, pinned: np.ndarray, pinning: np.ndarray, off:
         if _closed(top, pinning, s, p):
             home += 1
     out[k + M_HOME_POINTS] = home / 6.0
-    best = 0
-    run = 0
-    for p in range(1, 25):
-        if _closed(top, pinning, s, p):
-            run += 1
-            if run > best:
-                best = run
-        else:
-            run = 0
-    out[k + M_PRIME] = best / 6.0
+    out[k + M_PRIME] = _closed_run(top, pinning, s, 1, 25) / 6.0
     # the opponent's back checker (highest point in its numbering) in our numbering
     ob = 0
     for q in range(24, 0, -1):
@@ -387,14 +393,7 @@ def _mahbusa_side(top: np.ndarray, pinned: np.ndarray, pinning: np.ndarray, off:
             break
     ahead = 0
     if ob > 0:
-        run = 0
-        for p in range(ob + 1, min(ob + 13, 25)):
-            if _closed(top, pinning, s, p):
-                run += 1
-                if run > ahead:
-                    ahead = run
-            else:
-                run = 0
+        ahead = _closed_run(top, pinning, s, ob + 1, min(ob + 13, 25))
         behind = 0
         for p in range(ob + 1, 25):
             behind += top[s, p] + pinned[s, p]
