@@ -139,8 +139,9 @@ def _eval0(b: np.ndarray, W: tuple[Any, ...], use_db: bool, dist: np.ndarray, fi
 
 @njit(cache=True)
 def eval0(b: np.ndarray, ev: tuple[Any, ...], sc: tuple[Any, ...], out: np.ndarray) -> None:
-    """0-ply outcome distribution of board ``b`` for its side on roll (uses ``sc``'s first three
-    buffers only, so ``out`` may be its ``pa`` or ``pb``)."""
+    """0-ply outcome distribution of board ``b`` for its side on roll. Reads only ``ev[:5]`` (nets and
+    databases) and ``sc[:3]`` (so ``out`` may be its ``pa`` or ``pb``, and shorter tuples do:
+    :mod:`analyzer.eval.variants.model` passes ``(S, use_db, dist, first, win2)`` and ``(x, xr, hid)``)."""
     _eval0(b, ev[0], ev[1], ev[2], ev[3], ev[4], sc[0], sc[1], sc[2], out)
 
 
