@@ -72,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shard", default="0/1", help="K/N: only positions i with i mod N == K")
     ap.add_argument("--merge", nargs="*", default=[], help="JSONL files to fold into --out first")
     ap.add_argument("--report-only", action="store_true", help="report what --out holds; run no rollouts")
+    ap.add_argument("--json", help="also write the summary as JSON to this file")
     args = ap.parse_args(argv)
     variant = "mahbusa" if args.variant.lower() in ("mahbusa", "plakoto") else args.variant.lower()
     vn = VariantNet.load(args.nets or NETS_DIR / f"{variant}.npz")
@@ -132,6 +133,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mean |0-ply - rollout| {diffs.mean():.4f}  (rollout mean SE {ses.mean():.4f}; "
               f"contact {diffs[contact].mean() if contact.any() else float('nan'):.4f} over {int(contact.sum())}, "
               f"race {diffs[~contact].mean() if (~contact).any() else float('nan'):.4f} over {int((~contact).sum())})")
+    if args.json and len(recs):
+        # the spread of (0-ply - rollout) that rollout noise alone would give: E|N(0, se)| = se * sqrt(2/pi)
+        noise = float(np.mean(ses) * math.sqrt(2 / math.pi))
+        summary = {"variant": variant, "net": fp, "positions": len(recs), "trials": args.trials, "seed": args.seed,
+                   "mean_abs_diff_0ply_vs_rollout": round(float(diffs.mean()), 4),
+                   "contact_positions": int(contact.sum()),
+                   "contact_mean_abs_diff": round(float(diffs[contact].mean()), 4) if contact.any() else None,
+                   "race_mean_abs_diff": round(float(diffs[~contact].mean()), 4) if (~contact).any() else None,
+                   "rollout_mean_se": round(float(ses.mean()), 4),
+                   "expected_abs_diff_from_rollout_noise_alone": round(noise, 4),
+                   "command": f"python bench/variant_consistency.py --variant {variant} --positions {args.positions} "
+                              f"--trials {args.trials} --seed {args.seed}"}
+        Path(args.json).write_text(json.dumps(summary, indent=2) + "\n")
     return 0
 
 
