@@ -61,6 +61,13 @@ def net_fingerprint(vn: VariantNet) -> str:
     return h.hexdigest()[:12]
 
 
+def _records(path: Path) -> list[dict[str, Any]]:
+    """The records of a results file (none if it does not exist yet)."""
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--variant", default="dutch")
@@ -87,20 +94,15 @@ def main(argv: list[str] | None = None) -> int:
     def ours(rec: dict[str, Any]) -> bool:
         return rec.get("trials") == args.trials and rec.get("seed") == args.seed and rec.get("net") == fp
 
-    if out.exists():
-        for line in out.read_text().splitlines():
-            if line.strip():
-                rec = json.loads(line)
-                if ours(rec):
-                    done[int(rec["index"])] = rec
+    for rec in _records(out):
+        if ours(rec):
+            done[int(rec["index"])] = rec
     merged = []
     for other in args.merge:
-        for line in Path(other).read_text().splitlines():
-            if line.strip():
-                rec = json.loads(line)
-                if ours(rec) and int(rec["index"]) not in done:
-                    done[int(rec["index"])] = rec
-                    merged.append(rec)
+        for rec in _records(Path(other)):
+            if ours(rec) and int(rec["index"]) not in done:
+                done[int(rec["index"])] = rec
+                merged.append(rec)
     if merged:
         with out.open("a") as fh:
             for rec in sorted(merged, key=lambda r: int(r["index"])):
@@ -108,8 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     buf = GameBuffers()
     t0 = time.time()
     with out.open("a") as fh:
-        for i in range(args.positions):
-            if args.report_only or i in done or i % n_shards != k:
+        for i in range(0 if args.report_only else args.positions):
+            if i in done or i % n_shards != k:
                 continue
             pos = sample_position(vn, i, args.seed, buf)
             if pos is None:
