@@ -101,6 +101,23 @@ def test_supervised_resume_reproduces_state(tmp_path: Path) -> None:
     assert np.array_equal(straight.nets.prune.w1, resumed.nets.prune.w1)
 
 
+def test_supervised_round_can_keep_the_race_net(tmp_path: Path) -> None:
+    from analyzer.train.supervised import SupervisedConfig, SupervisedTrainer
+
+    base = NetSet.initial(hidden=8, race_hidden=8, seed=0)
+    runs = {}
+    for train_race in (0, 1):
+        cfg = SupervisedConfig(games_per_round=3, epochs=1, eval_seeds=0, train_race=train_race)
+        tr = SupervisedTrainer.create(tmp_path / f"r{train_race}.npz", cfg, base)
+        tr.run(1)
+        runs[train_race] = SupervisedTrainer.load(tmp_path / f"r{train_race}.npz").nets
+    # self-play games end in races: with train_race=1 the race net learns, with 0 it stays as it was
+    assert not np.array_equal(runs[1].race.w1, base.race.w1)
+    assert np.array_equal(runs[0].race.w1, base.race.w1)
+    assert not np.array_equal(runs[0].contact.w1, base.contact.w1)
+    # the contact and crashed nets train the same either way (same positions, same targets, same seeds)
+    assert np.array_equal(runs[0].contact.w1, runs[1].contact.w1)
+
 def _race_cfg() -> RaceConfig:
     from analyzer.train.race import RaceConfig
 

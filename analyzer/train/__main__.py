@@ -217,8 +217,10 @@ def main(argv: list[str] | None = None) -> int:
     sv.add_argument("--rounds", type=int, required=True, help="train until this many rounds in total")
     sv.add_argument("--seed", type=int, default=11)
     _add_overrides(sv, "lr:f batch:i games-per-round:i noise:f epochs:i eval-every:i eval-seeds:i prune-every:i "
-                   "target-ply:i", {"prune-every": "retrain the pruning net every N rounds (0: no pruning)",
-                                    "target-ply": "ply of the targets (1: 1-ply expectation, 2: 2-ply)"})
+                   "target-ply:i train-race:i",
+                   {"prune-every": "retrain the pruning net every N rounds (0: no pruning)",
+                    "target-ply": "ply of the targets (1: 1-ply expectation, 2: 2-ply)",
+                    "train-race": "0: keep the race net as it is (train contact and crashed only)"})
     sv.add_argument("--log", help="log file (default: stderr)")
     pr = sub.add_parser("prune", help="train the pruning net of a net set (distilled from its main nets)")
     pr.add_argument("--nets", default="data/nets/standard.npz")

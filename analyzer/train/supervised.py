@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 
 from analyzer.eval import features as F
 from analyzer.eval.engine import Engine
-from analyzer.eval.net import Net, NetSet
+from analyzer.eval.net import CLASS_KEYS, Net, NetSet
 from analyzer.train.base import utc_stamp, write_checkpoint
 from analyzer.train.optim import PARAMS
 from analyzer.train.selfplay import duel, play_seeded
@@ -55,6 +55,7 @@ class SupervisedConfig:
     eval_seeds: int = 500
     prune_every: int = 0
     prune_games: int = 100
+    train_race: int = 1  # 0: the race net is kept as it is (e.g. one trained on our bear-off databases)
 
 
 class SupervisedTrainer(NetSetTrainer[SupervisedConfig]):
@@ -127,7 +128,8 @@ class SupervisedTrainer(NetSetTrainer[SupervisedConfig]):
         engine = Engine(self.nets, cache_size=0, prune=cfg.prune_every > 0)
         targets = engine.evaluate_boards(boards, cfg.target_ply)
         rng = np.random.default_rng([cfg.seed, self.rounds])
-        losses = train_classes(self.opts, boards, targets, cfg.batch, rng, cfg.epochs)
+        keys = CLASS_KEYS if cfg.train_race else tuple(k for k in CLASS_KEYS if k != "race")
+        losses = train_classes(self.opts, boards, targets, cfg.batch, rng, cfg.epochs, keys)
         self.rounds += 1
         self.positions += len(boards)
         return losses

@@ -93,10 +93,11 @@ def read_state(path: Path) -> tuple[dict[str, Any], dict[str, Any], NetSet]:
 
 
 def train_classes(opts: dict[str, Adam], boards: NDArray[np.int8], targets: NDArray[np.float32], batch: int,
-                  rng: np.random.Generator, epochs: int = 1) -> dict[str, float]:
-    """Train each class's net (``opts``, by :data:`CLASS_KEYS`) on the ``boards`` of its class
-    against ``targets`` (:func:`analyzer.train.base.train_epochs`, in class order); returns the
-    mean loss per class that had positions."""
+                  rng: np.random.Generator, epochs: int = 1,
+                  keys: tuple[str, ...] = CLASS_KEYS) -> dict[str, float]:
+    """Train each class's net (``opts``, by :data:`CLASS_KEYS`; only those in ``keys``) on the
+    ``boards`` of its class against ``targets`` (:func:`analyzer.train.base.train_epochs`, in class
+    order); returns the mean loss per class that had positions and was trained."""
     classes = np.zeros(len(boards), np.int64)
     xc = np.zeros((len(boards), F.N_CONTACT), np.float32)
     xr = np.zeros((len(boards), F.N_RACE), np.float32)
@@ -105,7 +106,7 @@ def train_classes(opts: dict[str, Adam], boards: NDArray[np.int8], targets: NDAr
     losses: dict[str, float] = {}
     for key in CLASS_KEYS:
         sel = classes == CLASS_OF_KEY[key]
-        if not sel.any():
+        if key not in keys or not sel.any():
             continue
         x = (xr if key == "race" else xc)[rows[sel]]
         losses[key] = train_epochs(opts[key], x, targets[sel], batch, rng, epochs)
