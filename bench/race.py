@@ -9,6 +9,9 @@ Sections (cubeless money equity of the side on roll; errors are |equity - refere
       when the exact database is not consulted (more than 6 checkers on a side);
    c. the race net alone (the raw 0-ply player's race evaluation), over all pairs and over the
       hold-out pairs that :mod:`analyzer.train.race` never trains on;
+   d. the engine's 1- and 2-ply lookahead with the exact table left out (``Engine(two_sided=False)``:
+      the one-sided convolution at the leaves), on a seeded sample of ``--lookahead`` pairs: how
+      close our race evaluation gets where no exact table exists;
 2. home-board races with more than 6 checkers on a side (seeded sample): the race net against the
    one-sided convolution (gammons included; the convolution is itself an approximation, see 1b);
 3. races with checkers outside the home boards (from seeded self-play of the nets): the race net
@@ -69,7 +72,8 @@ def _one_sided(boards: NDArray[np.int8]) -> NDArray[np.float32]:
     return out
 
 
-def run(nets_path: str, sample: int, home: int, outside: int, outside_ply: int, seed: int) -> dict[str, Any]:
+def run(nets_path: str, sample: int, home: int, outside: int, outside_ply: int, seed: int,
+        lookahead: int = 0) -> dict[str, Any]:
     nets = load_nets(nets_path)
     eng = Engine(nets, cache_size=0, prune=False)
     res: dict[str, Any] = {"nets": nets_path}
@@ -90,6 +94,14 @@ def run(nets_path: str, sample: int, home: int, outside: int, outside_ply: int, 
     hold = is_holdout(xs, ys)
     res["db_net_holdout"] = _stats(net[hold], exact[hold])
     res["db_seconds"] = round(time.time() - t0, 1)
+    if lookahead > 0:
+        no_exact = Engine(nets, two_sided=False, cache_size=0, prune=False)
+        pick = np.sort(np.random.default_rng(seed + 3).choice(len(boards), size=min(lookahead, len(boards)),
+                                                              replace=False))
+        for ply in (1, 2):
+            t1 = time.time()
+            res[f"db_one_sided_{ply}ply"] = _stats(_equity(no_exact.evaluate_boards(boards[pick], ply)), exact[pick])
+            res[f"db_one_sided_{ply}ply_seconds"] = round(time.time() - t1, 1)
     rng = np.random.default_rng(seed + 1)
     hb = home_boards(home, rng)
     hb = hb[bearoff_classes(hb) == 1]
@@ -112,10 +124,12 @@ def main() -> int:
     ap.add_argument("--home", type=int, default=100_000, help="home-board races with > 6 checkers a side")
     ap.add_argument("--outside", type=int, default=1000, help="races with checkers outside (0: skip)")
     ap.add_argument("--outside-ply", type=int, default=2)
+    ap.add_argument("--lookahead", type=int, default=5000,
+                    help="database pairs for the 1- and 2-ply lookahead without the exact table (0: skip)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--json", type=Path, help="also write the figures here")
     args = ap.parse_args()
-    res = run(args.nets, args.sample, args.home, args.outside, args.outside_ply, args.seed)
+    res = run(args.nets, args.sample, args.home, args.outside, args.outside_ply, args.seed, args.lookahead)
     text = json.dumps(res, indent=1)
     sys.stdout.write(text + "\n")
     if args.json:

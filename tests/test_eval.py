@@ -198,3 +198,20 @@ def test_fast_shot_count_matches_reference() -> None:
                 assert F._hit_rolls(a, c, reach) == F._hit_rolls_reference(a, c, reach)
                 checked += 1
     assert checked > 200
+
+
+@pytest.mark.skipif(not DEFAULT_NETS.exists(), reason="shipped nets missing")
+def test_engine_without_the_exact_table_uses_the_one_sided_convolution(engine: Engine) -> None:
+    from analyzer.eval.bearoff import BearoffDB, race_probs_board, two_sided_win
+
+    one = BearoffDB.one_sided()
+    no_exact = Engine(engine.nets, two_sided=False, cache_size=0)
+    differs = 0
+    for text in ("P 6:2 5:1 2:2 | O 19:1 20:2 23:2", "P 6:3 1:3 | O 19:3 24:3", "P 4:2 3:2 | O 19:1 22:2"):
+        pos = Position.from_notation(text)
+        c = np.zeros(5, np.float64)
+        race_probs_board(one.dist, one.first, np.frombuffer(pos.board, np.int8), c)
+        assert no_exact.evaluate(pos).win == pytest.approx(c[0], abs=1e-6)
+        assert engine.evaluate(pos).win == pytest.approx(two_sided_win(pos), abs=1e-6)
+        differs += abs(c[0] - two_sided_win(pos)) > 1e-6
+    assert differs > 0  # min-expected-rolls play is not always the winning-chance optimum

@@ -117,14 +117,14 @@ def _eval0(b: np.ndarray, W: tuple[Any, ...], use_db: bool, dist: np.ndarray, fi
            xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, out: np.ndarray) -> None:
     if use_db and F.classify(b) == F.CLASS_RACE:
         k = bearoff_class(b)
-        if k == 2:
+        if k == 2 and win2.shape[0] > 1:  # a 1 x 1 dummy: no exact table, the one-sided DB below
             w = two_sided_win_board(win2, b)
             for i in range(NOUT):
                 out[i] = 0.0
             out[0] = w
             out[3] = 1.0 - w
             return
-        if k == 1:
+        if k >= 1:
             c = np.zeros(5, np.float64)
             race_probs_board(dist, first, b, c)
             out[0] = c[0] - c[1]
@@ -361,7 +361,9 @@ class Engine:
     """Cubeless evaluation and play ranking for standard backgammon.
 
     ``nets`` defaults to the shipped ``data/nets/standard.npz``; ``use_bearoff`` looks up the
-    bear-off databases (built into the cache on first use) for races with every checker home.
+    bear-off databases (built into the cache on first use) for races with every checker home;
+    ``two_sided=False`` leaves out the exact two-sided table, so those races come from the
+    one-sided database's convolution (for benchmarks of the race evaluation).
     Results are cached by (position, ply) up to ``cache_size`` entries.
     """
 
@@ -371,6 +373,7 @@ class Engine:
         *,
         nets_path: Path | str | None = None,
         use_bearoff: bool = True,
+        two_sided: bool = True,
         prune: bool = True,
         cache_size: int = 200_000,
     ) -> None:
@@ -382,6 +385,8 @@ class Engine:
         self.use_prune = prune and nets.prune is not None
         self.use_bearoff = use_bearoff
         self._db = bearoff_arrays(use_bearoff)
+        if not two_sided:  # one-sided database only (benchmarks of the race evaluation)
+            self._db = (self._db[0], self._db[1], np.zeros((1, 1), np.float32))
         self._ws = _LevelWorkspace()
         self.threads = max(1, int(get_num_threads()))
         self._pws: _LevelWorkspace | None = None
