@@ -195,3 +195,59 @@ def test_race_run_resumes_to_the_same_nets(tmp_path: Path) -> None:
     resumed.run(2, holdout=300)
     assert np.array_equal(straight.nets.race.w1, resumed.nets.race.w1)
     assert len(resumed.history) == 2 and "holdout_db_mean_abs_equity" in resumed.history[-1]
+
+
+def test_target_build_resumes_to_the_same_file(tmp_path: Path) -> None:
+    from analyzer.train.dataset import TargetBuilder, TargetsConfig
+
+    teacher = tmp_path / "teacher.npz"
+    NetSet.initial(hidden=8, race_hidden=8, seed=3).save(teacher)
+    cfg = TargetsConfig(teacher=str(teacher), ply=1, games_per_chunk=2, sample_every=3, prune=0)
+    straight = TargetBuilder.create(tmp_path / "a.npz", cfg)
+    straight.run(positions=10**9, should_stop=lambda: straight.chunks >= 2)
+    half = TargetBuilder.create(tmp_path / "b.npz", cfg)
+    half.run(positions=10**9, should_stop=lambda: half.chunks >= 1)
+    resumed = TargetBuilder.load(tmp_path / "b.npz")
+    assert resumed.chunks == 1 and 0 < resumed.positions < straight.positions
+    resumed.run(positions=10**9, should_stop=lambda: resumed.chunks >= 2)
+    again = TargetBuilder.load(tmp_path / "b.npz")
+    assert np.array_equal(again.boards, straight.boards)
+    assert np.array_equal(again.targets, straight.targets)
+    assert np.array_equal(again.games, straight.games)
+    assert len(np.unique(again.games)) == 4
+    # the targets are the teacher's 1-ply evaluation of each position
+    from analyzer.eval.engine import Engine
+
+    ref = Engine(NetSet.load(teacher), cache_size=0, prune=False).evaluate_boards(again.boards[:5], 1)
+    assert np.allclose(again.targets[:5], ref, atol=1e-6)
+
+
+def test_target_build_refuses_a_changed_teacher(tmp_path: Path) -> None:
+    import pytest
+
+    from analyzer.train.dataset import TargetBuilder, TargetsConfig
+
+    teacher = tmp_path / "teacher.npz"
+    NetSet.initial(hidden=8, race_hidden=8, seed=3).save(teacher)
+    tb = TargetBuilder.create(tmp_path / "t.npz", TargetsConfig(teacher=str(teacher), ply=0, games_per_chunk=1))
+    tb.run(positions=1)
+    NetSet.initial(hidden=8, race_hidden=8, seed=4).save(teacher)
+    with pytest.raises(ValueError, match="no longer holds the teacher"):
+        TargetBuilder.load(tmp_path / "t.npz")
+
+
+def test_fit_keeps_the_race_net_and_returns_the_best_epoch(tmp_path: Path) -> None:
+    from analyzer.train.dataset import FitConfig, TargetBuilder, TargetsConfig, fit
+
+    teacher = tmp_path / "teacher.npz"
+    NetSet.initial(hidden=8, race_hidden=8, seed=3).save(teacher)
+    tb = TargetBuilder.create(tmp_path / "t.npz", TargetsConfig(teacher=str(teacher), ply=1, games_per_chunk=4,
+                                                               sample_every=1, prune=0))
+    tb.run(positions=1)
+    start = NetSet.initial(hidden=8, race_hidden=8, seed=5)
+    best, hist = fit(start, tb.boards, tb.targets, tb.games, FitConfig(epochs=4, lr=3e-3, holdout=2))
+    assert [h["epoch"] for h in hist] == [0, 1, 2, 3, 4]
+    assert np.array_equal(best.race.w1, start.race.w1)
+    errs = [h["holdout"]["contact"] for h in hist]
+    assert min(errs) < errs[0]
+    assert not np.array_equal(best.contact.w1, start.contact.w1)

@@ -1,4 +1,4 @@
-"""Training entry point: ``python -m analyzer.train {td,supervised,prune,export} ...``.
+"""Training entry point: ``python -m analyzer.train {td,supervised,targets,fit,prune,export,...} ...``.
 
 Every run is seeded and resumes from its checkpoint when the file exists (commit the
 checkpoint and its ``*_curve.jsonl`` learning curve under ``data/train/``). Pin threads to one
@@ -10,6 +10,8 @@ Examples::
     python -m analyzer.train supervised --checkpoint data/train/sup.npz --init data/train/td.npz \
         --rounds 100000 --games-per-round 100 --eval-every 10 --log runs/sup.log
     python -m analyzer.train export --checkpoint data/train/sup.npz --out data/nets/standard.npz
+    python -m analyzer.train targets --teacher data/nets/standard.npz --out runs/t2.npz --positions 400000
+    python -m analyzer.train fit --init data/nets/standard.npz --data runs/t2.npz --out runs/fit.npz --epochs 10
     python -m analyzer.train prune --nets data/nets/standard.npz   # after every export
     python -m analyzer.train variant-td --variant dutch --checkpoint data/train/dutch_td.npz --games 200000 \
         --init standard --log runs/dutch_td.log
@@ -171,6 +173,35 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_targets(args: argparse.Namespace) -> int:
+    from analyzer.train.dataset import TargetBuilder, TargetsConfig
+
+    tb = _resumed(args, TargetBuilder.load)
+    if tb is None:
+        cfg = TargetsConfig(teacher=args.teacher, seed=args.seed)
+        _override(cfg, args)
+        tb = TargetBuilder.create(args.checkpoint, cfg)
+        log.info("new target build %s (%s)", args.checkpoint, cfg)
+    tb.run(args.positions, checkpoint_every_s=args.checkpoint_every, should_stop=_stop_on_signals())
+    return 0
+
+
+def _cmd_fit(args: argparse.Namespace) -> int:
+    from analyzer.train.dataset import FitConfig, fit, load_targets
+
+    cfg = FitConfig()
+    _override(cfg, args)
+    boards, targets, games = load_targets(args.data)
+    log.info("fit on %d positions of %s (%s)", len(boards), ", ".join(args.data), cfg)
+    start = load_nets(args.init)
+    best, hist = fit(start, boards, targets, games, cfg)
+    manifest = dict(start.meta)
+    manifest["fit"] = {"init": args.init, "data": list(args.data), "positions": int(len(boards)),
+                       "config": vars(cfg), "history": hist}
+    best.save(args.out, manifest)
+    return 0
+
+
 def _cmd_variant_td(args: argparse.Namespace) -> int:
     from analyzer.train.variant_td import VariantTDConfig, VariantTDTrainer
 
@@ -247,6 +278,20 @@ def main(argv: list[str] | None = None) -> int:
     _add_overrides(vt, "ply:i epochs:i sample-every:i")
     vt.add_argument("--checkpoint-every", type=float, default=300.0, help="seconds between checkpoints")
     vt.add_argument("--log", help="log file (default: stderr)")
+    tg = sub.add_parser("targets", help="build (resumably) a file of self-play positions and our n-ply targets")
+    tg.add_argument("--out", dest="checkpoint", required=True, help="the target file (resumed if it exists)")
+    tg.add_argument("--teacher", default="data/nets/standard.npz", help="net set whose n-ply search labels")
+    tg.add_argument("--positions", type=int, required=True, help="build until this many positions in total")
+    tg.add_argument("--seed", type=int, default=21)
+    _add_overrides(tg, "ply:i noise:f games-per-chunk:i sample-every:i prune:i")
+    tg.add_argument("--checkpoint-every", type=float, default=300.0, help="seconds between saves")
+    tg.add_argument("--log", help="log file (default: stderr)")
+    ft = sub.add_parser("fit", help="train the contact and crashed nets for epochs over target files")
+    ft.add_argument("--init", required=True, help="starting net set or checkpoint")
+    ft.add_argument("--data", nargs="+", required=True, help="target files (python -m analyzer.train targets)")
+    ft.add_argument("--out", required=True, help="net set to write (the best hold-out epoch)")
+    _add_overrides(ft, "epochs:i lr:f lr-decay:f batch:i holdout:i seed:i")
+    ft.add_argument("--log", help="log file (default: stderr)")
     ve = sub.add_parser("variant-export", help="write a variant-td checkpoint's net as shipped weights + manifest")
     ve.add_argument("--checkpoint", required=True)
     ve.add_argument("--out", required=True)
@@ -261,6 +306,10 @@ def main(argv: list[str] | None = None) -> int:
         return _cmd_td(args)
     if args.cmd == "supervised":
         return _cmd_supervised(args)
+    if args.cmd == "targets":
+        return _cmd_targets(args)
+    if args.cmd == "fit":
+        return _cmd_fit(args)
     if args.cmd == "prune":
         return _cmd_prune(args)
     return _cmd_export(args)

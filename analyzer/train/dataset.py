@@ -1,0 +1,245 @@
+"""Offline supervised training: a stored set of our own n-ply targets, then epochs over it.
+
+The supervised rounds of :mod:`analyzer.train.supervised` spend nearly all their time on the
+targets (a 2-ply search per position) and then train on each one twice before discarding it. Here
+the two halves are separate:
+
+* :class:`TargetBuilder` plays seeded self-play games with a fixed *teacher* net set, keeps every
+  ``sample_every``-th position before a roll and labels it with the teacher's ``ply``-ply
+  evaluation by our own engine (bear-off databases in home-board races). One chunk of games at a
+  time, appended to one ``.npz`` written atomically, so a long build stops and resumes anywhere
+  (a resumed build gives the same file as an uninterrupted one).
+* :func:`fit` trains the contact and crashed nets of a starting net set on such files for several
+  epochs (the race net is kept), holding out every ``holdout``-th position to report the mean
+  absolute equity error against the targets after each epoch, and returns the nets of the best
+  epoch.
+
+No other program's output is involved: the teacher is one of our own net sets.
+
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> nets = NetSet.initial(hidden=8, race_hidden=8, seed=0)
+>>> nets.save(d / "teacher.npz")
+>>> cfg = TargetsConfig(teacher=str(d / "teacher.npz"), ply=0, games_per_chunk=1)
+>>> b = TargetBuilder.create(d / "t.npz", cfg)
+>>> b.run(positions=1)
+>>> b.chunks, len(TargetBuilder.load(d / "t.npz").boards) == b.positions > 0
+(1, True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from analyzer.eval import features as F
+from analyzer.eval.engine import Engine
+from analyzer.eval.net import NOUT, NetSet
+from analyzer.train.base import Trainer, read_checkpoint, train_epochs, utc_stamp, write_checkpoint
+from analyzer.train.checkpoint import load_nets
+from analyzer.train.optim import Adam
+from analyzer.train.race import EQUITY_WEIGHTS
+from analyzer.train.selfplay import GameBuffers, play_seeded
+from analyzer.train.td import CLASS_OF_KEY, game_seed
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class TargetsConfig:
+    """Settings of a target build (stored in its file)."""
+
+    teacher: str = "data/nets/standard.npz"
+    seed: int = 21
+    ply: int = 2
+    noise: float = 0.03
+    games_per_chunk: int = 40
+    sample_every: int = 2
+    prune: int = 1
+
+
+def nets_fingerprint(nets: NetSet) -> str:
+    """A short hash of a net set's weights (a build never mixes two teachers).
+
+    >>> nets_fingerprint(NetSet.initial(4, 4, seed=0)) == nets_fingerprint(NetSet.initial(4, 4, seed=0))
+    True
+    """
+    h = hashlib.sha256()
+    for net in nets.nets().values():
+        for a in (net.w1, net.b1, net.w2, net.b2):
+            h.update(np.ascontiguousarray(a, dtype=np.float32).tobytes())
+    return h.hexdigest()[:12]
+
+
+class TargetBuilder(Trainer[TargetsConfig]):
+    """A resumable build of (position, target) pairs; ``boards`` (n x 64) and ``targets`` (n x 6)."""
+
+    def __init__(self, path: Path, cfg: TargetsConfig, teacher: NetSet) -> None:
+        super().__init__(path, cfg)
+        self.teacher = teacher
+        self.fingerprint = nets_fingerprint(teacher)
+        self.chunks = 0
+        self.boards = np.zeros((0, 64), np.int8)
+        self.targets = np.zeros((0, NOUT), np.float32)
+        self.games = np.zeros(0, np.int64)
+        self.buf = GameBuffers()
+        self._engine: Engine | None = None
+
+    @classmethod
+    def create(cls, path: Path | str, cfg: TargetsConfig) -> TargetBuilder:
+        """A new build with the teacher of ``cfg``."""
+        return cls(Path(path), cfg, load_nets(cfg.teacher))
+
+    @classmethod
+    def load(cls, path: Path | str) -> TargetBuilder:
+        """Resume a build; its teacher file must still hold the same nets."""
+        path = Path(path)
+        arrays, doc = read_checkpoint(path)
+        cfg = TargetsConfig(**doc["config"])
+        tb = cls(path, cfg, load_nets(cfg.teacher))
+        if tb.fingerprint != doc["teacher_fingerprint"]:
+            raise ValueError(f"{cfg.teacher} no longer holds the teacher of {path} "
+                             f"({tb.fingerprint} != {doc['teacher_fingerprint']})")
+        tb.boards = np.array(arrays["boards"], np.int8)
+        tb.targets = np.array(arrays["targets"], np.float32)
+        tb.games = np.array(arrays["games"], np.int64)
+        tb._restore(doc, "chunks")
+        tb._trim_curve("chunks", tb.chunks)
+        return tb
+
+    def optimisers(self) -> list[Adam]:
+        return []
+
+    def progress(self) -> str:
+        return f"{self.positions} positions"
+
+    def save(self) -> None:
+        doc = {"kind": "targets", "config": asdict(self.cfg), "chunks": self.chunks, "positions": self.positions,
+               "elapsed": self.elapsed, "teacher_fingerprint": self.fingerprint,
+               "feature_version": F.FEATURE_VERSION}
+        write_checkpoint(self.path, {"boards": self.boards, "targets": self.targets, "games": self.games}, doc)
+
+    def iteration(self) -> int:
+        """One chunk: ``games_per_chunk`` games of chunk ``chunks``'s seeds, labelled; returns its size."""
+        cfg = self.cfg
+        out: list[NDArray[np.int8]] = []
+        ids: list[NDArray[np.int64]] = []
+        first = self.chunks * cfg.games_per_chunk
+        for g in range(first, first + cfg.games_per_chunk):
+            n, outcome = play_seeded(self.teacher, game_seed(cfg.seed, 20_000_000 + g), cfg.noise, self.buf)
+            if outcome >= 0:
+                out.append(self.buf.states[:n:cfg.sample_every].copy())
+                ids.append(np.full(len(out[-1]), g, np.int64))
+        self.chunks += 1
+        if not out:
+            return 0
+        boards = np.concatenate(out)
+        if self._engine is None:
+            self._engine = Engine(self.teacher, cache_size=0, prune=bool(cfg.prune))
+        targets = self._engine.evaluate_boards(boards, cfg.ply)
+        self.boards = np.concatenate([self.boards, boards])
+        self.targets = np.concatenate([self.targets, targets])
+        self.games = np.concatenate([self.games, *ids])
+        self.positions += len(boards)
+        return len(boards)
+
+    def run(self, positions: int, checkpoint_every_s: float = 300.0,
+            should_stop: Callable[[], bool] | None = None) -> None:
+        """Add chunks until the build holds at least ``positions`` positions (or ``should_stop()``)."""
+        self._loop(lambda: self.positions < positions, checkpoint_every_s, should_stop)
+
+    def _curve_entry(self, losses: list[Any]) -> dict[str, Any] | None:
+        if self.chunks % 10:
+            return None
+        rec = {"chunks": self.chunks, "positions": self.positions, "elapsed_s": round(self.elapsed, 1),
+               "time": utc_stamp()}
+        log.info("chunk %d: %d positions (%.1f positions/s)", self.chunks, self.positions,
+                 self.positions / max(self.elapsed, 1e-9))
+        return rec
+
+
+@dataclass
+class FitConfig:
+    """Settings of :func:`fit`."""
+
+    epochs: int = 10
+    lr: float = 1e-4
+    lr_decay: float = 0.8
+    batch: int = 128
+    holdout: int = 20
+    seed: int = 31
+
+
+def _equity(p: NDArray[np.float32]) -> NDArray[np.float64]:
+    out: NDArray[np.float64] = p.astype(np.float64) @ EQUITY_WEIGHTS
+    return out
+
+
+def load_targets(paths: Sequence[Path | str]) -> tuple[NDArray[np.int8], NDArray[np.float32], NDArray[np.int64]]:
+    """The boards, targets and game numbers of one or more target files, concatenated in the given
+    order (the game numbers of file ``i`` are offset by ``i * 10**9`` to stay distinct)."""
+    boards, targets, games = [], [], []
+    for i, p in enumerate(paths):
+        arrays, _ = read_checkpoint(p)
+        boards.append(np.asarray(arrays["boards"], np.int8))
+        targets.append(np.asarray(arrays["targets"], np.float32))
+        games.append(np.asarray(arrays["games"], np.int64) + i * 10**9)
+    return np.concatenate(boards), np.concatenate(targets), np.concatenate(games)
+
+
+def fit(nets: NetSet, boards: NDArray[np.int8], targets: NDArray[np.float32], games: NDArray[np.int64],
+        cfg: FitConfig) -> tuple[NetSet, list[dict[str, Any]]]:
+    """Train copies of the contact and crashed nets of ``nets`` on (``boards``, ``targets``),
+    holding out the positions of every ``cfg.holdout``-th game (by ``games``); the nets of the
+    epoch with the lowest hold-out error (epoch 0: the starting nets) and one record per epoch
+    (hold-out mean |equity - target equity| per class, mean training loss).
+
+    >>> from analyzer.core.position import Position
+    >>> nets = NetSet.initial(hidden=8, race_hidden=8, seed=0)
+    >>> b = np.repeat(np.frombuffer(Position.start().board, np.int8)[None], 40, 0)
+    >>> t = np.tile(np.array([0.5, 0.2, 0.0, 0.3, 0.0, 0.0], np.float32), (40, 1))
+    >>> best, hist = fit(nets, b, t, np.arange(40), FitConfig(epochs=3, lr=1e-2, holdout=4))
+    >>> hist[-1]["holdout"]["contact"] < hist[0]["holdout"]["contact"]
+    True
+    """
+    work = nets.copy()
+    classes = np.zeros(len(boards), np.int64)
+    xc = np.zeros((len(boards), F.N_CONTACT), np.float32)
+    xr = np.zeros((len(boards), F.N_RACE), np.float32)
+    rows = np.zeros(len(boards), np.int64)
+    F.encode_batch(np.ascontiguousarray(boards), classes, xc, xr, rows)
+    hold = games % cfg.holdout == 0
+    keys = [k for k in ("contact", "crashed") if (classes == CLASS_OF_KEY[k]).any()]
+    sets = {}
+    for k in keys:
+        sel = classes == CLASS_OF_KEY[k]
+        sets[k] = (xc[rows[sel & ~hold]], targets[sel & ~hold], xc[rows[sel & hold]], _equity(targets[sel & hold]))
+    opts = {k: Adam(work.nets()[k], lr=cfg.lr) for k in keys}
+    rng = np.random.default_rng(cfg.seed)
+
+    def holdout_errors() -> dict[str, float]:
+        return {k: float(np.abs(_equity(work.nets()[k].forward(s[2])) - s[3]).mean()) if len(s[2]) else float("nan")
+                for k, s in sets.items()}
+
+    errors = holdout_errors()
+    hist: list[dict[str, Any]] = [{"epoch": 0, "holdout": errors, "loss": None}]
+    best, best_err = nets.copy(), float(np.nansum(list(errors.values())))
+    for e in range(1, cfg.epochs + 1):
+        losses: dict[str, float] = {}
+        for k in keys:
+            opts[k].lr = cfg.lr * cfg.lr_decay ** (e - 1)
+            losses[k] = train_epochs(opts[k], sets[k][0], sets[k][1], cfg.batch, rng, 1)
+        errors = holdout_errors()
+        hist.append({"epoch": e, "holdout": errors, "loss": losses})
+        err = float(np.nansum(list(errors.values())))
+        log.info("epoch %d hold-out %s loss %s", e, errors, losses)
+        if err < best_err:
+            best, best_err = work.copy(), err
+    return best, hist
