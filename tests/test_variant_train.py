@@ -58,6 +58,36 @@ def test_td_run_resumes_bit_for_bit(tmp_path: Path, variant: str) -> None:
     assert not np.array_equal(start.net.w1, b.vn.net.w1)  # it did train
 
 
+def test_moving_average_of_the_weights_resumes_and_exports(tmp_path: Path) -> None:
+    from analyzer.train.__main__ import main
+
+    cfg = VariantTDConfig(variant="mahbusa", hidden=8, games_per_iter=2, eval_every=0, seed=4, ema_games=4)
+    a = VariantTDTrainer.create(tmp_path / "a.npz", cfg)
+    a.run(total_games=4)
+    a2 = VariantTDTrainer.load(tmp_path / "a.npz")
+    a2.run(total_games=6)
+    b = VariantTDTrainer.create(tmp_path / "b.npz", VariantTDConfig(**vars(cfg)))
+    snaps = []
+    for g in (2, 4, 6):
+        b.run(total_games=g)
+        snaps.append({s: getattr(b.vn.net, s).copy() for s in PARAMS})
+    assert a2.ema is not None and b.ema is not None
+    for s in PARAMS:
+        assert np.array_equal(VariantTDTrainer.load(tmp_path / "a.npz").ema[s], b.ema[s])  # type: ignore[index]
+        # keep = 1 - 2/4: the average starts at the first iteration's weights, then halves towards each next one
+        want = 0.25 * snaps[0][s] + 0.25 * snaps[1][s] + 0.5 * snaps[2][s]
+        assert np.allclose(b.ema[s], want, atol=1e-6)
+    assert not np.array_equal(b.ema["w1"], b.vn.net.w1)
+    assert main(["variant-export", "--checkpoint", str(tmp_path / "b.npz"), "--out", str(tmp_path / "n.npz"),
+                 "--ema"]) == 0
+    assert np.array_equal(VariantNet.load(tmp_path / "n.npz").net.w1, b.ema["w1"])
+    plain = VariantTDTrainer.create(tmp_path / "c.npz", VariantTDConfig(variant="mahbusa", hidden=8,
+                                                                        games_per_iter=2, eval_every=0))
+    plain.run(total_games=2)
+    with pytest.raises(SystemExit, match="no moving average"):
+        main(["variant-export", "--checkpoint", str(tmp_path / "c.npz"), "--out", str(tmp_path / "m.npz"), "--ema"])
+
+
 def test_dutch_starts_from_the_standard_contact_net(tmp_path: Path) -> None:
     from analyzer.eval import features as F
     from analyzer.eval.net import NetSet

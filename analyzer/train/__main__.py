@@ -225,7 +225,12 @@ def _cmd_variant_export(args: argparse.Namespace) -> int:
     from analyzer.train.variant_td import VariantTDTrainer
 
     tr = VariantTDTrainer.load(args.checkpoint)
-    tr.vn.save(args.out, _manifest(args, tr.info()))
+    if args.ema and tr.ema is None:
+        raise SystemExit(f"{args.checkpoint} keeps no moving average (train with --ema-games N)")
+    info = tr.info()
+    if args.ema:
+        info["weights"] = f"moving average over about {tr.cfg.ema_games} games"
+    (tr.ema_net() if args.ema else tr.vn).save(args.out, _manifest(args, info))
     return 0
 
 
@@ -271,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     vt.add_argument("--seed", type=int, default=1)
     vt.add_argument("--hidden", type=int, default=128)
     vt.add_argument("--init", default="random", help="random, or standard (Dutch: the standard contact net)")
-    _add_overrides(vt, "lr:f lam:f noise:f batch:i games-per-iter:i eval-every:i eval-pairs:i")
+    _add_overrides(vt, "lr:f lam:f noise:f batch:i games-per-iter:i eval-every:i eval-pairs:i ema-games:i",
+                   {"ema-games": "keep a moving average of the weights over about N games (export it with --ema)"})
     vt.add_argument("--mode", default="td", choices=("td", "supervised"),
                     help="td: lambda-returns; supervised: targets from our own --ply evaluation")
     vt.add_argument("--init-from", help="supervised: the checkpoint or net to start from")
@@ -295,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     ve = sub.add_parser("variant-export", help="write a variant-td checkpoint's net as shipped weights + manifest")
     ve.add_argument("--checkpoint", required=True)
     ve.add_argument("--out", required=True)
+    ve.add_argument("--ema", action="store_true", help="export the moving-average weights (--ema-games runs)")
     _add_manifest_options(ve)
     args = ap.parse_args(argv)
     _setup_log(getattr(args, "log", None))

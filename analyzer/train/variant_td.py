@@ -9,9 +9,13 @@ minibatches on the positions the variant net evaluates (pure races go to the sta
 evaluation and are not trained here). Every ``eval_every`` games the net plays a duplicate-dice
 duel against the heuristic yardstick and a line goes to ``<checkpoint>_curve.jsonl``.
 
-The checkpoint (weights, Adam moments, counters, config; one ``.npz`` written atomically) lets a
-later run continue exactly: two runs of one iteration each give the same weights as one run of
-two iterations.
+With ``ema_games`` > 0 the run also keeps an exponential moving average of the weights over
+about that many games (updated after every iteration); ``variant-export --ema`` ships the
+average, which carries less of the last minibatches' noise than the weights themselves.
+
+The checkpoint (weights, Adam moments, the average, counters, config; one ``.npz`` written
+atomically) lets a later run continue exactly: two runs of one iteration each give the same
+weights as one run of two iterations.
 
 >>> import tempfile, pathlib
 >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -33,6 +37,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from analyzer.eval.net import Net
 from analyzer.eval.variants import features as V
 from analyzer.eval.variants.model import RaceContext, VariantNet, race_context, variant_code
 from analyzer.eval.variants.play import GameBuffers, duel, play_seeded, ppg_and_se
@@ -64,6 +69,7 @@ class VariantTDConfig:
     ply: int = 1
     epochs: int = 1
     sample_every: int = 3
+    ema_games: int = 0  # > 0: keep a moving average of the weights over about this many games
 
 
 def lambda_targets(nextp: NDArray[np.float32], outcome: int, n: int, lam: float, k: int) -> NDArray[np.float32]:
@@ -103,6 +109,7 @@ class VariantTDTrainer(Trainer[VariantTDConfig]):
         self.iterations = 0
         self.buf = GameBuffers()
         self.ctx = ctx or race_context()
+        self.ema: dict[str, NDArray[np.float32]] | None = None
 
     @classmethod
     def create(cls, path: Path | str, cfg: VariantTDConfig, ctx: RaceContext | None = None) -> VariantTDTrainer:
@@ -125,6 +132,8 @@ class VariantTDTrainer(Trainer[VariantTDConfig]):
         vn = VariantNet.load(path)
         tr = cls(path, cfg, vn, ctx)
         tr.opt.load_state("net", arrays, int(doc["adam_t"]))
+        if "ema_w1" in arrays:
+            tr.ema = {s: np.array(arrays[f"ema_{s}"], dtype=np.float32) for s in PARAMS}
         tr._restore(doc, "games", "iterations")
         tr._trim_curve("games", tr.games)
         return tr
@@ -143,6 +152,8 @@ class VariantTDTrainer(Trainer[VariantTDConfig]):
         """Write the checkpoint atomically."""
         arrays: dict[str, Any] = {f"net_{s}": getattr(self.vn.net, s) for s in PARAMS}
         arrays.update(self.opt.state("net"))
+        if self.ema is not None:
+            arrays.update({f"ema_{s}": a for s, a in self.ema.items()})
         arrays["variant"] = np.frombuffer(self.vn.variant.encode(), np.uint8)
         doc = {"config": asdict(self.cfg), "games": self.games, "positions": self.positions,
                "iterations": self.iterations, "elapsed": self.elapsed, "adam_t": self.opt.t,
@@ -160,10 +171,32 @@ class VariantTDTrainer(Trainer[VariantTDConfig]):
         vn.meta["init"] = str(source)
         return cls(Path(path), cfg, vn, ctx)
 
+    def ema_net(self) -> VariantNet:
+        """The net with the moving-average weights (the current weights when no average is kept)."""
+        if self.ema is None:
+            return self.vn
+        return VariantNet(self.vn.variant, Net(*(self.ema[s].copy() for s in PARAMS)), dict(self.vn.meta))
+
+    def _update_ema(self) -> None:
+        cfg = self.cfg
+        if cfg.ema_games <= 0:
+            return
+        if self.ema is None:
+            self.ema = {s: getattr(self.vn.net, s).copy() for s in PARAMS}
+            return
+        keep = np.float32(max(0.0, 1.0 - cfg.games_per_iter / cfg.ema_games))
+        for s in PARAMS:
+            a = self.ema[s]
+            a *= keep
+            a += (np.float32(1.0) - keep) * getattr(self.vn.net, s)
+
     def iteration(self) -> float:
         """Play one batch of games and train on it; returns the mean loss (nan if nothing trained)."""
-        if self.cfg.mode == "supervised":
-            return self._supervised_iteration()
+        loss = self._supervised_iteration() if self.cfg.mode == "supervised" else self._td_iteration()
+        self._update_ema()
+        return loss
+
+    def _td_iteration(self) -> float:
         cfg = self.cfg
         boards: list[NDArray[np.int8]] = []
         targets: list[NDArray[np.float32]] = []
