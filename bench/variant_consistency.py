@@ -19,6 +19,13 @@ where it stopped. ``--shard K/N`` takes positions ``i`` with ``i mod N == K`` on
         --out runs/cons_dutch_$k.jsonl & done; wait
     python bench/variant_consistency.py --variant dutch --out runs/consistency_dutch.jsonl \
         --merge runs/cons_dutch_*.jsonl                  # report over all shards
+
+``--positions-from FILE`` takes the positions of an earlier results file instead of sampling them
+(same indices, same rollout seeds) and also reports that file's figures on the same positions: a
+paired comparison of two nets, much less noisy than two samples of their own::
+
+    python bench/variant_consistency.py --variant dutch --nets runs/dutch_new.npz --positions 60 \
+        --positions-from data/train/dutch_consistency.jsonl --out runs/paired_dutch.jsonl
 """
 
 from __future__ import annotations
@@ -78,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", help="JSONL results file (default runs/consistency_<variant>.jsonl)")
     ap.add_argument("--shard", default="0/1", help="K/N: only positions i with i mod N == K")
     ap.add_argument("--merge", nargs="*", default=[], help="JSONL files to fold into --out first")
+    ap.add_argument("--positions-from", help="results JSONL whose positions to roll out (paired comparison)")
     ap.add_argument("--report-only", action="store_true", help="report what --out holds; run no rollouts")
     ap.add_argument("--json", help="also write the summary as JSON to this file")
     args = ap.parse_args(argv)
@@ -91,8 +99,13 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     done: dict[int, dict[str, float]] = {}
 
+    source = ({int(r["index"]): r for r in _records(Path(args.positions_from)) if r.get("trials") == args.trials}
+              if args.positions_from else None)  # paired: the same trial count (and so the same rollout dice)
+    source_name = Path(args.positions_from).name if args.positions_from else None
+
     def ours(rec: dict[str, Any]) -> bool:
-        return rec.get("trials") == args.trials and rec.get("seed") == args.seed and rec.get("net") == fp
+        return (rec.get("trials") == args.trials and rec.get("seed") == args.seed and rec.get("net") == fp
+                and rec.get("positions_from") == source_name)
 
     for rec in _records(out):
         if ours(rec):
@@ -113,7 +126,12 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(0 if args.report_only else args.positions):
             if i in done or i % n_shards != k:
                 continue
-            pos = sample_position(vn, i, args.seed, buf)
+            if source is not None:
+                if i not in source:
+                    continue
+                pos: Position | None = Position(bytes.fromhex(source[i]["position"]), variant)
+            else:
+                pos = sample_position(vn, i, args.seed, buf)
             if pos is None:
                 continue
             eq0 = eng.evaluate(pos).equity
@@ -122,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
                    "class": int(V.classify(np.frombuffer(pos.board, np.int8), vn.code)),
                    "eq0": round(eq0, 5), "rollout": round(mean, 5), "se": round(se, 5),
                    "outcomes": counts.tolist()}
+            if source_name is not None:
+                rec["positions_from"] = source_name
             fh.write(json.dumps(rec) + "\n")
             fh.flush()
             done[i] = rec
@@ -135,6 +155,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mean |0-ply - rollout| {diffs.mean():.4f}  (rollout mean SE {ses.mean():.4f}; "
               f"contact {diffs[contact].mean() if contact.any() else float('nan'):.4f} over {int(contact.sum())}, "
               f"race {diffs[~contact].mean() if (~contact).any() else float('nan'):.4f} over {int((~contact).sum())})")
+    if source is not None and len(recs):
+        old = np.array([abs(source[int(r["index"])]["eq0"] - source[int(r["index"])]["rollout"]) for r in recs])
+        paired = diffs - old
+        pse = paired.std(ddof=1) / math.sqrt(len(recs)) if len(recs) > 1 else float("nan")
+        print(f"paired with {source_name} on the same {len(recs)} positions: its mean |0-ply - rollout| "
+              f"{old.mean():.4f}, this net minus it {paired.mean():+.4f} +- {pse:.4f}"
+              f" (contact {old[contact].mean() if contact.any() else float('nan'):.4f} -> "
+              f"{diffs[contact].mean() if contact.any() else float('nan'):.4f})")
     if args.json and len(recs):
         # the spread of (0-ply - rollout) that rollout noise alone would give: E|N(0, se)| = se * sqrt(2/pi)
         noise = float(np.mean(ses) * math.sqrt(2 / math.pi))
