@@ -37,12 +37,12 @@ from analyzer.eval.engine import Engine
 from analyzer.eval.net import evaluate_boards
 from analyzer.train.checkpoint import load_nets
 from analyzer.train.race import (
-    EQUITY_WEIGHTS,
     all_db_pairs,
     bearoff_classes,
     db_boards,
     home_boards,
     is_holdout,
+    outcome_equity,
     selfplay_races,
 )
 
@@ -52,11 +52,6 @@ def _stats(pred: NDArray[np.float64], ref: NDArray[np.float64]) -> dict[str, flo
     a = np.abs(d)
     return {"n": int(len(d)), "mean_abs": round(float(a.mean()), 6), "max_abs": round(float(a.max()), 6),
             "mean_signed": round(float(d.mean()), 6), "p99_abs": round(float(np.quantile(a, 0.99)), 6)}
-
-
-def _equity(p: NDArray[np.float32]) -> NDArray[np.float64]:
-    out: NDArray[np.float64] = p.astype(np.float64) @ EQUITY_WEIGHTS
-    return out
 
 
 def _one_sided(boards: NDArray[np.int8]) -> NDArray[np.float32]:
@@ -83,13 +78,13 @@ def run(nets_path: str, sample: int, home: int, outside: int, outside_ply: int, 
         xs, ys = xs[pick], ys[pick]
     t0 = time.time()
     boards = db_boards(xs, ys)
-    exact = _equity(eng.evaluate_boards(boards, 0))
+    exact = outcome_equity(eng.evaluate_boards(boards, 0))
     from analyzer.eval.bearoff import BearoffDB
 
     win = np.asarray(BearoffDB.two_sided().win, dtype=np.float64)[xs, ys]
     res["db_engine_0ply"] = _stats(exact, 2.0 * win - 1.0)
-    res["db_one_sided"] = _stats(_equity(_one_sided(boards)), exact)
-    net = _equity(evaluate_boards(nets, boards))
+    res["db_one_sided"] = _stats(outcome_equity(_one_sided(boards)), exact)
+    net = outcome_equity(evaluate_boards(nets, boards))
     res["db_net"] = _stats(net, exact)
     hold = is_holdout(xs, ys)
     res["db_net_holdout"] = _stats(net[hold], exact[hold])
@@ -100,19 +95,20 @@ def run(nets_path: str, sample: int, home: int, outside: int, outside_ply: int, 
                                                               replace=False))
         for ply in (1, 2):
             t1 = time.time()
-            res[f"db_one_sided_{ply}ply"] = _stats(_equity(no_exact.evaluate_boards(boards[pick], ply)), exact[pick])
+            looked = outcome_equity(no_exact.evaluate_boards(boards[pick], ply))
+            res[f"db_one_sided_{ply}ply"] = _stats(looked, exact[pick])
             res[f"db_one_sided_{ply}ply_seconds"] = round(time.time() - t1, 1)
     rng = np.random.default_rng(seed + 1)
     hb = home_boards(home, rng)
     hb = hb[bearoff_classes(hb) == 1]
-    res["home_net_vs_one_sided"] = _stats(_equity(evaluate_boards(nets, hb)), _equity(_one_sided(hb)))
+    res["home_net_vs_one_sided"] = _stats(outcome_equity(evaluate_boards(nets, hb)), outcome_equity(_one_sided(hb)))
     if outside > 0:
         sp = selfplay_races(nets, max(1, outside // 4), seed)
         sp = sp[bearoff_classes(sp) == 0]
         sp = sp[np.random.default_rng(seed + 2).permutation(len(sp))[:outside]]
         t1 = time.time()
-        ref = _equity(eng.evaluate_boards(sp, outside_ply))
-        res[f"outside_net_vs_{outside_ply}ply"] = _stats(_equity(evaluate_boards(nets, sp)), ref)
+        ref = outcome_equity(eng.evaluate_boards(sp, outside_ply))
+        res[f"outside_net_vs_{outside_ply}ply"] = _stats(outcome_equity(evaluate_boards(nets, sp)), ref)
         res["outside_seconds"] = round(time.time() - t1, 1)
     return res
 

@@ -31,7 +31,6 @@ paired comparison of two nets, much less noisy than two samples of their own::
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import sys
@@ -42,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from analyzer.core.position import Position
+from analyzer.eval.net import weights_fingerprint
 from analyzer.eval.variants import features as V
 from analyzer.eval.variants.engine import NETS_DIR, VariantEngine
 from analyzer.eval.variants.model import VariantNet, race_context
@@ -62,10 +62,7 @@ def sample_position(vn: VariantNet, index: int, seed: int, buf: GameBuffers) -> 
 
 def net_fingerprint(vn: VariantNet) -> str:
     """A short hash of the net's weights: results of another net are never mixed in."""
-    h = hashlib.sha256()
-    for a in (vn.net.w1, vn.net.b1, vn.net.w2, vn.net.b2):
-        h.update(np.ascontiguousarray(a, dtype=np.float32).tobytes())
-    return h.hexdigest()[:12]
+    return weights_fingerprint(vn.net)
 
 
 def _records(path: Path) -> list[dict[str, Any]]:

@@ -338,10 +338,12 @@ class _LevelWorkspace:
         )
 
 
-def bearoff_arrays(use_bearoff: bool = True) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
+def bearoff_arrays(use_bearoff: bool = True,
+                   two_sided: bool = True) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     """The bear-off database arrays of the kernels' evaluator, ``(dist, first, win2)``: the
     one-sided distributions and first-move table and the two-sided winning chances, or 1 x 1
-    dummies without the databases.
+    dummies without the databases (``two_sided=False``: a dummy for the two-sided table alone,
+    so its races come from the one-sided convolution).
 
     >>> [a.shape for a in bearoff_arrays(False)]
     [(1, 1), (1, 1), (1, 1)]
@@ -350,8 +352,8 @@ def bearoff_arrays(use_bearoff: bool = True) -> tuple[NDArray[Any], NDArray[Any]
         from analyzer.eval.bearoff import BearoffDB
 
         one = BearoffDB.one_sided()
-        two = BearoffDB.two_sided()
-        return one.dist, one.first, two.win
+        win2 = BearoffDB.two_sided().win if two_sided else np.zeros((1, 1), np.float32)
+        return one.dist, one.first, win2
     z = np.zeros((1, 1), np.float32)
     return z, z, z
 
@@ -384,9 +386,7 @@ class Engine:
         self._P = nets.prune_args()
         self.use_prune = prune and nets.prune is not None
         self.use_bearoff = use_bearoff
-        self._db = bearoff_arrays(use_bearoff)
-        if not two_sided:  # one-sided database only (benchmarks of the race evaluation)
-            self._db = (self._db[0], self._db[1], np.zeros((1, 1), np.float32))
+        self._db = bearoff_arrays(use_bearoff, two_sided)
         self._ws = _LevelWorkspace()
         self.threads = max(1, int(get_num_threads()))
         self._pws: _LevelWorkspace | None = None

@@ -29,7 +29,6 @@ No other program's output is involved: the teacher is one of our own net sets.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -41,11 +40,11 @@ from numpy.typing import NDArray
 
 from analyzer.eval import features as F
 from analyzer.eval.engine import Engine
-from analyzer.eval.net import NOUT, NetSet
+from analyzer.eval.net import NOUT, NetSet, weights_fingerprint
 from analyzer.train.base import Trainer, read_checkpoint, train_epochs, utc_stamp, write_checkpoint
 from analyzer.train.checkpoint import load_nets
 from analyzer.train.optim import Adam
-from analyzer.train.race import EQUITY_WEIGHTS
+from analyzer.train.race import outcome_equity
 from analyzer.train.selfplay import GameBuffers, play_seeded
 from analyzer.train.td import CLASS_OF_KEY, game_seed
 
@@ -65,26 +64,13 @@ class TargetsConfig:
     prune: int = 1
 
 
-def nets_fingerprint(nets: NetSet) -> str:
-    """A short hash of a net set's weights (a build never mixes two teachers).
-
-    >>> nets_fingerprint(NetSet.initial(4, 4, seed=0)) == nets_fingerprint(NetSet.initial(4, 4, seed=0))
-    True
-    """
-    h = hashlib.sha256()
-    for net in nets.nets().values():
-        for a in (net.w1, net.b1, net.w2, net.b2):
-            h.update(np.ascontiguousarray(a, dtype=np.float32).tobytes())
-    return h.hexdigest()[:12]
-
-
 class TargetBuilder(Trainer[TargetsConfig]):
     """A resumable build of (position, target) pairs; ``boards`` (n x 64) and ``targets`` (n x 6)."""
 
     def __init__(self, path: Path, cfg: TargetsConfig, teacher: NetSet) -> None:
         super().__init__(path, cfg)
         self.teacher = teacher
-        self.fingerprint = nets_fingerprint(teacher)
+        self.fingerprint = weights_fingerprint(*teacher.nets().values())
         self.chunks = 0
         self.boards = np.zeros((0, 64), np.int8)
         self.targets = np.zeros((0, NOUT), np.float32)
@@ -177,11 +163,6 @@ class FitConfig:
     seed: int = 31
 
 
-def _equity(p: NDArray[np.float32]) -> NDArray[np.float64]:
-    out: NDArray[np.float64] = p.astype(np.float64) @ EQUITY_WEIGHTS
-    return out
-
-
 def load_targets(paths: Sequence[Path | str]) -> tuple[NDArray[np.int8], NDArray[np.float32], NDArray[np.int64]]:
     """The boards, targets and game numbers of one or more target files, concatenated in the given
     order (the game numbers of file ``i`` are offset by ``i * 10**9`` to stay distinct)."""
@@ -220,13 +201,14 @@ def fit(nets: NetSet, boards: NDArray[np.int8], targets: NDArray[np.float32], ga
     sets = {}
     for k in keys:
         sel = classes == CLASS_OF_KEY[k]
-        sets[k] = (xc[rows[sel & ~hold]], targets[sel & ~hold], xc[rows[sel & hold]], _equity(targets[sel & hold]))
+        train, held = sel & ~hold, sel & hold
+        sets[k] = (xc[rows[train]], targets[train], xc[rows[held]], outcome_equity(targets[held]))
     opts = {k: Adam(work.nets()[k], lr=cfg.lr) for k in keys}
     rng = np.random.default_rng(cfg.seed)
 
     def holdout_errors() -> dict[str, float]:
-        return {k: float(np.abs(_equity(work.nets()[k].forward(s[2])) - s[3]).mean()) if len(s[2]) else float("nan")
-                for k, s in sets.items()}
+        return {k: float(np.abs(outcome_equity(work.nets()[k].forward(x)) - eq).mean()) if len(x) else float("nan")
+                for k, (_, _, x, eq) in sets.items()}
 
     errors = holdout_errors()
     hist: list[dict[str, Any]] = [{"epoch": 0, "holdout": errors, "loss": None}]

@@ -57,6 +57,16 @@ HOLDOUT_MOD = 10
 EQUITY_WEIGHTS = np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
 
 
+def outcome_equity(p: NDArray[np.float32]) -> NDArray[np.float64]:
+    """Cubeless money equity of outcome distributions ``p`` (n x 6, as the nets give them).
+
+    >>> outcome_equity(np.array([[0.5, 0.2, 0.0, 0.3, 0.0, 0.0]], np.float32)).round(6).tolist()
+    [0.6]
+    """
+    out: NDArray[np.float64] = p.astype(np.float64) @ EQUITY_WEIGHTS
+    return out
+
+
 def is_holdout(x: NDArray[np.int64], y: NDArray[np.int64]) -> NDArray[np.bool_]:
     """Pairs of two-sided database sides kept out of training (one in ``HOLDOUT_MOD``).
 
