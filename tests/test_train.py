@@ -118,6 +118,44 @@ def test_supervised_round_can_keep_the_race_net(tmp_path: Path) -> None:
     # the contact and crashed nets train the same either way (same positions, same targets, same seeds)
     assert np.array_equal(runs[0].contact.w1, runs[1].contact.w1)
 
+
+def test_td_continues_given_nets_keeps_the_race_net_and_averages(tmp_path: Path) -> None:
+    import pytest
+
+    from analyzer.train.__main__ import main
+    from analyzer.train.optim import PARAMS
+
+    start = NetSet.initial(hidden=8, race_hidden=6, seed=5)
+    start.save(tmp_path / "start.npz")
+    args = ["td", "--init", str(tmp_path / "start.npz"), "--games", "4", "--games-per-iter", "2",
+            "--eval-every", "0", "--train-race", "0", "--ema-games", "4"]
+    assert main([*args, "--checkpoint", str(tmp_path / "a.npz")]) == 0
+    a = TDTrainer.load(tmp_path / "a.npz")
+    assert a.cfg.init == str(tmp_path / "start.npz") and a.cfg.hidden == 8 and a.cfg.race_hidden == 6
+    assert np.array_equal(a.nets.race.w1, start.race.w1)  # kept
+    assert not np.array_equal(a.nets.contact.w1, start.contact.w1)  # trained from the given nets
+    # the average resumes exactly: 2 + 2 games in one go == 2 games, stop, 2 more
+    assert main([*args[:4], "2", *args[5:], "--checkpoint", str(tmp_path / "b.npz")]) == 0
+    assert main([*args, "--checkpoint", str(tmp_path / "b.npz")]) == 0
+    b = TDTrainer.load(tmp_path / "b.npz")
+    assert a.ema is not None and b.ema is not None
+    for name in a.ema:
+        assert np.array_equal(a.ema[name], b.ema[name])
+    # keep = 1 - 2/4: the average is half the first iteration's weights, half the second's
+    first = TDTrainer.create(tmp_path / "c.npz", TDConfig(**vars(a.cfg)), start)
+    first.run(total_games=2)
+    w_first = first.nets.contact.w1.copy()
+    first.run(total_games=4)
+    assert np.allclose(a.ema["contact_w1"], 0.5 * w_first + 0.5 * first.nets.contact.w1, atol=1e-6)
+    assert main(["export", "--checkpoint", str(tmp_path / "a.npz"), "--out", str(tmp_path / "n.npz"), "--ema"]) == 0
+    shipped = NetSet.load(tmp_path / "n.npz")
+    for key, net in shipped.nets().items():
+        for s in PARAMS:
+            assert np.array_equal(getattr(net, s), a.ema[f"{key}_{s}"])
+    assert shipped.meta["training_run"]["weights"].startswith("moving average")
+    with pytest.raises(SystemExit, match="no moving average"):
+        main(["export", "--checkpoint", str(tmp_path / "start.npz"), "--out", str(tmp_path / "m.npz"), "--ema"])
+
 def _race_cfg() -> RaceConfig:
     from analyzer.train.race import RaceConfig
 

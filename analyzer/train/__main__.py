@@ -134,7 +134,11 @@ def _cmd_td(args: argparse.Namespace) -> int:
     if tr is None:
         cfg = TDConfig(seed=args.seed, hidden=args.hidden, race_hidden=args.race_hidden)
         _override(cfg, args)
-        tr = TDTrainer.create(args.checkpoint, cfg)
+        start = None
+        if args.init:
+            start = load_nets(args.init)
+            cfg.init, cfg.hidden, cfg.race_hidden = str(args.init), start.contact.hidden, start.race.hidden
+        tr = TDTrainer.create(args.checkpoint, cfg, start)
         log.info("new run %s (%s)", args.checkpoint, cfg)
     tr.run(args.games, checkpoint_every_s=args.checkpoint_every, should_stop=_stop_on_signals())
     return 0
@@ -169,6 +173,12 @@ def _cmd_prune(args: argparse.Namespace) -> int:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     nets, info = load_nets_and_info(args.checkpoint)
+    if args.ema:
+        tr = TDTrainer.load(args.checkpoint) if info["kind"] == "td" else None
+        if tr is None or tr.ema is None:
+            raise SystemExit(f"{args.checkpoint} keeps no moving average (a td run with --ema-games N)")
+        nets = tr.ema_nets()
+        info["weights"] = f"moving average over about {tr.cfg.ema_games} games"
     nets.save(args.out, _manifest(args, info))
     return 0
 
@@ -243,7 +253,11 @@ def main(argv: list[str] | None = None) -> int:
     td.add_argument("--seed", type=int, default=1)
     td.add_argument("--hidden", type=int, default=128)
     td.add_argument("--race-hidden", type=int, default=64)
-    _add_overrides(td, "lr:f lam:f noise:f batch:i games-per-iter:i eval-every:i eval-seeds:i")
+    td.add_argument("--init", help="starting nets for a new run (net set or checkpoint; default: random)")
+    _add_overrides(td, "lr:f lam:f noise:f batch:i games-per-iter:i eval-every:i eval-seeds:i train-race:i "
+                   "ema-games:i",
+                   {"train-race": "0: keep the race net as it is (train contact and crashed only)",
+                    "ema-games": "keep a moving average of the weights over about N games (export it with --ema)"})
     td.add_argument("--checkpoint-every", type=float, default=600.0, help="seconds between checkpoints")
     td.add_argument("--log", help="log file (default: stderr)")
     sv = sub.add_parser("supervised",
@@ -268,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     ex = sub.add_parser("export", help="write a checkpoint's nets as shipped weights + manifest")
     ex.add_argument("--checkpoint", default="data/train/td.npz")
     ex.add_argument("--out", default="data/nets/standard.npz")
+    ex.add_argument("--ema", action="store_true", help="export the moving-average weights (td --ema-games runs)")
     _add_manifest_options(ex)
     vt = sub.add_parser("variant-td", help="TD(lambda) self-play for the Dutch or Mahbusa net (resumes)")
     vt.add_argument("--variant", default="dutch", help="dutch or mahbusa")

@@ -55,6 +55,9 @@ class TDConfig:
     noise: float = 0.01
     eval_every: int = 2000
     eval_seeds: int = 200
+    init: str = "random"  # or the net set / checkpoint the run started from (``td --init``)
+    train_race: int = 1  # 0: the race net is kept as it is (e.g. one trained on our bear-off databases)
+    ema_games: int = 0  # > 0: keep a moving average of the weights over about this many games
 
 
 def game_seed(run_seed: int, index: int) -> int:
@@ -148,12 +151,14 @@ class TDTrainer(NetSetTrainer[TDConfig]):
         super().__init__(path, cfg, nets, cfg.lr)
         self.games = 0
         self.iterations = 0
+        self.ema: dict[str, NDArray[np.float32]] | None = None
 
     # ----------------------------------------------------------------- persistence
     @classmethod
-    def create(cls, path: Path | str, cfg: TDConfig) -> TDTrainer:
-        """A fresh run with random nets."""
-        nets = NetSet.initial(cfg.hidden, cfg.race_hidden, seed=cfg.seed)
+    def create(cls, path: Path | str, cfg: TDConfig, start: NetSet | None = None) -> TDTrainer:
+        """A fresh run: random nets, or a copy of ``start`` (record its file in ``cfg.init``) with
+        fresh optimisers."""
+        nets = NetSet.initial(cfg.hidden, cfg.race_hidden, seed=cfg.seed) if start is None else start.copy()
         return cls(Path(path), cfg, nets)
 
     @classmethod
@@ -164,6 +169,9 @@ class TDTrainer(NetSetTrainer[TDConfig]):
         cfg = TDConfig(**doc["config"])
         tr = cls(path, cfg, nets)
         tr._load_optimisers(arrays, doc)
+        if "ema_contact_w1" in arrays:
+            tr.ema = {f"{k}_{s}": np.array(arrays[f"ema_{k}_{s}"], dtype=np.float32)
+                      for k in CLASS_KEYS for s in PARAMS}
         tr._restore(doc, "games", "iterations")
         tr._trim_curve("games", tr.games)
         return tr
@@ -177,7 +185,35 @@ class TDTrainer(NetSetTrainer[TDConfig]):
                "iterations": self.iterations, "elapsed": self.elapsed,
                "adam_t": {k: o.t for k, o in self.opts.items()},
                "feature_version": F.FEATURE_VERSION}
-        write_checkpoint(self.path, self._net_arrays(), doc)
+        arrays = self._net_arrays()
+        if self.ema is not None:
+            arrays.update({f"ema_{name}": a for name, a in self.ema.items()})
+        write_checkpoint(self.path, arrays, doc)
+
+    def ema_nets(self) -> NetSet:
+        """The nets with the moving-average weights (a copy of the current nets when no average is
+        kept)."""
+        nets = self.nets.copy()
+        if self.ema is not None:
+            for key, net in nets.nets().items():
+                for s in PARAMS:
+                    setattr(net, s, self.ema[f"{key}_{s}"].copy())
+        return nets
+
+    def _update_ema(self) -> None:
+        """Fold the current weights into the moving average (``ema_games`` > 0)."""
+        cfg = self.cfg
+        if cfg.ema_games <= 0:
+            return
+        if self.ema is None:
+            self.ema = {f"{k}_{s}": getattr(n, s).copy() for k, n in self.nets.nets().items() for s in PARAMS}
+            return
+        keep = np.float32(max(0.0, 1.0 - cfg.games_per_iter / cfg.ema_games))
+        for k, n in self.nets.nets().items():
+            for s in PARAMS:
+                a = self.ema[f"{k}_{s}"]
+                a *= keep
+                a += (np.float32(1.0) - keep) * getattr(n, s)
 
     # ----------------------------------------------------------------- training
     def iteration(self) -> dict[str, float]:
@@ -194,11 +230,15 @@ class TDTrainer(NetSetTrainer[TDConfig]):
         self.games += cfg.games_per_iter
         self.iterations += 1
         if not boards:
+            self._update_ema()
             return {}
         b = np.concatenate(boards)
         self.positions += len(b)
         rng = np.random.default_rng([cfg.seed, self.iterations])
-        return train_classes(self.opts, b, np.concatenate(targets), cfg.batch, rng)
+        keys = CLASS_KEYS if cfg.train_race else tuple(k for k in CLASS_KEYS if k != "race")
+        losses = train_classes(self.opts, b, np.concatenate(targets), cfg.batch, rng, keys=keys)
+        self._update_ema()
+        return losses
 
     def evaluate(self) -> float:
         """Points per game against the heuristic baseline (duplicate dice, fixed seeds)."""
