@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analyzer.core.position import Position
+from analyzer.core.position import Position, flip_boards
 from analyzer.eval import features as F
 from analyzer.eval.engine import DEFAULT_NETS, Engine
 from analyzer.eval.net import NetSet, evaluate_boards
@@ -198,6 +198,84 @@ def test_fast_shot_count_matches_reference() -> None:
                 assert F._hit_rolls(a, c, reach) == F._hit_rolls_reference(a, c, reach)
                 checked += 1
     assert checked > 200
+
+
+def _selfplay_boards(games: int = 6) -> list[np.ndarray]:
+    from analyzer.train.selfplay import GameBuffers, play_seeded
+
+    nets = NetSet.initial(hidden=8, race_hidden=8, seed=9)
+    buf = GameBuffers()
+    out: list[np.ndarray] = []
+    for g in range(games):
+        t, _ = play_seeded(nets, 300 + g, 0.5, buf)
+        out += [b.copy() for b in buf.states[:t]]
+    return out
+
+
+def test_escape_table_matches_the_direct_count() -> None:
+    me = np.zeros(26, np.int64)
+    them = np.zeros(26, np.int64)
+    checked = 0
+    for b in _selfplay_boards(3):
+        F.sides(b, me, them)
+        for a, c in ((me, them), (them, me)):
+            for p in range(1, 26):
+                assert F._escapes_fast(c, p) == F._escapes(a, c, p)
+                checked += 1
+    assert checked > 5000
+
+
+def test_pips_lost_to_a_hit_worked_example() -> None:
+    # (both sides' points in the mover's numbering) our blot on 10 and our made 6-point; their lone
+    # checker on our 4, 6 pips behind the blot, their other 14 on our 24, past everything.
+    # They hit with any 6 (11 rolls), 5-1 (2), 4-2 via 8 (2; via 6 is blocked), 3-3 (1); 2-2 is
+    # blocked and 1-1 falls short: 16 rolls, each sending back a checker with 10 pips to go
+    # (a loss of 25 - 10 = 15 pips).
+    b = _b("P 10:1 6:14 | O 4:1 24:14")
+    me, them, reach = np.zeros(26, np.int64), np.zeros(26, np.int64), np.zeros(26, np.int64)
+    F.sides(b, me, them)
+    assert F._hit_stats(me, them, reach) == (16, 0, 16 * 15)
+    # our hits on their blot (their 21-point: 4 pips lost): any 2 (11), 6 from the 10 (6-1, 6-3,
+    # 6-4, 6-5, 6-6: 9), 5-1 (2), 1-1 and 3-3 (1 each): 24 rolls
+    assert F._hit_stats(them, me, reach) == (24, 0, 24 * 4)
+    x = np.zeros(F.N_CONTACT_EXT, np.float32)
+    F.encode_contact_ext(b, x)
+    assert x[F.EXTRA_OFFSET + F.X_PIP_LOSS] == pytest.approx(240 / 864)
+    assert x[F.EXTRA_OFFSET + F.N_EXTRA + F.X_PIP_LOSS] == pytest.approx(96 / 864)
+
+
+def test_extended_encoding_extends_the_v1_encoding() -> None:
+    checked = 0
+    for b in _selfplay_boards(3):
+        if F.classify(b) not in (F.CLASS_CONTACT, F.CLASS_CRASHED):
+            continue
+        x = np.zeros(F.N_CONTACT, np.float32)
+        y = np.zeros(F.N_CONTACT_EXT, np.float32)
+        F.encode_contact(b, x)
+        F.encode_contact_ext(b, y)
+        assert np.array_equal(y[: F.N_CONTACT], x)
+        ext = y[F.N_CONTACT:]
+        mob = [F.X_MOBILITY, F.N_EXTRA + F.X_MOBILITY]
+        assert np.all(ext >= 0.0) and np.all(np.delete(ext, mob) <= 1.0) and np.all(ext[mob] <= 15 * 36 / 180)
+        # the mover's units come first, the opponent's second: flipping the board swaps them
+        z = np.zeros(F.N_CONTACT_EXT, np.float32)
+        F.encode_contact_ext(flip_boards(b[None])[0], z)
+        n = F.N_EXTRA
+        assert np.array_equal(y[F.EXTRA_OFFSET: F.EXTRA_OFFSET + n], z[F.EXTRA_OFFSET + n:])
+        checked += 1
+    assert checked > 100
+
+
+def test_widened_nets_evaluate_as_before_until_trained() -> None:
+    nets = NetSet.initial(hidden=8, race_hidden=8, seed=4)
+    wide = nets.widened()
+    assert wide.contact.n_inputs == wide.crashed.n_inputs == F.N_CONTACT_EXT
+    boards = np.array([b for b in _selfplay_boards(2)][:300])
+    assert np.array_equal(evaluate_boards(nets, boards), evaluate_boards(wide, boards))
+    wide.contact.w1[F.N_CONTACT:] = 0.5  # the extra inputs now count
+    contact = np.array([F.classify(b) == F.CLASS_CONTACT for b in boards])
+    diff = np.abs(evaluate_boards(nets, boards) - evaluate_boards(wide, boards)).max(axis=1)
+    assert np.all(diff[contact] > 0) and np.all(diff[~contact] == 0)
 
 
 @pytest.mark.skipif(not DEFAULT_NETS.exists(), reason="shipped nets missing")

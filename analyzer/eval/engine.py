@@ -97,11 +97,11 @@ def new_scratch(W: tuple[Any, ...]) -> tuple[Any, ...]:
 
     >>> from analyzer.eval.net import NetSet
     >>> sc = new_scratch(NetSet.initial(hidden=4, race_hidden=3, seed=0).kernel_args())
-    >>> [a.shape[0] for a in sc] == [F.N_CONTACT, F.N_RACE, 4, NSLOTS, NOUT, NOUT]
+    >>> [a.shape[0] for a in sc] == [F.N_CONTACT_EXT, F.N_RACE, 4, NSLOTS, NOUT, NOUT]
     True
     """
     nh = max(W[0].shape[1], W[4].shape[1], W[8].shape[1])
-    return (np.zeros(F.N_CONTACT, np.float32), np.zeros(F.N_RACE, np.float32), np.zeros(nh, np.float32),
+    return (np.zeros(F.N_CONTACT_EXT, np.float32), np.zeros(F.N_RACE, np.float32), np.zeros(nh, np.float32),
             np.zeros(NSLOTS, np.int8), np.zeros(NOUT, np.float32), np.zeros(NOUT, np.float32))
 
 

@@ -18,7 +18,17 @@ primes, escape rolls of the back checker, rolls that hit a blot, chances of stay
 timing, crossovers, checkers still in contact, pips to break contact). The race encoding
 (``N_RACE`` inputs) keeps points 1..23, a one-hot count of checkers off, pips and crossovers.
 
->>> import numpy as np
+The extended contact encoding (``N_CONTACT_EXT`` inputs, :func:`encode_contact_ext`) appends
+``N_EXTRA`` more units per side after both sides' blocks: the mean pips lost to a hit on the
+opponent's next roll, the containment of the opponent's blockade (1 - fewest escaping rolls from
+any of the side's points 15..24, and from those at or below its back checker), the mobility of
+its checkers on points 13..25 (their escaping rolls, summed), and the spread of its checkers
+(standard deviation of their pip positions). A net's first-layer size says which encoding it
+reads: the shipped v1 nets read the first ``N_CONTACT`` inputs, which both encodings share.
+
+>>> import math
+
+import numpy as np
 >>> from analyzer.core.position import Position
 >>> b = np.frombuffer(Position.start().board, dtype=np.int8)
 >>> int(classify(b)) == CLASS_CONTACT
@@ -27,9 +37,15 @@ True
 >>> encode_contact(b, x)
 >>> float(x[HAND_OFFSET + F_PIPS]) == float(x[SIDE_INPUTS + HAND_OFFSET + F_PIPS])
 True
+>>> y = np.zeros(N_CONTACT_EXT, np.float32)
+>>> encode_contact_ext(b, y)
+>>> bool((y[:N_CONTACT] == x).all()), float(y[EXTRA_OFFSET + X_CONTAIN]) > 0.0
+(True, True)
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit
@@ -75,7 +91,17 @@ N_RACE = 2 * RACE_SIDE
 
 N_RAW = 200
 
-FEATURE_VERSION = 1
+# The extended contact encoding: N_EXTRA units per side after the two sides' blocks.
+X_PIP_LOSS = 0
+X_CONTAIN = 1
+X_BACK_CONTAIN = 2
+X_MOBILITY = 3
+X_SPREAD = 4
+N_EXTRA = 5
+EXTRA_OFFSET = N_CONTACT
+N_CONTACT_EXT = N_CONTACT + 2 * N_EXTRA
+
+FEATURE_VERSION = 2
 
 
 @njit(cache=True)
@@ -199,6 +225,36 @@ def _escapes(me: np.ndarray, them: np.ndarray, p: int) -> int:
             if ok:
                 total += w
     return total
+
+
+def _escape_table() -> np.ndarray:
+    """Escaping rolls of :func:`_escapes` for every pattern of opponent points in the 12 pips ahead
+    (bit ``i - 1`` set: a point ``i`` pips ahead is made), computed once at import."""
+    table = np.zeros(1 << 12, np.int64)
+    me = np.zeros(26, np.int64)
+    for mask in range(1 << 12):
+        them = np.zeros(26, np.int64)
+        for i in range(1, 13):
+            if mask >> (i - 1) & 1:
+                them[25 - (13 - i)] = 2
+        table[mask] = _escapes(me, them, 13)
+    return table
+
+
+ESCAPES = _escape_table()
+
+
+@njit(cache=True)
+def _escapes_fast(them: np.ndarray, p: int) -> int:
+    """:func:`_escapes` by table lookup (same counts; ``me`` plays no part in it)."""
+    mask = 0
+    for i in range(1, 13):
+        q = p - i
+        if q < 1:
+            break
+        if them[25 - q] >= 2:
+            mask |= 1 << (i - 1)
+    return int(ESCAPES[mask])
 
 
 @njit(cache=True)
@@ -363,8 +419,10 @@ def _reach_blot(me: np.ndarray, them: np.ndarray, bar: int, p: int, d1: int, d2:
 
 
 @njit(cache=True)
-def _hit_rolls(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int, int]:
-    """Rolls (of 36) with which ``them`` hits at least one blot of ``me``, and rolls that hit two.
+def _hit_stats(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int, int, int]:
+    """Rolls (of 36) with which ``them`` hits at least one blot of ``me``, rolls that hit two, and
+    the pips ``me`` loses over the 36 rolls when ``them`` hits its most advanced hittable blot
+    (a blot on point p sent back loses 25 - p pips).
 
     ``them``'s checkers are mapped into ``me``'s numbering (their point q is our point 25 - q;
     their bar is our point 0); our points with two or more checkers block them. Checkers on
@@ -379,16 +437,19 @@ def _hit_rolls(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int
             if nb == reach.shape[0]:
                 break
     if nb == 0:
-        return 0, 0
+        return 0, 0, 0
     bar = int(them[25])
     one = 0
     two = 0
+    loss = 0
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             w = 1 if d1 == d2 else 2
             hits = 0
             for i in range(nb):
                 if _reach_blot(me, them, bar, int(reach[i]), d1, d2):
+                    if hits == 0:
+                        loss += w * (25 - int(reach[i]))  # blots in rising order: the first is the most advanced
                     hits += 1
                     if hits >= 2:
                         break
@@ -396,12 +457,60 @@ def _hit_rolls(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int
                 one += w
             if hits >= 2:
                 two += w
+    return one, two, loss
+
+
+@njit(cache=True)
+def _hit_rolls(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int, int]:
+    """Rolls (of 36) with which ``them`` hits at least one blot of ``me``, and rolls that hit two
+    (:func:`_hit_stats` without the pips lost)."""
+    one, two, _loss = _hit_stats(me, them, reach)
     return one, two
 
 
 @njit(cache=True)
-def _side_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, k: int, reach: np.ndarray) -> None:
-    """Write the raw units and the hand-made features of side ``me`` at ``out[k:]``."""
+def _extra_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, x: int, loss: int) -> None:
+    """Write the ``N_EXTRA`` extended units of side ``me`` at ``out[x:]`` (``loss``: the pips lost
+    of :func:`_hit_stats`)."""
+    out[x + X_PIP_LOSS] = loss / (36.0 * 24.0)
+    back = 0
+    for p in range(25, 0, -1):
+        if me[p] > 0:
+            back = p
+            break
+    fewest = 36
+    fewest_back = 36
+    for p in range(15, 25):
+        e = _escapes_fast(them, p)
+        if e < fewest:
+            fewest = e
+        if p <= back and e < fewest_back:
+            fewest_back = e
+    mob = 0
+    for p in range(13, 26):
+        if me[p] > 0:
+            mob += me[p] * _escapes_fast(them, p)
+    out[x + X_CONTAIN] = 1.0 - fewest / 36.0
+    out[x + X_BACK_CONTAIN] = 1.0 - fewest_back / 36.0
+    out[x + X_MOBILITY] = mob / 180.0
+    n = 0
+    s1 = 0.0
+    s2 = 0.0
+    for p in range(1, 26):
+        c = me[p]
+        n += c
+        s1 += c * p
+        s2 += c * p * p
+    if n > 0:
+        m = s1 / n
+        v = s2 / n - m * m
+        out[x + X_SPREAD] = math.sqrt(v if v > 0.0 else 0.0) / 12.0
+
+
+@njit(cache=True)
+def _side_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, k: int, reach: np.ndarray, x: int) -> None:
+    """Write the raw units and the hand-made features of side ``me`` at ``out[k:]``, and with
+    ``x`` >= 0 its extended units at ``out[x:]``."""
     for p in range(1, 25):
         _point_units(out, k + 4 * (p - 1), me[p])
     nb = me[25]
@@ -482,7 +591,7 @@ def _side_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, k: int, re
                 run = 0
     out[h + F_PRIME_AHEAD] = ahead / 6.0
     out[h + F_ESCAPES] = (_escapes(me, them, back) / 36.0) if back > 0 else 1.0
-    one, two = _hit_rolls(me, them, reach)
+    one, two, loss = _hit_stats(me, them, reach)
     out[h + F_HIT_ROLLS] = one / 36.0
     out[h + F_DOUBLE_HITS] = two / 36.0
     blots = 0
@@ -516,6 +625,8 @@ def _side_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, k: int, re
         out[h + F_IN_CONTACT] = inc / 15.0
         out[h + F_CONTACT_PIPS] = cp / 152.0
     out[h + F_ON_BAR] = 1.0 if me[25] > 0 else 0.0
+    if x >= 0:
+        _extra_features(me, them, out, x, loss)
 
 
 @njit(cache=True)
@@ -527,8 +638,22 @@ def encode_contact(b: np.ndarray, out: np.ndarray) -> None:
     sides(b, me, them)
     for i in range(N_CONTACT):
         out[i] = 0.0
-    _side_features(me, them, out, 0, reach)
-    _side_features(them, me, out, SIDE_INPUTS, reach)
+    _side_features(me, them, out, 0, reach, -1)
+    _side_features(them, me, out, SIDE_INPUTS, reach, -1)
+
+
+@njit(cache=True)
+def encode_contact_ext(b: np.ndarray, out: np.ndarray) -> None:
+    """Write the ``N_CONTACT_EXT`` extended contact/crashed inputs of board ``b`` into ``out``
+    (the ``N_CONTACT`` inputs of :func:`encode_contact`, then both sides' extended units)."""
+    me = np.zeros(26, np.int64)
+    them = np.zeros(26, np.int64)
+    reach = np.zeros(26, np.int64)
+    sides(b, me, them)
+    for i in range(N_CONTACT_EXT):
+        out[i] = 0.0
+    _side_features(me, them, out, 0, reach, EXTRA_OFFSET)
+    _side_features(them, me, out, SIDE_INPUTS, reach, EXTRA_OFFSET + N_EXTRA)
 
 
 @njit(cache=True)
@@ -619,7 +744,8 @@ def encode_batch(boards: np.ndarray, classes: np.ndarray, contact_out: np.ndarra
     """Classify and encode many boards.
 
     ``classes[i]`` receives the class of ``boards[i]``; contact and crashed boards are encoded
-    in ``contact_out``, race boards in ``race_out``, at row ``rows[i]`` (a running index within
+    in ``contact_out`` (the extended encoding when it has ``N_CONTACT_EXT`` columns), race boards
+    in ``race_out``, at row ``rows[i]`` (a running index within
     each encoding; -1 for finished boards).
     """
     nc = 0
@@ -634,6 +760,9 @@ def encode_batch(boards: np.ndarray, classes: np.ndarray, contact_out: np.ndarra
         elif c == CLASS_OVER:
             rows[i] = -1
         else:
-            encode_contact(boards[i], contact_out[nc])
+            if contact_out.shape[1] >= N_CONTACT_EXT:
+                encode_contact_ext(boards[i], contact_out[nc])
+            else:
+                encode_contact(boards[i], contact_out[nc])
             rows[i] = nc
             nc += 1

@@ -139,10 +139,12 @@ class NetSet:
     prune: Net | None = None
 
     @classmethod
-    def initial(cls, hidden: int = 128, race_hidden: int = 64, seed: int = 0) -> NetSet:
-        """Random initial nets (the start of TD training)."""
+    def initial(cls, hidden: int = 128, race_hidden: int = 64, seed: int = 0,
+                contact_inputs: int = F.N_CONTACT) -> NetSet:
+        """Random initial nets (the start of TD training); ``contact_inputs=F.N_CONTACT_EXT`` for
+        contact and crashed nets reading the extended encoding."""
         rng = np.random.default_rng(seed)
-        return cls(Net.initial(F.N_CONTACT, hidden, rng), Net.initial(F.N_CONTACT, hidden, rng),
+        return cls(Net.initial(contact_inputs, hidden, rng), Net.initial(contact_inputs, hidden, rng),
                    Net.initial(F.N_RACE, race_hidden, rng),
                    {"feature_version": F.FEATURE_VERSION})
 
@@ -152,6 +154,23 @@ class NetSet:
     def copy(self) -> NetSet:
         return NetSet(self.contact.copy(), self.crashed.copy(), self.race.copy(), dict(self.meta),
                       self.prune.copy() if self.prune is not None else None)
+
+    def widened(self) -> NetSet:
+        """A copy whose contact and crashed nets read the extended encoding: the extra inputs get
+        zero weights, so it evaluates exactly as this one until trained.
+
+        >>> nets = NetSet.initial(hidden=4, race_hidden=4)
+        >>> w = nets.widened()
+        >>> w.contact.n_inputs == F.N_CONTACT_EXT, bool((w.contact.w1[:F.N_CONTACT] == nets.contact.w1).all())
+        (True, True)
+        """
+        out = self.copy()
+        for n in (out.contact, out.crashed):
+            if n.n_inputs < F.N_CONTACT_EXT:
+                grown = np.zeros((F.N_CONTACT_EXT, n.hidden), np.float32)
+                grown[: n.n_inputs] = n.w1
+                n.w1 = grown
+        return out
 
     def prune_args(self) -> tuple[FloatArray, ...]:
         """The pruning net's arrays for the kernels (``w1``, ``b1``, ``w2`` transposed, ``b2``);
@@ -188,7 +207,7 @@ class NetSet:
         if manifest is not None:
             doc = dict(manifest)
             doc.setdefault("feature_version", F.FEATURE_VERSION)
-            doc["inputs"] = {"contact": F.N_CONTACT, "crashed": F.N_CONTACT, "race": F.N_RACE}
+            doc["inputs"] = {k: n.n_inputs for k, n in self.nets().items()}
             doc["hidden"] = {k: n.hidden for k, n in self.nets().items()}
             if self.prune is not None:
                 doc["inputs"]["prune"] = F.N_RAW
@@ -221,12 +240,13 @@ def forward_one(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2t: np.ndarray, 
                 hid: np.ndarray, out: np.ndarray) -> None:
     """Softmax probabilities of one input vector ``x`` into ``out``, one per row of ``w2t``, the
     output layer transposed (outputs x hidden: 6 for the standard nets, 4 or 5 for the variant
-    nets); skips zero inputs. ``hid`` is scratch space of at least the hidden size."""
+    nets); skips zero inputs. The net reads the first ``w1.shape[0]`` entries of ``x``. ``hid``
+    is scratch space of at least the hidden size."""
     nh = w1.shape[1]
     nout = w2t.shape[0]
     for j in range(nh):
         hid[j] = b1[j]
-    for i in range(x.shape[0]):
+    for i in range(w1.shape[0]):
         v = x[i]
         if v != 0.0:
             row = w1[i]
@@ -258,7 +278,8 @@ def eval_board(b: np.ndarray, W: tuple, xc: np.ndarray, xr: np.ndarray, hid: np.
     """Outcome probabilities of board ``b`` for its side on roll; returns the board's class.
 
     ``W`` is :meth:`NetSet.kernel_args`; ``xc``/``xr``/``hid`` are scratch buffers
-    (``N_CONTACT``, ``N_RACE`` and at least the largest hidden size).
+    (``N_CONTACT_EXT``, ``N_RACE`` and at least the largest hidden size). A contact or crashed
+    net with more than ``N_CONTACT`` inputs reads the extended encoding.
     """
     c = F.classify(b)
     if c == F.CLASS_OVER:
@@ -270,10 +291,16 @@ def eval_board(b: np.ndarray, W: tuple, xc: np.ndarray, xr: np.ndarray, hid: np.
         F.encode_race(b, xr)
         forward_one(xr, W[8], W[9], W[10], W[11], hid, out)
     elif c == F.CLASS_CRASHED:
-        F.encode_contact(b, xc)
+        if W[4].shape[0] > F.N_CONTACT:
+            F.encode_contact_ext(b, xc)
+        else:
+            F.encode_contact(b, xc)
         forward_one(xc, W[4], W[5], W[6], W[7], hid, out)
     else:
-        F.encode_contact(b, xc)
+        if W[0].shape[0] > F.N_CONTACT:
+            F.encode_contact_ext(b, xc)
+        else:
+            F.encode_contact(b, xc)
         forward_one(xc, W[0], W[1], W[2], W[3], hid, out)
     return c
 
@@ -296,7 +323,7 @@ def equity6(p: np.ndarray) -> float:
 @njit(cache=True)
 def eval_boards_kernel(boards: np.ndarray, W: tuple, out: np.ndarray) -> None:  # type: ignore[type-arg]
     """Probabilities of many boards, each for its own side on roll."""
-    xc = np.zeros(F.N_CONTACT, np.float32)
+    xc = np.zeros(F.N_CONTACT_EXT, np.float32)
     xr = np.zeros(F.N_RACE, np.float32)
     nh = max(W[0].shape[1], W[4].shape[1], W[8].shape[1])
     hid = np.zeros(nh, np.float32)

@@ -203,7 +203,9 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     _override(cfg, args)
     boards, targets, games = load_targets(args.data)
     log.info("fit on %d positions of %s (%s)", len(boards), ", ".join(args.data), cfg)
-    start = load_nets(args.init)
+    from analyzer.train.dataset import starting_nets
+
+    start = starting_nets(load_nets(args.init), cfg)
     best, hist = fit(start, boards, targets, games, cfg)
     manifest = dict(start.meta)
     manifest["fit"] = {"init": args.init, "data": list(args.data), "positions": int(len(boards)),
@@ -311,7 +313,9 @@ def main(argv: list[str] | None = None) -> int:
     ft.add_argument("--init", required=True, help="starting net set or checkpoint")
     ft.add_argument("--data", nargs="+", required=True, help="target files (python -m analyzer.train targets)")
     ft.add_argument("--out", required=True, help="net set to write (the best hold-out epoch)")
-    _add_overrides(ft, "epochs:i lr:f lr-decay:f batch:i holdout:i seed:i")
+    _add_overrides(ft, "epochs:i lr:f lr-decay:f batch:i holdout:i seed:i extended:i fresh:i",
+                   {"extended": "1: the contact and crashed nets read the extended encoding (new inputs start at 0)",
+                    "fresh": "1: start the contact net from random weights (the crashed net is kept)"})
     ft.add_argument("--log", help="log file (default: stderr)")
     ve = sub.add_parser("variant-export", help="write a variant-td checkpoint's net as shipped weights + manifest")
     ve.add_argument("--checkpoint", required=True)

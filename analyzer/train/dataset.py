@@ -161,6 +161,27 @@ class FitConfig:
     batch: int = 128
     holdout: int = 20
     seed: int = 31
+    extended: int = 0  # 1: contact and crashed nets read the extended encoding (NetSet.widened)
+    fresh: int = 0  # 1: start the contact net from random weights (seeded by ``seed``)
+
+
+def starting_nets(nets: NetSet, cfg: FitConfig) -> NetSet:
+    """The nets :func:`fit` starts from: ``nets``, widened to the extended encoding when
+    ``cfg.extended``, with a freshly initialised contact net (same size) when ``cfg.fresh`` (the
+    crashed net, which sees far fewer positions, is kept); the race and pruning nets are kept.
+
+    >>> nets = NetSet.initial(hidden=4, race_hidden=3, seed=0)
+    >>> s = starting_nets(nets, FitConfig(extended=1, fresh=1))
+    >>> s.contact.n_inputs == F.N_CONTACT_EXT, bool((s.race.w1 == nets.race.w1).all())
+    (True, True)
+    >>> kept = s.crashed.w1[:F.N_CONTACT] == nets.crashed.w1
+    >>> bool(kept.all()), bool((s.contact.w1[:F.N_CONTACT] == nets.contact.w1).all())
+    (True, False)
+    """
+    out = nets.widened() if cfg.extended else nets.copy()
+    if cfg.fresh:
+        out.contact = NetSet.initial(out.contact.hidden, 1, seed=cfg.seed, contact_inputs=out.contact.n_inputs).contact
+    return out
 
 
 def load_targets(paths: Sequence[Path | str]) -> tuple[NDArray[np.int8], NDArray[np.float32], NDArray[np.int64]]:
@@ -192,7 +213,7 @@ def fit(nets: NetSet, boards: NDArray[np.int8], targets: NDArray[np.float32], ga
     """
     work = nets.copy()
     classes = np.zeros(len(boards), np.int64)
-    xc = np.zeros((len(boards), F.N_CONTACT), np.float32)
+    xc = np.zeros((len(boards), max(work.contact.n_inputs, work.crashed.n_inputs)), np.float32)
     xr = np.zeros((len(boards), F.N_RACE), np.float32)
     rows = np.zeros(len(boards), np.int64)
     F.encode_batch(np.ascontiguousarray(boards), classes, xc, xr, rows)
@@ -202,7 +223,8 @@ def fit(nets: NetSet, boards: NDArray[np.int8], targets: NDArray[np.float32], ga
     for k in keys:
         sel = classes == CLASS_OF_KEY[k]
         train, held = sel & ~hold, sel & hold
-        sets[k] = (xc[rows[train]], targets[train], xc[rows[held]], outcome_equity(targets[held]))
+        xk = xc[:, : work.nets()[k].n_inputs]
+        sets[k] = (xk[rows[train]], targets[train], xk[rows[held]], outcome_equity(targets[held]))
     opts = {k: Adam(work.nets()[k], lr=cfg.lr) for k in keys}
     rng = np.random.default_rng(cfg.seed)
 

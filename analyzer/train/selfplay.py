@@ -142,7 +142,7 @@ def duel_scratch(WA: tuple, WB: tuple) -> tuple[np.ndarray, ...]:  # type: ignor
     nh = 1
     for WW in (WA, WB):
         nh = max(nh, WW[0].shape[1], WW[4].shape[1], WW[8].shape[1])
-    return (np.zeros(NSLOTS, np.int8), np.zeros(F.N_CONTACT, np.float32), np.zeros(F.N_RACE, np.float32),
+    return (np.zeros(NSLOTS, np.int8), np.zeros(F.N_CONTACT_EXT, np.float32), np.zeros(F.N_RACE, np.float32),
             np.zeros(nh, np.float32), np.zeros(NOUT, np.float32), np.zeros(NOUT, np.float32),
             np.zeros(NOUT, np.float32))
 
@@ -163,7 +163,7 @@ def play_game(seed: int, start: np.ndarray, W: tuple, noise: float,  # type: ign
     np.random.seed(seed)
     board = start.copy()
     tmp = np.zeros(NSLOTS, np.int8)
-    xc = np.zeros(F.N_CONTACT, np.float32)
+    xc = np.zeros(F.N_CONTACT_EXT, np.float32)
     xr = np.zeros(F.N_RACE, np.float32)
     nh = max(W[0].shape[1], W[4].shape[1], W[8].shape[1])
     hid = np.zeros(nh, np.float32)

@@ -102,7 +102,8 @@ def train_classes(opts: dict[str, Adam], boards: NDArray[np.int8], targets: NDAr
     ``boards`` of its class against ``targets`` (:func:`analyzer.train.base.train_epochs`, in class
     order); returns the mean loss per class that had positions and was trained."""
     classes = np.zeros(len(boards), np.int64)
-    xc = np.zeros((len(boards), F.N_CONTACT), np.float32)
+    width = max(opts["contact"].net.n_inputs, opts["crashed"].net.n_inputs)
+    xc = np.zeros((len(boards), width), np.float32)
     xr = np.zeros((len(boards), F.N_RACE), np.float32)
     rows = np.zeros(len(boards), np.int64)
     F.encode_batch(boards, classes, xc, xr, rows)
@@ -111,7 +112,7 @@ def train_classes(opts: dict[str, Adam], boards: NDArray[np.int8], targets: NDAr
         sel = classes == CLASS_OF_KEY[key]
         if key not in keys or not sel.any():
             continue
-        x = (xr if key == "race" else xc)[rows[sel]]
+        x = (xr if key == "race" else xc[:, : opts[key].net.n_inputs])[rows[sel]]
         losses[key] = train_epochs(opts[key], x, targets[sel], batch, rng, epochs)
     return losses
 

@@ -116,14 +116,15 @@ class VariantNet:
     @classmethod
     def from_standard(cls, variant: str, std: NetSet, seed: int = 0) -> VariantNet:
         """Dutch only: start from the standard contact net. Its inputs are the first
-        ``F.N_CONTACT`` Dutch inputs; the Dutch extras start with small random weights; the
+        ``F.N_CONTACT`` Dutch inputs (the first ``F.N_CONTACT`` of an extended standard net); the
+        Dutch extras start with small random weights; the
         outputs keep win single, win gammon, lose single, lose gammon (the backgammon logits are
         dropped: Dutch has none)."""
         if variant_code(variant) != VAR_DUTCH:
             raise ValueError("only the Dutch net starts from the standard nets")
         vn = cls.initial(variant, hidden=std.contact.hidden, seed=seed)
         c = std.contact
-        vn.net.w1[: F.N_CONTACT] = c.w1
+        vn.net.w1[: F.N_CONTACT] = c.w1[: F.N_CONTACT]  # an extended standard net's extra inputs are not Dutch inputs
         vn.net.w1[F.N_CONTACT:] *= 0.1
         vn.net.b1[:] = c.b1
         vn.net.w2[:] = c.w2[:, [0, 1, 3, 4]]
