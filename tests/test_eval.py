@@ -219,8 +219,10 @@ def test_escape_table_matches_the_direct_count() -> None:
     for b in _selfplay_boards(3):
         F.sides(b, me, them)
         for a, c in ((me, them), (them, me)):
+            blocks = sum(1 << (q + 12) for q in range(1, 25) if c[25 - q] >= 2)
             for p in range(1, 26):
                 assert F._escapes_fast(c, p) == F._escapes(a, c, p)
+                assert F.ESCAPES_BY_WINDOW[(blocks >> p) & 0xFFF] == F._escapes(a, c, p)
                 checked += 1
     assert checked > 5000
 

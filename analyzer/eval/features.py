@@ -242,6 +242,9 @@ def _escape_table() -> np.ndarray:
 
 
 ESCAPES = _escape_table()
+# The same counts indexed by the 12 points below the checker in board order: bit j of the index
+# is the point 12 - j pips ahead (see :func:`_extra_features`).
+ESCAPES_BY_WINDOW = np.array([ESCAPES[int(f"{w:012b}"[::-1], 2)] for w in range(1 << 12)], np.int64)
 
 
 @njit(cache=True)
@@ -478,10 +481,15 @@ def _extra_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, x: int, l
         if me[p] > 0:
             back = p
             break
+    # bit 12 + q: the opponent holds our point q; the escapes from p are indexed by bits p..p+11
+    blocks = 0
+    for q in range(1, 25):
+        if them[25 - q] >= 2:
+            blocks |= 1 << (q + 12)
     fewest = 36
     fewest_back = 36
     for p in range(15, 25):
-        e = _escapes_fast(them, p)
+        e = ESCAPES_BY_WINDOW[(blocks >> p) & 0xFFF]
         if e < fewest:
             fewest = e
         if p <= back and e < fewest_back:
@@ -489,7 +497,7 @@ def _extra_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, x: int, l
     mob = 0
     for p in range(13, 26):
         if me[p] > 0:
-            mob += me[p] * _escapes_fast(them, p)
+            mob += me[p] * ESCAPES_BY_WINDOW[(blocks >> p) & 0xFFF]
     out[x + X_CONTAIN] = 1.0 - fewest / 36.0
     out[x + X_BACK_CONTAIN] = 1.0 - fewest_back / 36.0
     out[x + X_MOBILITY] = mob / 180.0
