@@ -95,8 +95,13 @@ def test_dutch_starts_from_the_standard_contact_net(tmp_path: Path) -> None:
 
     std = NetSet.load(STANDARD_NETS)
     vn = VariantNet.from_standard("dutch", std)
-    assert np.array_equal(vn.net.w1[: F.N_CONTACT], std.contact.w1)
+    # the Dutch inputs start with the v1 contact inputs; an extended standard net's extra rows are left out
+    assert np.array_equal(vn.net.w1[: F.N_CONTACT], std.contact.w1[: F.N_CONTACT])
     assert np.array_equal(vn.net.w2, std.contact.w2[:, [0, 1, 3, 4]])
+    v1 = NetSet.initial(hidden=8, race_hidden=8, seed=2)
+    wide = v1.widened()
+    wide.contact.w1[F.N_CONTACT:] = 1.0
+    assert np.array_equal(VariantNet.from_standard("dutch", wide).net.w1, VariantNet.from_standard("dutch", v1).net.w1)
     vn.save(tmp_path / "d.npz", {"version": "test"})
     back = VariantNet.load(tmp_path / "d.npz")
     assert np.array_equal(back.net.w1, vn.net.w1) and back.meta["inputs"] == V.N_DUTCH
