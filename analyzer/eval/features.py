@@ -24,11 +24,10 @@ opponent's next roll, the containment of the opponent's blockade (1 - fewest esc
 any of the side's points 15..24, and from those at or below its back checker), the mobility of
 its checkers on points 13..25 (their escaping rolls, summed), and the spread of its checkers
 (standard deviation of their pip positions). A net's first-layer size says which encoding it
-reads: the shipped v1 nets read the first ``N_CONTACT`` inputs, which both encodings share.
+reads (:func:`encode_contact_for`): v1 nets (v0.4 and earlier) read the first ``N_CONTACT``
+inputs, which both encodings share; the shipped v0.5 nets read all ``N_CONTACT_EXT``.
 
->>> import math
-
-import numpy as np
+>>> import numpy as np
 >>> from analyzer.core.position import Position
 >>> b = np.frombuffer(Position.start().board, dtype=np.int8)
 >>> int(classify(b)) == CLASS_CONTACT
@@ -227,37 +226,25 @@ def _escapes(me: np.ndarray, them: np.ndarray, p: int) -> int:
     return total
 
 
+@njit(cache=True)
 def _escape_table() -> np.ndarray:
-    """Escaping rolls of :func:`_escapes` for every pattern of opponent points in the 12 pips ahead
-    (bit ``i - 1`` set: a point ``i`` pips ahead is made), computed once at import."""
+    """Escaping rolls of :func:`_escapes` for every pattern of the opponent's points among the 12
+    points below a checker, computed once at import: bit ``j`` of the index set means the point
+    ``12 - j`` pips ahead is made (bit ``j`` is the point ``p - 12 + j`` for a checker on ``p``, so
+    the index is a window of a bitmask of the board, see :func:`_extra_features`)."""
     table = np.zeros(1 << 12, np.int64)
     me = np.zeros(26, np.int64)
-    for mask in range(1 << 12):
-        them = np.zeros(26, np.int64)
-        for i in range(1, 13):
-            if mask >> (i - 1) & 1:
-                them[25 - (13 - i)] = 2
-        table[mask] = _escapes(me, them, 13)
+    them = np.zeros(26, np.int64)
+    for w in range(1 << 12):
+        them[:] = 0
+        for j in range(12):
+            if w >> j & 1:
+                them[25 - (1 + j)] = 2  # a checker on 13: bit j is our point 1 + j
+        table[w] = _escapes(me, them, 13)
     return table
 
 
-ESCAPES = _escape_table()
-# The same counts indexed by the 12 points below the checker in board order: bit j of the index
-# is the point 12 - j pips ahead (see :func:`_extra_features`).
-ESCAPES_BY_WINDOW = np.array([ESCAPES[int(f"{w:012b}"[::-1], 2)] for w in range(1 << 12)], np.int64)
-
-
-@njit(cache=True)
-def _escapes_fast(them: np.ndarray, p: int) -> int:
-    """:func:`_escapes` by table lookup (same counts; ``me`` plays no part in it)."""
-    mask = 0
-    for i in range(1, 13):
-        q = p - i
-        if q < 1:
-            break
-        if them[25 - q] >= 2:
-            mask |= 1 << (i - 1)
-    return int(ESCAPES[mask])
+ESCAPES_BY_WINDOW = _escape_table()
 
 
 @njit(cache=True)
@@ -281,7 +268,7 @@ def _walk(me: np.ndarray, reach: np.ndarray, start: int, d: int, steps: int) -> 
 
 @njit(cache=True)
 def _hit_rolls_reference(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int, int]:
-    """Straightforward version of :func:`_hit_rolls` (marks every point each checker reaches);
+    """Straightforward version of :func:`_hit_stats` (marks every point each checker reaches);
     kept as the reference the fast version is tested against.
 
     Rolls (of 36) with which ``them`` hits at least one blot of ``me``, and rolls that hit two.
@@ -367,7 +354,7 @@ def _their(them: np.ndarray, x: int) -> int:
 
 @njit(cache=True)
 def _reach_blot(me: np.ndarray, them: np.ndarray, bar: int, p: int, d1: int, d2: int) -> bool:
-    """Can ``them`` hit our blot on point ``p`` with the roll (d1, d2)? (Rules of :func:`_hit_rolls`.)"""
+    """Can ``them`` hit our blot on point ``p`` with the roll (d1, d2)? (Rules of :func:`_hit_stats`.)"""
     if d1 != d2:
         if bar >= 2:
             return p in (d1, d2)
@@ -464,23 +451,10 @@ def _hit_stats(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int
 
 
 @njit(cache=True)
-def _hit_rolls(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int, int]:
-    """Rolls (of 36) with which ``them`` hits at least one blot of ``me``, and rolls that hit two
-    (:func:`_hit_stats` without the pips lost)."""
-    one, two, _loss = _hit_stats(me, them, reach)
-    return one, two
-
-
-@njit(cache=True)
-def _extra_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, x: int, loss: int) -> None:
+def _extra_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, x: int, loss: int, back: int) -> None:
     """Write the ``N_EXTRA`` extended units of side ``me`` at ``out[x:]`` (``loss``: the pips lost
-    of :func:`_hit_stats`)."""
+    of :func:`_hit_stats`; ``back``: the side's back checker, 25 on the bar)."""
     out[x + X_PIP_LOSS] = loss / (36.0 * 24.0)
-    back = 0
-    for p in range(25, 0, -1):
-        if me[p] > 0:
-            back = p
-            break
     # bit 12 + q: the opponent holds our point q; the escapes from p are indexed by bits p..p+11
     blocks = 0
     for q in range(1, 25):
@@ -634,34 +608,41 @@ def _side_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, k: int, re
         out[h + F_CONTACT_PIPS] = cp / 152.0
     out[h + F_ON_BAR] = 1.0 if me[25] > 0 else 0.0
     if x >= 0:
-        _extra_features(me, them, out, x, loss)
+        _extra_features(me, them, out, x, loss, back)
+
+
+@njit(cache=True)
+def _encode_contact(b: np.ndarray, out: np.ndarray, n: int) -> None:
+    """The first ``n`` contact inputs of ``b`` (``N_CONTACT`` or ``N_CONTACT_EXT``) into ``out``."""
+    me = np.zeros(26, np.int64)
+    them = np.zeros(26, np.int64)
+    reach = np.zeros(26, np.int64)
+    sides(b, me, them)
+    for i in range(n):
+        out[i] = 0.0
+    ext = n >= N_CONTACT_EXT
+    _side_features(me, them, out, 0, reach, EXTRA_OFFSET if ext else -1)
+    _side_features(them, me, out, SIDE_INPUTS, reach, EXTRA_OFFSET + N_EXTRA if ext else -1)
 
 
 @njit(cache=True)
 def encode_contact(b: np.ndarray, out: np.ndarray) -> None:
     """Write the ``N_CONTACT`` contact/crashed inputs of board ``b`` into ``out``."""
-    me = np.zeros(26, np.int64)
-    them = np.zeros(26, np.int64)
-    reach = np.zeros(26, np.int64)
-    sides(b, me, them)
-    for i in range(N_CONTACT):
-        out[i] = 0.0
-    _side_features(me, them, out, 0, reach, -1)
-    _side_features(them, me, out, SIDE_INPUTS, reach, -1)
+    _encode_contact(b, out, N_CONTACT)
 
 
 @njit(cache=True)
 def encode_contact_ext(b: np.ndarray, out: np.ndarray) -> None:
     """Write the ``N_CONTACT_EXT`` extended contact/crashed inputs of board ``b`` into ``out``
     (the ``N_CONTACT`` inputs of :func:`encode_contact`, then both sides' extended units)."""
-    me = np.zeros(26, np.int64)
-    them = np.zeros(26, np.int64)
-    reach = np.zeros(26, np.int64)
-    sides(b, me, them)
-    for i in range(N_CONTACT_EXT):
-        out[i] = 0.0
-    _side_features(me, them, out, 0, reach, EXTRA_OFFSET)
-    _side_features(them, me, out, SIDE_INPUTS, reach, EXTRA_OFFSET + N_EXTRA)
+    _encode_contact(b, out, N_CONTACT_EXT)
+
+
+@njit(cache=True)
+def encode_contact_for(b: np.ndarray, out: np.ndarray, n_inputs: int) -> None:
+    """The contact encoding a net with ``n_inputs`` inputs reads: the extended one when it has
+    more than ``N_CONTACT`` (``out`` holds at least ``N_CONTACT_EXT`` entries then)."""
+    _encode_contact(b, out, N_CONTACT_EXT if n_inputs > N_CONTACT else N_CONTACT)
 
 
 @njit(cache=True)
@@ -768,9 +749,6 @@ def encode_batch(boards: np.ndarray, classes: np.ndarray, contact_out: np.ndarra
         elif c == CLASS_OVER:
             rows[i] = -1
         else:
-            if contact_out.shape[1] >= N_CONTACT_EXT:
-                encode_contact_ext(boards[i], contact_out[nc])
-            else:
-                encode_contact(boards[i], contact_out[nc])
+            encode_contact_for(boards[i], contact_out[nc], contact_out.shape[1])
             rows[i] = nc
             nc += 1

@@ -291,16 +291,10 @@ def eval_board(b: np.ndarray, W: tuple, xc: np.ndarray, xr: np.ndarray, hid: np.
         F.encode_race(b, xr)
         forward_one(xr, W[8], W[9], W[10], W[11], hid, out)
     elif c == F.CLASS_CRASHED:
-        if W[4].shape[0] > F.N_CONTACT:
-            F.encode_contact_ext(b, xc)
-        else:
-            F.encode_contact(b, xc)
+        F.encode_contact_for(b, xc, W[4].shape[0])
         forward_one(xc, W[4], W[5], W[6], W[7], hid, out)
     else:
-        if W[0].shape[0] > F.N_CONTACT:
-            F.encode_contact_ext(b, xc)
-        else:
-            F.encode_contact(b, xc)
+        F.encode_contact_for(b, xc, W[0].shape[0])
         forward_one(xc, W[0], W[1], W[2], W[3], hid, out)
     return c
 

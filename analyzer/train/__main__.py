@@ -172,13 +172,10 @@ def _cmd_prune(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    nets, info = load_nets_and_info(args.checkpoint)
-    if args.ema:
-        tr = TDTrainer.load(args.checkpoint) if info["kind"] == "td" else None
-        if tr is None or tr.ema is None:
-            raise SystemExit(f"{args.checkpoint} keeps no moving average (a td run with --ema-games N)")
-        nets = tr.ema_nets()
-        info["weights"] = f"moving average over about {tr.cfg.ema_games} games"
+    try:
+        nets, info = load_nets_and_info(args.checkpoint, ema=args.ema)
+    except ValueError as e:
+        raise SystemExit(str(e)) from None
     nets.save(args.out, _manifest(args, info))
     return 0
 

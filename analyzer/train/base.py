@@ -84,6 +84,28 @@ def train_epochs(opt: Adam, x: NDArray[np.float32], t: NDArray[np.float32], batc
     return tot / max(nb, 1)
 
 
+def fold_average(avg: dict[str, NDArray[np.float32]] | None, current: dict[str, NDArray[np.float32]],
+                 games_per_iter: int, ema_games: int) -> dict[str, NDArray[np.float32]] | None:
+    """The moving average of the weights ``current`` over about ``ema_games`` games, after one
+    iteration of ``games_per_iter`` games: None when no average is kept (``ema_games`` <= 0), a
+    copy of ``current`` the first time, else ``avg`` updated in place.
+
+    >>> w = {"w": np.ones(2, np.float32)}
+    >>> a = fold_average(None, w, 2, 4)
+    >>> fold_average(a, {"w": np.zeros(2, np.float32)}, 2, 4)["w"].tolist()
+    [0.5, 0.5]
+    """
+    if ema_games <= 0:
+        return None
+    if avg is None:
+        return {name: a.copy() for name, a in current.items()}
+    keep = np.float32(max(0.0, 1.0 - games_per_iter / ema_games))
+    for name, a in avg.items():
+        a *= keep
+        a += (np.float32(1.0) - keep) * current[name]
+    return avg
+
+
 C = TypeVar("C")
 
 

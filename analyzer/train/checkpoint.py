@@ -19,10 +19,13 @@ import numpy as np
 from analyzer.eval.net import NetSet
 
 
-def load_nets_and_info(path: str | Path) -> tuple[NetSet, dict[str, Any]]:
-    """The nets in ``path`` and a description of where they come from."""
+def load_nets_and_info(path: str | Path, ema: bool = False) -> tuple[NetSet, dict[str, Any]]:
+    """The nets in ``path`` and a description of where they come from; with ``ema`` the
+    moving-average weights of a TD checkpoint (``td --ema-games``; ValueError for any other file)."""
     with np.load(path) as z:
         doc = json.loads(bytes(z["state_json"]).decode()) if "state_json" in z.files else None
+    if ema and (doc is None or doc.get("kind") == "supervised"):
+        raise ValueError(f"{path} keeps no moving average (a td run with --ema-games N)")
     if doc is None:
         nets = NetSet.load(path)
         return nets, {"kind": "nets", "meta": nets.meta}
@@ -35,7 +38,13 @@ def load_nets_and_info(path: str | Path) -> tuple[NetSet, dict[str, Any]]:
     from analyzer.train.td import TDTrainer
 
     tr = TDTrainer.load(path)
-    return tr.nets, {"kind": "td", "games": tr.games, "positions": tr.positions, "config": vars(tr.cfg)}
+    info: dict[str, Any] = {"kind": "td", "games": tr.games, "positions": tr.positions, "config": vars(tr.cfg)}
+    if not ema:
+        return tr.nets, info
+    if tr.ema is None:
+        raise ValueError(f"{path} keeps no moving average (a td run with --ema-games N)")
+    info["weights"] = f"moving average over about {tr.cfg.ema_games} games"
+    return tr.ema_nets(), info
 
 
 def load_nets(path: str | Path) -> NetSet:

@@ -40,7 +40,7 @@ from numpy.typing import NDArray
 
 from analyzer.eval import features as F
 from analyzer.eval.engine import Engine
-from analyzer.eval.net import NOUT, NetSet, weights_fingerprint
+from analyzer.eval.net import NOUT, Net, NetSet, weights_fingerprint
 from analyzer.train.base import Trainer, read_checkpoint, train_epochs, utc_stamp, write_checkpoint
 from analyzer.train.checkpoint import load_nets
 from analyzer.train.optim import Adam
@@ -180,7 +180,7 @@ def starting_nets(nets: NetSet, cfg: FitConfig) -> NetSet:
     """
     out = nets.widened() if cfg.extended else nets.copy()
     if cfg.fresh:
-        out.contact = NetSet.initial(out.contact.hidden, 1, seed=cfg.seed, contact_inputs=out.contact.n_inputs).contact
+        out.contact = Net.initial(out.contact.n_inputs, out.contact.hidden, np.random.default_rng(cfg.seed))
     return out
 
 

@@ -31,11 +31,11 @@ from numpy.typing import NDArray
 
 from analyzer.eval import features as F
 from analyzer.eval.engine import Engine
-from analyzer.eval.net import CLASS_KEYS, Net, NetSet
+from analyzer.eval.net import Net, NetSet
 from analyzer.train.base import utc_stamp, write_checkpoint
 from analyzer.train.optim import PARAMS
 from analyzer.train.selfplay import duel, play_seeded
-from analyzer.train.td import NetSetTrainer, game_seed, read_state, train_classes
+from analyzer.train.td import NetSetTrainer, game_seed, read_state, train_classes, trained_keys
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +128,7 @@ class SupervisedTrainer(NetSetTrainer[SupervisedConfig]):
         engine = Engine(self.nets, cache_size=0, prune=cfg.prune_every > 0)
         targets = engine.evaluate_boards(boards, cfg.target_ply)
         rng = np.random.default_rng([cfg.seed, self.rounds])
-        keys = CLASS_KEYS if cfg.train_race else tuple(k for k in CLASS_KEYS if k != "race")
+        keys = trained_keys(cfg.train_race)
         losses = train_classes(self.opts, boards, targets, cfg.batch, rng, cfg.epochs, keys)
         self.rounds += 1
         self.positions += len(boards)

@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 
 from analyzer.eval import features as F
 from analyzer.eval.net import CLASS_KEYS, NOUT, NetSet
-from analyzer.train.base import C, Trainer, read_checkpoint, train_epochs, utc_stamp, write_checkpoint
+from analyzer.train.base import C, Trainer, fold_average, read_checkpoint, train_epochs, utc_stamp, write_checkpoint
 from analyzer.train.optim import PARAMS, Adam
 from analyzer.train.selfplay import GameBuffers, duel, play_seeded
 
@@ -93,6 +93,15 @@ def read_state(path: Path) -> tuple[dict[str, Any], dict[str, Any], NetSet]:
         for s in PARAMS:
             setattr(net, s, np.array(arrays[f"{key}_{s}"], dtype=np.float32))
     return arrays, doc, nets
+
+
+def trained_keys(train_race: int) -> tuple[str, ...]:
+    """The class keys a run trains: all, or all but the race net (``train_race`` 0).
+
+    >>> trained_keys(0)
+    ('contact', 'crashed')
+    """
+    return CLASS_KEYS if train_race else tuple(k for k in CLASS_KEYS if k != "race")
 
 
 def train_classes(opts: dict[str, Adam], boards: NDArray[np.int8], targets: NDArray[np.float32], batch: int,
@@ -203,18 +212,8 @@ class TDTrainer(NetSetTrainer[TDConfig]):
 
     def _update_ema(self) -> None:
         """Fold the current weights into the moving average (``ema_games`` > 0)."""
-        cfg = self.cfg
-        if cfg.ema_games <= 0:
-            return
-        if self.ema is None:
-            self.ema = {f"{k}_{s}": getattr(n, s).copy() for k, n in self.nets.nets().items() for s in PARAMS}
-            return
-        keep = np.float32(max(0.0, 1.0 - cfg.games_per_iter / cfg.ema_games))
-        for k, n in self.nets.nets().items():
-            for s in PARAMS:
-                a = self.ema[f"{k}_{s}"]
-                a *= keep
-                a += (np.float32(1.0) - keep) * getattr(n, s)
+        current = {f"{k}_{s}": getattr(n, s) for k, n in self.nets.nets().items() for s in PARAMS}
+        self.ema = fold_average(self.ema, current, self.cfg.games_per_iter, self.cfg.ema_games)
 
     # ----------------------------------------------------------------- training
     def iteration(self) -> dict[str, float]:
@@ -236,8 +235,7 @@ class TDTrainer(NetSetTrainer[TDConfig]):
         b = np.concatenate(boards)
         self.positions += len(b)
         rng = np.random.default_rng([cfg.seed, self.iterations])
-        keys = CLASS_KEYS if cfg.train_race else tuple(k for k in CLASS_KEYS if k != "race")
-        losses = train_classes(self.opts, b, np.concatenate(targets), cfg.batch, rng, keys=keys)
+        losses = train_classes(self.opts, b, np.concatenate(targets), cfg.batch, rng, keys=trained_keys(cfg.train_race))
         self._update_ema()
         return losses
 

@@ -41,7 +41,7 @@ from analyzer.eval.net import Net
 from analyzer.eval.variants import features as V
 from analyzer.eval.variants.model import RaceContext, VariantNet, race_context, variant_code
 from analyzer.eval.variants.play import GameBuffers, duel, play_seeded, ppg_and_se
-from analyzer.train.base import Trainer, read_checkpoint, train_epochs, utc_stamp, write_checkpoint
+from analyzer.train.base import Trainer, fold_average, read_checkpoint, train_epochs, utc_stamp, write_checkpoint
 from analyzer.train.optim import PARAMS, Adam
 from analyzer.train.td import game_seed
 
@@ -178,17 +178,8 @@ class VariantTDTrainer(Trainer[VariantTDConfig]):
         return VariantNet(self.vn.variant, Net(*(self.ema[s].copy() for s in PARAMS)), dict(self.vn.meta))
 
     def _update_ema(self) -> None:
-        cfg = self.cfg
-        if cfg.ema_games <= 0:
-            return
-        if self.ema is None:
-            self.ema = {s: getattr(self.vn.net, s).copy() for s in PARAMS}
-            return
-        keep = np.float32(max(0.0, 1.0 - cfg.games_per_iter / cfg.ema_games))
-        for s in PARAMS:
-            a = self.ema[s]
-            a *= keep
-            a += (np.float32(1.0) - keep) * getattr(self.vn.net, s)
+        current = {s: getattr(self.vn.net, s) for s in PARAMS}
+        self.ema = fold_average(self.ema, current, self.cfg.games_per_iter, self.cfg.ema_games)
 
     def iteration(self) -> float:
         """Play one batch of games and train on it; returns the mean loss (nan if nothing trained)."""
