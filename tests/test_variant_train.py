@@ -131,3 +131,68 @@ def test_supervised_round_trains_on_our_own_one_ply_values(tmp_path: Path) -> No
     with pytest.raises(ValueError):
         VariantTDTrainer.supervised_from(tmp_path / "x.npz", tmp_path / "start.npz",
                                          VariantTDConfig(variant="dutch", mode="supervised"))
+
+
+@pytest.mark.parametrize("variant", ["dutch", "mahbusa"])
+def test_variant_target_build_resumes_to_the_same_file(tmp_path: Path, variant: str) -> None:
+    from analyzer.eval.variants.engine import VariantEngine
+    from analyzer.train.variant_dataset import VariantTargetBuilder, VariantTargetsConfig
+
+    teacher = tmp_path / "teacher.npz"
+    VariantNet.initial(variant, hidden=8, seed=3).save(teacher)
+    cfg = VariantTargetsConfig(variant=variant, teacher=str(teacher), ply=1, games_per_chunk=2, sample_every=3)
+    straight = VariantTargetBuilder.create(tmp_path / "a.npz", cfg)
+    straight.run(positions=10**9, should_stop=lambda: straight.chunks >= 2)
+    half = VariantTargetBuilder.create(tmp_path / "b.npz", cfg)
+    half.run(positions=10**9, should_stop=lambda: half.chunks >= 1)
+    resumed = VariantTargetBuilder.load(tmp_path / "b.npz")
+    assert resumed.chunks == 1 and 0 < resumed.positions < straight.positions
+    resumed.run(positions=10**9, should_stop=lambda: resumed.chunks >= 2)
+    again = VariantTargetBuilder.load(tmp_path / "b.npz")
+    for name in ("boards", "targets", "games"):
+        assert np.array_equal(getattr(again, name), getattr(straight, name))
+    assert len(np.unique(again.games)) == 4
+    code = VariantNet.load(teacher).code
+    # only positions the variant net evaluates, each labelled with the teacher's 1-ply value
+    assert all(V.classify(r, code) == V.CLASS_CONTACT for r in again.boards)
+    ref = VariantEngine(variant, VariantNet.load(teacher), cache_size=0).evaluate_boards(again.boards[:5], 1)
+    assert np.allclose(again.targets[:5], ref, atol=1e-6)
+    assert np.allclose(again.targets.sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_variant_target_build_refuses_a_changed_teacher_or_variant(tmp_path: Path) -> None:
+    from analyzer.train.variant_dataset import VariantTargetBuilder, VariantTargetsConfig, load_variant_targets
+
+    teacher = tmp_path / "teacher.npz"
+    VariantNet.initial("mahbusa", hidden=8, seed=3).save(teacher)
+    cfg = VariantTargetsConfig(variant="plakoto", teacher=str(teacher), ply=0, games_per_chunk=1)
+    VariantTargetBuilder.create(tmp_path / "t.npz", cfg).run(positions=1)
+    with pytest.raises(ValueError, match="not a dutch target file"):
+        load_variant_targets([tmp_path / "t.npz"], "dutch")
+    VariantNet.initial("mahbusa", hidden=8, seed=4).save(teacher)
+    with pytest.raises(ValueError, match="no longer holds the teacher"):
+        VariantTargetBuilder.load(tmp_path / "t.npz")
+    with pytest.raises(ValueError, match="holds a mahbusa net"):
+        VariantTargetBuilder.create(tmp_path / "u.npz", VariantTargetsConfig(variant="dutch", teacher=str(teacher)))
+
+
+def test_variant_fit_on_our_targets_through_the_cli(tmp_path: Path) -> None:
+    import json
+
+    from analyzer.train.__main__ import main
+
+    teacher = tmp_path / "teacher.npz"
+    VariantNet.initial("dutch", hidden=8, seed=3).save(teacher)
+    assert main(["variant-targets", "--variant", "dutch", "--teacher", str(teacher), "--out",
+                 str(tmp_path / "t.npz"), "--positions", "150", "--ply", "1", "--games-per-chunk", "3",
+                 "--sample-every", "1"]) == 0
+    out = tmp_path / "fit.npz"
+    assert main(["variant-fit", "--init", str(teacher), "--data", str(tmp_path / "t.npz"), "--out", str(out),
+                 "--epochs", "4", "--lr", "3e-3", "--holdout", "3", "--fresh", "1"]) == 0
+    fitted = VariantNet.load(out)
+    assert fitted.variant == "dutch" and fitted.net.w1.shape == VariantNet.load(teacher).net.w1.shape
+    hist = json.loads(out.with_suffix(".json").read_text())["fit"]["history"]
+    assert [h["epoch"] for h in hist] == [0, 1, 2, 3, 4]
+    errs = [h["holdout"] for h in hist]
+    assert min(errs[1:]) < errs[0]  # a fresh net learns the teacher's values
+    assert not np.array_equal(fitted.net.w1, VariantNet.load(teacher).net.w1)

@@ -18,6 +18,9 @@ Examples::
     python -m analyzer.train variant-td --variant dutch --mode supervised --init-from data/train/dutch_td.npz \
         --checkpoint data/train/dutch_sup.npz --games 300000 --games-per-iter 20 --log runs/dutch_sup.log
     python -m analyzer.train variant-export --checkpoint data/train/dutch_td.npz --out data/nets/dutch.npz
+    python -m analyzer.train variant-targets --variant dutch --teacher data/nets/dutch.npz --out runs/dt1.npz \
+        --positions 400000 --ply 1
+    python -m analyzer.train variant-fit --init data/nets/dutch.npz --data runs/dt1.npz --out runs/dutch_fit.npz
 """
 
 from __future__ import annotations
@@ -230,6 +233,39 @@ def _cmd_variant_td(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_variant_targets(args: argparse.Namespace) -> int:
+    from analyzer.train.variant_dataset import VariantTargetBuilder, VariantTargetsConfig
+
+    tb = _resumed(args, VariantTargetBuilder.load)
+    if tb is None:
+        cfg = VariantTargetsConfig(variant=args.variant, teacher=args.teacher, seed=args.seed)
+        _override(cfg, args)
+        tb = VariantTargetBuilder.create(args.checkpoint, cfg)
+        log.info("new variant target build %s (%s)", args.checkpoint, cfg)
+    tb.run(args.positions, checkpoint_every_s=args.checkpoint_every, should_stop=_stop_on_signals())
+    return 0
+
+
+def _cmd_variant_fit(args: argparse.Namespace) -> int:
+    from analyzer.eval.variants.model import VariantNet
+    from analyzer.train.variant_dataset import VariantFitConfig, load_variant_targets, variant_fit
+
+    cfg = VariantFitConfig()
+    _override(cfg, args)
+    start = VariantNet.load(args.init)
+    try:
+        boards, targets, games = load_variant_targets(args.data, start.variant)
+    except ValueError as e:
+        raise SystemExit(str(e)) from None
+    log.info("variant fit on %d positions of %s (%s)", len(boards), ", ".join(args.data), cfg)
+    best, hist = variant_fit(start, boards, targets, games, cfg)
+    manifest = {k: v for k, v in start.meta.items() if k not in ("benchmarks", "fit")}
+    manifest["fit"] = {"init": args.init, "data": list(args.data), "positions": int(len(boards)),
+                       "config": vars(cfg), "history": hist}
+    best.save(args.out, manifest)
+    return 0
+
+
 def _cmd_variant_export(args: argparse.Namespace) -> int:
     from analyzer.train.variant_td import VariantTDTrainer
 
@@ -314,6 +350,23 @@ def main(argv: list[str] | None = None) -> int:
                    {"extended": "1: the contact and crashed nets read the extended encoding (new inputs start at 0)",
                     "fresh": "1: start the contact net from random weights (the crashed net is kept)"})
     ft.add_argument("--log", help="log file (default: stderr)")
+    vg = sub.add_parser("variant-targets",
+                        help="build (resumably) a file of variant self-play positions and our n-ply targets")
+    vg.add_argument("--variant", default="dutch", help="dutch or mahbusa")
+    vg.add_argument("--out", dest="checkpoint", required=True, help="the target file (resumed if it exists)")
+    vg.add_argument("--teacher", required=True, help="variant net (or variant-td checkpoint) whose n-ply labels")
+    vg.add_argument("--positions", type=int, required=True, help="build until this many positions in total")
+    vg.add_argument("--seed", type=int, default=41)
+    _add_overrides(vg, "ply:i noise:f games-per-chunk:i sample-every:i")
+    vg.add_argument("--checkpoint-every", type=float, default=300.0, help="seconds between saves")
+    vg.add_argument("--log", help="log file (default: stderr)")
+    vf = sub.add_parser("variant-fit", help="train a variant net for epochs over variant target files")
+    vf.add_argument("--init", required=True, help="starting variant net or variant-td checkpoint")
+    vf.add_argument("--data", nargs="+", required=True, help="target files (python -m analyzer.train variant-targets)")
+    vf.add_argument("--out", required=True, help="variant net to write (the best hold-out epoch)")
+    _add_overrides(vf, "epochs:i lr:f lr-decay:f batch:i holdout:i seed:i fresh:i",
+                   {"fresh": "1: start from random weights of the same shape"})
+    vf.add_argument("--log", help="log file (default: stderr)")
     ve = sub.add_parser("variant-export", help="write a variant-td checkpoint's net as shipped weights + manifest")
     ve.add_argument("--checkpoint", required=True)
     ve.add_argument("--out", required=True)
@@ -325,6 +378,10 @@ def main(argv: list[str] | None = None) -> int:
         return _cmd_variant_td(args)
     if args.cmd == "variant-export":
         return _cmd_variant_export(args)
+    if args.cmd == "variant-targets":
+        return _cmd_variant_targets(args)
+    if args.cmd == "variant-fit":
+        return _cmd_variant_fit(args)
     if args.cmd == "td":
         return _cmd_td(args)
     if args.cmd == "supervised":
