@@ -364,8 +364,8 @@ def main(argv: list[str] | None = None) -> int:
     vf.add_argument("--init", required=True, help="starting variant net or variant-td checkpoint")
     vf.add_argument("--data", nargs="+", required=True, help="target files (python -m analyzer.train variant-targets)")
     vf.add_argument("--out", required=True, help="variant net to write (the best hold-out epoch)")
-    _add_overrides(vf, "epochs:i lr:f lr-decay:f batch:i holdout:i seed:i fresh:i",
-                   {"fresh": "1: start from random weights of the same shape"})
+    _add_overrides(vf, "epochs:i lr:f lr-decay:f batch:i holdout:i seed:i fresh:i hidden:i",
+                   {"fresh": "1: start from random weights (of --hidden units; default as many as --init)"})
     vf.add_argument("--log", help="log file (default: stderr)")
     ve = sub.add_parser("variant-export", help="write a variant-td checkpoint's net as shipped weights + manifest")
     ve.add_argument("--checkpoint", required=True)

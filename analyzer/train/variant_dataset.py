@@ -179,7 +179,8 @@ class VariantFitConfig:
     batch: int = 128
     holdout: int = 20
     seed: int = 31
-    fresh: int = 0  # 1: start from random weights of the same shape (seeded by ``seed``)
+    fresh: int = 0  # 1: start from random weights (seeded by ``seed``)
+    hidden: int = 0  # with ``fresh``: the hidden units of the new net (0: as many as the given net)
 
 
 def load_variant_targets(paths: Sequence[Path | str], variant: str
@@ -200,7 +201,7 @@ def load_variant_targets(paths: Sequence[Path | str], variant: str
 
 def variant_fit(vn: VariantNet, boards: NDArray[np.int8], targets: NDArray[np.float32], games: NDArray[np.int64],
                 cfg: VariantFitConfig) -> tuple[VariantNet, list[dict[str, Any]]]:
-    """Train a copy of ``vn`` (fresh weights of its shape with ``cfg.fresh``) on the contact rows
+    """Train a copy of ``vn`` (fresh weights with ``cfg.fresh``, ``cfg.hidden`` units) on the contact rows
     of (``boards``, ``targets``), holding out the positions of every ``cfg.holdout``-th game; the
     net of the epoch with the lowest hold-out mean |equity - target equity| (epoch 0: the start)
     and one record per epoch.
@@ -216,7 +217,7 @@ def variant_fit(vn: VariantNet, boards: NDArray[np.int8], targets: NDArray[np.fl
     code = vn.code
     k = V.n_outcomes(code)
     if cfg.fresh:
-        start = VariantNet.initial(vn.variant, hidden=vn.net.hidden, seed=cfg.seed)
+        start = VariantNet.initial(vn.variant, hidden=cfg.hidden or vn.net.hidden, seed=cfg.seed)
         start.meta = dict(vn.meta)
     else:
         start = vn.copy()
