@@ -183,17 +183,22 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_targets(args: argparse.Namespace) -> int:
-    from analyzer.train.dataset import TargetBuilder, TargetsConfig
-
-    tb = _resumed(args, TargetBuilder.load)
+def _build_targets(args: argparse.Namespace, builder: Any, cfg: Any) -> int:
+    """Resume the target build of ``--checkpoint`` (a ``TargetFileBuilder`` class ``builder``), or
+    start one with ``cfg`` and the command line's overrides; run it to ``--positions``."""
+    tb = _resumed(args, builder.load)
     if tb is None:
-        cfg = TargetsConfig(teacher=args.teacher, seed=args.seed)
         _override(cfg, args)
-        tb = TargetBuilder.create(args.checkpoint, cfg)
+        tb = builder.create(args.checkpoint, cfg)
         log.info("new target build %s (%s)", args.checkpoint, cfg)
     tb.run(args.positions, checkpoint_every_s=args.checkpoint_every, should_stop=_stop_on_signals())
     return 0
+
+
+def _cmd_targets(args: argparse.Namespace) -> int:
+    from analyzer.train.dataset import TargetBuilder, TargetsConfig
+
+    return _build_targets(args, TargetBuilder, TargetsConfig(teacher=args.teacher, seed=args.seed))
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
@@ -236,14 +241,8 @@ def _cmd_variant_td(args: argparse.Namespace) -> int:
 def _cmd_variant_targets(args: argparse.Namespace) -> int:
     from analyzer.train.variant_dataset import VariantTargetBuilder, VariantTargetsConfig
 
-    tb = _resumed(args, VariantTargetBuilder.load)
-    if tb is None:
-        cfg = VariantTargetsConfig(variant=args.variant, teacher=args.teacher, seed=args.seed)
-        _override(cfg, args)
-        tb = VariantTargetBuilder.create(args.checkpoint, cfg)
-        log.info("new variant target build %s (%s)", args.checkpoint, cfg)
-    tb.run(args.positions, checkpoint_every_s=args.checkpoint_every, should_stop=_stop_on_signals())
-    return 0
+    cfg = VariantTargetsConfig(variant=args.variant, teacher=args.teacher, seed=args.seed)
+    return _build_targets(args, VariantTargetBuilder, cfg)
 
 
 def _cmd_variant_fit(args: argparse.Namespace) -> int:

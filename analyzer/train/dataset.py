@@ -33,7 +33,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -49,6 +49,7 @@ from analyzer.train.selfplay import GameBuffers, play_seeded
 from analyzer.train.td import CLASS_OF_KEY, game_seed
 
 log = logging.getLogger(__name__)
+C = TypeVar("C")
 
 
 @dataclass
@@ -64,41 +65,42 @@ class TargetsConfig:
     prune: int = 1
 
 
-class TargetBuilder(Trainer[TargetsConfig]):
-    """A resumable build of (position, target) pairs; ``boards`` (n x 64) and ``targets`` (n x 6)."""
+class TargetFileBuilder(Trainer[C]):
+    """What the target builders share: a resumable file of ``boards`` (n x 64), ``targets`` (n x
+    ``n_out``) and ``games`` (the game of each row), grown one chunk of ``games_per_chunk`` seeded
+    games at a time by a fixed teacher (``fingerprint``). Subclasses say which rows a game gives
+    (:meth:`_rows_of_game`) and how rows are labelled (:meth:`_label`)."""
 
-    def __init__(self, path: Path, cfg: TargetsConfig, teacher: NetSet) -> None:
+    kind = "targets"
+    feature_version = F.FEATURE_VERSION
+
+    def __init__(self, path: Path, cfg: C, fingerprint: str, n_out: int, games_per_chunk: int) -> None:
         super().__init__(path, cfg)
-        self.teacher = teacher
-        self.fingerprint = weights_fingerprint(*teacher.nets().values())
+        self.fingerprint = fingerprint
+        self.games_per_chunk = games_per_chunk
         self.chunks = 0
         self.boards = np.zeros((0, 64), np.int8)
-        self.targets = np.zeros((0, NOUT), np.float32)
+        self.targets = np.zeros((0, n_out), np.float32)
         self.games = np.zeros(0, np.int64)
-        self.buf = GameBuffers()
-        self._engine: Engine | None = None
 
-    @classmethod
-    def create(cls, path: Path | str, cfg: TargetsConfig) -> TargetBuilder:
-        """A new build with the teacher of ``cfg``."""
-        return cls(Path(path), cfg, load_nets(cfg.teacher))
+    def _rows_of_game(self, g: int) -> NDArray[np.int8] | None:
+        """The rows game ``g`` of the build adds (None: none)."""
+        raise NotImplementedError
 
-    @classmethod
-    def load(cls, path: Path | str) -> TargetBuilder:
-        """Resume a build; its teacher file must still hold the same nets."""
-        path = Path(path)
-        arrays, doc = read_checkpoint(path)
-        cfg = TargetsConfig(**doc["config"])
-        tb = cls(path, cfg, load_nets(cfg.teacher))
-        if tb.fingerprint != doc["teacher_fingerprint"]:
-            raise ValueError(f"{cfg.teacher} no longer holds the teacher of {path} "
-                             f"({tb.fingerprint} != {doc['teacher_fingerprint']})")
-        tb.boards = np.array(arrays["boards"], np.int8)
-        tb.targets = np.array(arrays["targets"], np.float32)
-        tb.games = np.array(arrays["games"], np.int64)
-        tb._restore(doc, "chunks")
-        tb._trim_curve("chunks", tb.chunks)
-        return tb
+    def _label(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
+        """The teacher's targets of ``boards``."""
+        raise NotImplementedError
+
+    def _resume(self, arrays: dict[str, Any], doc: dict[str, Any], teacher: str) -> None:
+        """Take a saved build's arrays and counters; its teacher file must still hold the same nets."""
+        if self.fingerprint != doc["teacher_fingerprint"]:
+            raise ValueError(f"{teacher} no longer holds the teacher of {self.path} "
+                             f"({self.fingerprint} != {doc['teacher_fingerprint']})")
+        self.boards = np.array(arrays["boards"], np.int8)
+        self.targets = np.array(arrays["targets"], np.float32)
+        self.games = np.array(arrays["games"], np.int64)
+        self._restore(doc, "chunks")
+        self._trim_curve("chunks", self.chunks)
 
     def optimisers(self) -> list[Adam]:
         return []
@@ -107,29 +109,26 @@ class TargetBuilder(Trainer[TargetsConfig]):
         return f"{self.positions} positions"
 
     def save(self) -> None:
-        doc = {"kind": "targets", "config": asdict(self.cfg), "chunks": self.chunks, "positions": self.positions,
-               "elapsed": self.elapsed, "teacher_fingerprint": self.fingerprint,
-               "feature_version": F.FEATURE_VERSION}
+        doc = {"kind": self.kind, "config": asdict(cast(Any, self.cfg)), "chunks": self.chunks,
+               "positions": self.positions, "elapsed": self.elapsed, "teacher_fingerprint": self.fingerprint,
+               "feature_version": self.feature_version}
         write_checkpoint(self.path, {"boards": self.boards, "targets": self.targets, "games": self.games}, doc)
 
     def iteration(self) -> int:
-        """One chunk: ``games_per_chunk`` games of chunk ``chunks``'s seeds, labelled; returns its size."""
-        cfg = self.cfg
+        """One chunk: the games of chunk ``chunks``'s seeds, labelled; returns its size."""
         out: list[NDArray[np.int8]] = []
         ids: list[NDArray[np.int64]] = []
-        first = self.chunks * cfg.games_per_chunk
-        for g in range(first, first + cfg.games_per_chunk):
-            n, outcome = play_seeded(self.teacher, game_seed(cfg.seed, 20_000_000 + g), cfg.noise, self.buf)
-            if outcome >= 0:
-                out.append(self.buf.states[:n:cfg.sample_every].copy())
-                ids.append(np.full(len(out[-1]), g, np.int64))
+        first = self.chunks * self.games_per_chunk
+        for g in range(first, first + self.games_per_chunk):
+            rows = self._rows_of_game(g)
+            if rows is not None and len(rows):
+                out.append(rows)
+                ids.append(np.full(len(rows), g, np.int64))
         self.chunks += 1
         if not out:
             return 0
         boards = np.concatenate(out)
-        if self._engine is None:
-            self._engine = Engine(self.teacher, cache_size=0, prune=bool(cfg.prune))
-        targets = self._engine.evaluate_boards(boards, cfg.ply)
+        targets = self._label(boards)
         self.boards = np.concatenate([self.boards, boards])
         self.targets = np.concatenate([self.targets, targets])
         self.games = np.concatenate([self.games, *ids])
@@ -149,6 +148,39 @@ class TargetBuilder(Trainer[TargetsConfig]):
         log.info("chunk %d: %d positions (%.1f positions/s)", self.chunks, self.positions,
                  self.positions / max(self.elapsed, 1e-9))
         return rec
+
+
+class TargetBuilder(TargetFileBuilder[TargetsConfig]):
+    """A resumable build of (position, target) pairs; ``boards`` (n x 64) and ``targets`` (n x 6)."""
+
+    def __init__(self, path: Path, cfg: TargetsConfig, teacher: NetSet) -> None:
+        super().__init__(path, cfg, weights_fingerprint(*teacher.nets().values()), NOUT, cfg.games_per_chunk)
+        self.teacher = teacher
+        self.buf = GameBuffers()
+        self._engine: Engine | None = None
+
+    @classmethod
+    def create(cls, path: Path | str, cfg: TargetsConfig) -> TargetBuilder:
+        """A new build with the teacher of ``cfg``."""
+        return cls(Path(path), cfg, load_nets(cfg.teacher))
+
+    @classmethod
+    def load(cls, path: Path | str) -> TargetBuilder:
+        """Resume a build; its teacher file must still hold the same nets."""
+        arrays, doc = read_checkpoint(path)
+        cfg = TargetsConfig(**doc["config"])
+        tb = cls(Path(path), cfg, load_nets(cfg.teacher))
+        tb._resume(arrays, doc, cfg.teacher)
+        return tb
+
+    def _rows_of_game(self, g: int) -> NDArray[np.int8] | None:
+        n, outcome = play_seeded(self.teacher, game_seed(self.cfg.seed, 20_000_000 + g), self.cfg.noise, self.buf)
+        return self.buf.states[:n:self.cfg.sample_every].copy() if outcome >= 0 else None
+
+    def _label(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
+        if self._engine is None:
+            self._engine = Engine(self.teacher, cache_size=0, prune=bool(self.cfg.prune))
+        return self._engine.evaluate_boards(boards, self.cfg.ply)
 
 
 @dataclass
@@ -184,12 +216,16 @@ def starting_nets(nets: NetSet, cfg: FitConfig) -> NetSet:
     return out
 
 
-def load_targets(paths: Sequence[Path | str]) -> tuple[NDArray[np.int8], NDArray[np.float32], NDArray[np.int64]]:
+def load_targets(paths: Sequence[Path | str], check: Callable[[Path | str, dict[str, Any]], None] | None = None
+                 ) -> tuple[NDArray[np.int8], NDArray[np.float32], NDArray[np.int64]]:
     """The boards, targets and game numbers of one or more target files, concatenated in the given
-    order (the game numbers of file ``i`` are offset by ``i * 10**9`` to stay distinct)."""
+    order (the game numbers of file ``i`` are offset by ``i * 10**9`` to stay distinct); ``check``
+    sees each file's path and saved state first (and raises for a file it refuses)."""
     boards, targets, games = [], [], []
     for i, p in enumerate(paths):
-        arrays, _ = read_checkpoint(p)
+        arrays, doc = read_checkpoint(p)
+        if check is not None:
+            check(p, doc)
         boards.append(np.asarray(arrays["boards"], np.int8))
         targets.append(np.asarray(arrays["targets"], np.float32))
         games.append(np.asarray(arrays["games"], np.int64) + i * 10**9)

@@ -28,8 +28,8 @@ No other program's output is involved.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +39,10 @@ from numpy.typing import NDArray
 from analyzer.eval.net import weights_fingerprint
 from analyzer.eval.variants import features as V
 from analyzer.eval.variants.engine import VariantEngine
-from analyzer.eval.variants.model import NMAX, POINTS, VariantNet, race_context, variant_code
+from analyzer.eval.variants.model import NMAX, POINTS, VariantNet, race_context, variant_code, variant_code_name
 from analyzer.eval.variants.play import GameBuffers, play_seeded
-from analyzer.train.base import Trainer, read_checkpoint, train_epochs, utc_stamp, write_checkpoint
+from analyzer.train.base import read_checkpoint, train_epochs
+from analyzer.train.dataset import TargetFileBuilder, load_targets
 from analyzer.train.optim import Adam
 from analyzer.train.td import game_seed
 
@@ -63,21 +64,19 @@ class VariantTargetsConfig:
     sample_every: int = 2
 
 
-class VariantTargetBuilder(Trainer[VariantTargetsConfig]):
+class VariantTargetBuilder(TargetFileBuilder[VariantTargetsConfig]):
     """A resumable build of (position, target) pairs: ``boards`` (n x 64), ``targets`` (n x 5, the
     variant's outcome vector, zero past its outcome count) and ``games`` (the game of each row)."""
 
+    kind = "variant-targets"
+    feature_version = V.FEATURE_VERSION
+
     def __init__(self, path: Path, cfg: VariantTargetsConfig, teacher: VariantNet) -> None:
-        super().__init__(path, cfg)
-        if teacher.variant != variant_name(cfg.variant):
+        super().__init__(path, cfg, weights_fingerprint(teacher.net), NMAX, cfg.games_per_chunk)
+        self.code = variant_code(cfg.variant)
+        if teacher.code != self.code:
             raise ValueError(f"{cfg.teacher} holds a {teacher.variant} net, not {cfg.variant}")
         self.teacher = teacher
-        self.code = variant_code(cfg.variant)
-        self.fingerprint = weights_fingerprint(teacher.net)
-        self.chunks = 0
-        self.boards = np.zeros((0, 64), np.int8)
-        self.targets = np.zeros((0, NMAX), np.float32)
-        self.games = np.zeros(0, np.int64)
         self.buf = GameBuffers()
         self._engine: VariantEngine | None = None
 
@@ -89,84 +88,27 @@ class VariantTargetBuilder(Trainer[VariantTargetsConfig]):
     @classmethod
     def load(cls, path: Path | str) -> VariantTargetBuilder:
         """Resume a build; its teacher file must still hold the same net."""
-        path = Path(path)
         arrays, doc = read_checkpoint(path)
         cfg = VariantTargetsConfig(**doc["config"])
-        tb = cls(path, cfg, VariantNet.load(cfg.teacher))
-        if tb.fingerprint != doc["teacher_fingerprint"]:
-            raise ValueError(f"{cfg.teacher} no longer holds the teacher of {path} "
-                             f"({tb.fingerprint} != {doc['teacher_fingerprint']})")
-        tb.boards = np.array(arrays["boards"], np.int8)
-        tb.targets = np.array(arrays["targets"], np.float32)
-        tb.games = np.array(arrays["games"], np.int64)
-        tb._restore(doc, "chunks")
-        tb._trim_curve("chunks", tb.chunks)
+        tb = cls(Path(path), cfg, VariantNet.load(cfg.teacher))
+        tb._resume(arrays, doc, cfg.teacher)
         return tb
 
-    def optimisers(self) -> list[Adam]:
-        return []
-
-    def progress(self) -> str:
-        return f"{self.positions} positions"
-
-    def save(self) -> None:
-        doc = {"kind": "variant-targets", "config": asdict(self.cfg), "chunks": self.chunks,
-               "positions": self.positions, "elapsed": self.elapsed, "teacher_fingerprint": self.fingerprint,
-               "feature_version": V.FEATURE_VERSION}
-        write_checkpoint(self.path, {"boards": self.boards, "targets": self.targets, "games": self.games}, doc)
-
-    def iteration(self) -> int:
-        """One chunk: ``games_per_chunk`` games of chunk ``chunks``'s seeds, labelled; returns its size."""
+    def _rows_of_game(self, g: int) -> NDArray[np.int8] | None:
         cfg = self.cfg
-        out: list[NDArray[np.int8]] = []
-        ids: list[NDArray[np.int64]] = []
-        first = self.chunks * cfg.games_per_chunk
-        ctx = race_context()
-        for g in range(first, first + cfg.games_per_chunk):
-            n, outcome = play_seeded(self.teacher, game_seed(cfg.seed, SEED_OFFSET + g), cfg.noise, self.buf, ctx)
-            if outcome < 0:
-                continue
-            rows = self.buf.states[:n:cfg.sample_every]
-            keep = np.array([V.classify(r, self.code) == V.CLASS_CONTACT for r in rows], bool)
-            if keep.any():
-                out.append(rows[keep].copy())
-                ids.append(np.full(int(keep.sum()), g, np.int64))
-        self.chunks += 1
-        if not out:
-            return 0
-        boards = np.concatenate(out)
-        if self._engine is None:
-            self._engine = VariantEngine(variant_name(cfg.variant), self.teacher, cache_size=0)
-        targets = self._engine.evaluate_boards(boards, cfg.ply)
-        self.boards = np.concatenate([self.boards, boards])
-        self.targets = np.concatenate([self.targets, targets])
-        self.games = np.concatenate([self.games, *ids])
-        self.positions += len(boards)
-        return len(boards)
-
-    def run(self, positions: int, checkpoint_every_s: float = 300.0,
-            should_stop: Callable[[], bool] | None = None) -> None:
-        """Add chunks until the build holds at least ``positions`` positions (or ``should_stop()``)."""
-        self._loop(lambda: self.positions < positions, checkpoint_every_s, should_stop)
-
-    def _curve_entry(self, losses: list[Any]) -> dict[str, Any] | None:
-        if self.chunks % 10:
+        n, outcome = play_seeded(self.teacher, game_seed(cfg.seed, SEED_OFFSET + g), cfg.noise, self.buf,
+                                 race_context())
+        if outcome < 0:
             return None
-        rec = {"chunks": self.chunks, "positions": self.positions, "elapsed_s": round(self.elapsed, 1),
-               "time": utc_stamp()}
-        log.info("chunk %d: %d positions (%.1f positions/s)", self.chunks, self.positions,
-                 self.positions / max(self.elapsed, 1e-9))
-        return rec
+        rows: NDArray[np.int8] = self.buf.states[:n:cfg.sample_every]
+        keep = np.array([V.classify(r, self.code) == V.CLASS_CONTACT for r in rows], bool)
+        out: NDArray[np.int8] = rows[keep].copy()
+        return out
 
-
-def variant_name(name: str) -> str:
-    """The canonical variant name (``plakoto`` is Mahbusa).
-
-    >>> variant_name("Plakoto"), variant_name("dutch")
-    ('mahbusa', 'dutch')
-    """
-    key = name.strip().lower()
-    return "mahbusa" if key in ("mahbusa", "plakoto") else key
+    def _label(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
+        if self._engine is None:
+            self._engine = VariantEngine(self.teacher.variant, self.teacher, cache_size=0)
+        return self._engine.evaluate_boards(boards, self.cfg.ply)
 
 
 @dataclass
@@ -185,18 +127,15 @@ class VariantFitConfig:
 
 def load_variant_targets(paths: Sequence[Path | str], variant: str
                          ) -> tuple[NDArray[np.int8], NDArray[np.float32], NDArray[np.int64]]:
-    """The boards, targets and game numbers of one or more variant target files, concatenated in
-    the given order (the game numbers of file ``i`` offset by ``i * 10**9`` to stay distinct);
-    ValueError for a file of another variant."""
-    boards, targets, games = [], [], []
-    for i, p in enumerate(paths):
-        arrays, doc = read_checkpoint(p)
-        if doc.get("kind") != "variant-targets" or variant_name(doc["config"]["variant"]) != variant_name(variant):
-            raise ValueError(f"{p} is not a {variant} target file")
-        boards.append(np.asarray(arrays["boards"], np.int8))
-        targets.append(np.asarray(arrays["targets"], np.float32))
-        games.append(np.asarray(arrays["games"], np.int64) + i * 10**9)
-    return np.concatenate(boards), np.concatenate(targets), np.concatenate(games)
+    """:func:`~analyzer.train.dataset.load_targets` of variant target files; ValueError for a file
+    of another kind or variant."""
+    code = variant_code(variant)
+
+    def check(p: Path | str, doc: dict[str, Any]) -> None:
+        if doc.get("kind") != VariantTargetBuilder.kind or variant_code(doc["config"]["variant"]) != code:
+            raise ValueError(f"{p} is not a {variant_code_name(code)} target file")
+
+    return load_targets(paths, check)
 
 
 def variant_fit(vn: VariantNet, boards: NDArray[np.int8], targets: NDArray[np.float32], games: NDArray[np.int64],
@@ -255,4 +194,4 @@ def variant_fit(vn: VariantNet, boards: NDArray[np.int8], targets: NDArray[np.fl
 
 
 __all__ = ["VariantFitConfig", "VariantTargetBuilder", "VariantTargetsConfig", "load_variant_targets",
-           "variant_fit", "variant_name"]
+           "variant_fit"]
