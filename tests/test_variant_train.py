@@ -121,7 +121,7 @@ def test_supervised_round_trains_on_our_own_one_ply_values(tmp_path: Path) -> No
     VariantNet.initial("mahbusa", hidden=8, seed=4).save(tmp_path / "start.npz")
     cfg = VariantTDConfig(variant="mahbusa", mode="supervised", games_per_iter=1, eval_every=0, seed=6,
                           sample_every=4)
-    tr = VariantTDTrainer.supervised_from(tmp_path / "s.npz", tmp_path / "start.npz", cfg)
+    tr = VariantTDTrainer.from_source(tmp_path / "s.npz", tmp_path / "start.npz", cfg)
     before = tr.vn.net.w1.copy()
     tr.run(total_games=2)
     assert tr.positions > 0 and not np.array_equal(before, tr.vn.net.w1)
@@ -129,7 +129,7 @@ def test_supervised_round_trains_on_our_own_one_ply_values(tmp_path: Path) -> No
     assert back.cfg.mode == "supervised" and back.games == 2
     assert np.array_equal(back.vn.net.w1, tr.vn.net.w1)
     with pytest.raises(ValueError):
-        VariantTDTrainer.supervised_from(tmp_path / "x.npz", tmp_path / "start.npz",
+        VariantTDTrainer.from_source(tmp_path / "x.npz", tmp_path / "start.npz",
                                          VariantTDConfig(variant="dutch", mode="supervised"))
 
 
@@ -196,3 +196,32 @@ def test_variant_fit_on_our_targets_through_the_cli(tmp_path: Path) -> None:
     errs = [h["holdout"] for h in hist]
     assert min(errs[1:]) < errs[0]  # a fresh net learns the teacher's values
     assert not np.array_equal(fitted.net.w1, VariantNet.load(teacher).net.w1)
+
+
+def test_a_widened_td_run_starts_from_its_source_outputs(tmp_path: Path) -> None:
+    from analyzer.core.position import Position
+    from analyzer.train.__main__ import main
+
+    src = VariantNet.initial("dutch", hidden=8, seed=3)
+    src.save(tmp_path / "src.npz")
+    cfg = VariantTDConfig(variant="dutch", games_per_iter=1, eval_every=0, seed=2, lam=0.9)
+    tr = VariantTDTrainer.from_source(tmp_path / "w.npz", tmp_path / "src.npz", cfg, hidden=12)
+    assert (tr.cfg.hidden, tr.vn.net.hidden, tr.cfg.init) == (12, 12, str(tmp_path / "src.npz"))
+    x = np.zeros((1, V.N_DUTCH), np.float32)
+    V.encode(np.frombuffer(Position.start("dutch").board, np.int8), V.VAR_DUTCH, x[0])
+    assert np.allclose(tr.vn.net.forward(x), src.net.forward(x), atol=1e-6)
+    assert not np.array_equal(tr.vn.net.w1[:, 8:], np.zeros((V.N_DUTCH, 4), np.float32))
+    tr.run(total_games=2)
+    back = VariantTDTrainer.load(tmp_path / "w.npz")
+    assert (back.games, back.vn.net.hidden) == (2, 12)
+    assert np.abs(back.vn.net.w2[8:]).sum() > 0  # the new units learn
+    with pytest.raises(ValueError, match="narrow"):
+        VariantTDTrainer.from_source(tmp_path / "n.npz", tmp_path / "src.npz", VariantTDConfig(variant="dutch"),
+                                     hidden=4)
+    ck = tmp_path / "cli.npz"
+    assert main(["variant-td", "--variant", "dutch", "--checkpoint", str(ck), "--init-from", str(tmp_path / "src.npz"),
+                 "--games", "1", "--games-per-iter", "1", "--eval-every", "0"]) == 0
+    assert VariantNet.load(ck).net.hidden == 8  # no --hidden: the source's size
+    with pytest.raises(SystemExit, match="narrow"):
+        main(["variant-td", "--variant", "dutch", "--checkpoint", str(tmp_path / "c2.npz"), "--init-from",
+              str(tmp_path / "src.npz"), "--hidden", "4", "--games", "1"])

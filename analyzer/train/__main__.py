@@ -17,6 +17,8 @@ Examples::
         --init standard --log runs/dutch_td.log
     python -m analyzer.train variant-td --variant dutch --mode supervised --init-from data/train/dutch_td.npz \
         --checkpoint data/train/dutch_sup.npz --games 300000 --games-per-iter 20 --log runs/dutch_sup.log
+    python -m analyzer.train variant-td --variant mahbusa --init-from data/nets/mahbusa.npz --hidden 256 \
+        --checkpoint runs/mahbusa_wide.npz --games 200000 --lam 0.9 --lr 5e-5   # a widened continuation
     python -m analyzer.train variant-export --checkpoint data/train/dutch_td.npz --out data/nets/dutch.npz
     python -m analyzer.train variant-targets --variant dutch --teacher data/nets/dutch.npz --out runs/dt1.npz \
         --positions 400000 --ply 1
@@ -224,13 +226,16 @@ def _cmd_variant_td(args: argparse.Namespace) -> int:
 
     tr = _resumed(args, VariantTDTrainer.load)
     if tr is None:
-        cfg = VariantTDConfig(variant=args.variant, seed=args.seed, hidden=args.hidden, init=args.init,
+        cfg = VariantTDConfig(variant=args.variant, seed=args.seed, hidden=args.hidden or 128, init=args.init,
                               mode=args.mode)
         _override(cfg, args)
-        if args.mode == "supervised":
-            if not args.init_from:
-                raise SystemExit("a new supervised run needs --init-from (a variant-td checkpoint or net)")
-            tr = VariantTDTrainer.supervised_from(args.checkpoint, args.init_from, cfg)
+        if args.init_from:
+            try:
+                tr = VariantTDTrainer.from_source(args.checkpoint, args.init_from, cfg, hidden=args.hidden or 0)
+            except ValueError as e:
+                raise SystemExit(f"{args.init_from}: {e}") from None
+        elif args.mode == "supervised":
+            raise SystemExit("a new supervised run needs --init-from (a variant-td checkpoint or net)")
         else:
             tr = VariantTDTrainer.create(args.checkpoint, cfg)
         log.info("new run %s (%s)", args.checkpoint, cfg)
@@ -323,13 +328,14 @@ def main(argv: list[str] | None = None) -> int:
     vt.add_argument("--checkpoint", required=True)
     vt.add_argument("--games", type=int, required=True, help="train until this many games in total")
     vt.add_argument("--seed", type=int, default=1)
-    vt.add_argument("--hidden", type=int, default=128)
+    vt.add_argument("--hidden", type=int, help="hidden units (default 128; with --init-from: the source's size, "
+                    "or more to widen it)")
     vt.add_argument("--init", default="random", help="random, or standard (Dutch: the standard contact net)")
     _add_overrides(vt, "lr:f lam:f noise:f batch:i games-per-iter:i eval-every:i eval-pairs:i ema-games:i",
                    {"ema-games": "keep a moving average of the weights over about N games (export it with --ema)"})
     vt.add_argument("--mode", default="td", choices=("td", "supervised"),
                     help="td: lambda-returns; supervised: targets from our own --ply evaluation")
-    vt.add_argument("--init-from", help="supervised: the checkpoint or net to start from")
+    vt.add_argument("--init-from", help="the checkpoint or net a new run starts from (needed by supervised runs)")
     _add_overrides(vt, "ply:i epochs:i sample-every:i")
     vt.add_argument("--checkpoint-every", type=float, default=300.0, help="seconds between checkpoints")
     vt.add_argument("--log", help="log file (default: stderr)")

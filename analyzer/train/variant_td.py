@@ -57,7 +57,7 @@ class VariantTDConfig:
     variant: str = "dutch"
     seed: int = 1
     hidden: int = 128
-    init: str = "random"  # "standard": Dutch only, start from the standard contact net
+    init: str = "random"  # "standard": Dutch only, the standard contact net; a path: the run began from that net
     lam: float = 0.7
     lr: float = 1e-3
     batch: int = 64
@@ -161,13 +161,21 @@ class VariantTDTrainer(Trainer[VariantTDConfig]):
         write_checkpoint(self.path, arrays, doc)
 
     @classmethod
-    def supervised_from(cls, path: Path | str, source: Path | str, cfg: VariantTDConfig,
-                        ctx: RaceContext | None = None) -> VariantTDTrainer:
-        """A new supervised run (``cfg.mode == "supervised"``) starting from the net of ``source``
-        (a checkpoint or net file), with a fresh optimiser."""
+    def from_source(cls, path: Path | str, source: Path | str, cfg: VariantTDConfig, hidden: int = 0,
+                    ctx: RaceContext | None = None) -> VariantTDTrainer:
+        """A new run (TD or supervised, as ``cfg.mode`` says) starting from the net of ``source``
+        (a checkpoint or net file) with a fresh optimiser; with ``hidden`` above the source's size
+        the net is widened first (:meth:`VariantNet.widened`: the same outputs at the start).
+        ``cfg.hidden`` records the size the run trains."""
         vn = VariantNet.load(source)
         if vn.variant != cfg.variant:
             raise ValueError(f"{source} holds a {vn.variant} net, not {cfg.variant}")
+        if hidden > vn.net.hidden:
+            vn = vn.widened(hidden, seed=cfg.seed)
+        elif hidden and hidden < vn.net.hidden:
+            raise ValueError(f"cannot narrow a net of {vn.net.hidden} hidden units to {hidden}")
+        cfg.hidden = vn.net.hidden
+        cfg.init = str(source)
         vn.meta["init"] = str(source)
         return cls(Path(path), cfg, vn, ctx)
 

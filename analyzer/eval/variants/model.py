@@ -132,6 +132,31 @@ class VariantNet:
         vn.meta["init"] = "standard contact net"
         return vn
 
+    def widened(self, hidden: int, seed: int = 0) -> VariantNet:
+        """A copy with ``hidden`` hidden units that computes the same outputs: the new units get
+        Glorot-scale random input weights and zero output weights, so training can use them from
+        the first step without the net forgetting what it knew.
+
+        >>> vn = VariantNet.initial("dutch", hidden=8, seed=1)
+        >>> wide = vn.widened(12)
+        >>> x = np.random.default_rng(0).random((3, vn.net.n_inputs)).astype(np.float32)
+        >>> wide.net.hidden, bool(np.allclose(wide.net.forward(x), vn.net.forward(x), atol=1e-6))
+        (12, True)
+        """
+        n = self.net
+        if hidden < n.hidden:
+            raise ValueError(f"cannot narrow a net of {n.hidden} hidden units to {hidden}")
+        extra = hidden - n.hidden
+        rng = np.random.default_rng(seed)
+        a1 = math.sqrt(6.0 / (n.n_inputs + hidden))
+        w1 = np.concatenate([n.w1, rng.uniform(-a1, a1, size=(n.n_inputs, extra)).astype(np.float32)], axis=1)
+        b1 = np.concatenate([n.b1, np.zeros(extra, np.float32)])
+        w2 = np.concatenate([n.w2, np.zeros((extra, n.w2.shape[1]), np.float32)], axis=0)
+        meta = dict(self.meta)
+        if extra:
+            meta["widened_from"] = n.hidden
+        return VariantNet(self.variant, Net(np.ascontiguousarray(w1), b1, np.ascontiguousarray(w2), n.b2.copy()), meta)
+
     def kernel_args(self) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
         """``w1``, ``b1``, ``w2`` transposed (outcomes x hidden), ``b2`` for the kernels."""
         n = self.net
