@@ -225,3 +225,27 @@ def test_a_widened_td_run_starts_from_its_source_outputs(tmp_path: Path) -> None
     with pytest.raises(SystemExit, match="narrow"):
         main(["variant-td", "--variant", "dutch", "--checkpoint", str(tmp_path / "c2.npz"), "--init-from",
               str(tmp_path / "src.npz"), "--hidden", "4", "--games", "1"])
+
+
+def test_rollout_targets_are_outcome_frequencies_and_resume_alike(tmp_path: Path) -> None:
+    from analyzer.core.position import Position
+    from analyzer.eval.variants.play import rollout
+    from analyzer.train.variant_dataset import VariantTargetBuilder, VariantTargetsConfig
+
+    VariantNet.initial("dutch", hidden=8, seed=2).save(tmp_path / "teacher.npz")
+    cfg = VariantTargetsConfig(variant="dutch", teacher=str(tmp_path / "teacher.npz"), trials=36,
+                               games_per_chunk=1, sample_every=25, seed=5)
+    whole = VariantTargetBuilder.create(tmp_path / "a.npz", cfg)
+    whole.run(positions=6)
+    part = VariantTargetBuilder.create(tmp_path / "b.npz", cfg)
+    part.run(positions=1)
+    part = VariantTargetBuilder.load(tmp_path / "b.npz")
+    part.run(positions=6)
+    assert np.array_equal(part.boards, whole.boards) and np.array_equal(part.targets, whole.targets)
+    t = whole.targets[:, :4]
+    assert np.allclose(t.sum(axis=1), 1.0) and np.allclose(t * 36, np.round(t * 36), atol=1e-4)
+    # row r is the rollout of its board with the seed of row r
+    r = len(whole.boards) - 1
+    pos = Position(whole.boards[r].tobytes(), "dutch")
+    _, _, counts = rollout(whole.teacher, pos, 36, seed=5 * 1_000_003 + r * 7919 + 1)
+    assert np.allclose(t[r], counts[:4] / counts.sum())

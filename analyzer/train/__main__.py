@@ -362,7 +362,8 @@ def main(argv: list[str] | None = None) -> int:
     vg.add_argument("--teacher", required=True, help="variant net (or variant-td checkpoint) whose n-ply labels")
     vg.add_argument("--positions", type=int, required=True, help="build until this many positions in total")
     vg.add_argument("--seed", type=int, default=41)
-    _add_overrides(vg, "ply:i noise:f games-per-chunk:i sample-every:i")
+    _add_overrides(vg, "ply:i noise:f games-per-chunk:i sample-every:i trials:i",
+                   {"trials": "label by a rollout of this many trials (36: each first roll once) instead of n-ply"})
     vg.add_argument("--checkpoint-every", type=float, default=300.0, help="seconds between saves")
     vg.add_argument("--log", help="log file (default: stderr)")
     vf = sub.add_parser("variant-fit", help="train a variant net for epochs over variant target files")

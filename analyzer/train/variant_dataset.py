@@ -5,7 +5,9 @@ The variant counterpart of :mod:`analyzer.train.dataset` (the recipe of the stan
 * :class:`VariantTargetBuilder` plays seeded self-play games of the variant with a fixed
   *teacher* (one of our own variant nets), keeps every ``sample_every``-th position of each game
   that the variant net evaluates (contact; pure races go to the standard race evaluation) and
-  labels it with the teacher's ``ply``-ply evaluation by our own variant kernels. One chunk of
+  labels it with the teacher's ``ply``-ply evaluation by our own variant kernels, or with
+  ``trials`` > 0 by the outcome frequencies of a short rollout by the teacher (the long-horizon
+  target TD's lambda-returns only approximate). One chunk of
   games at a time, saved atomically, so a long build stops and resumes anywhere (a resumed build
   gives the same file as an uninterrupted one).
 * :func:`variant_fit` trains a copy of a variant net (or a fresh one of the same shape) on such
@@ -36,11 +38,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from analyzer.core.position import Position
 from analyzer.eval.net import weights_fingerprint
 from analyzer.eval.variants import features as V
 from analyzer.eval.variants.engine import VariantEngine
 from analyzer.eval.variants.model import NMAX, POINTS, VariantNet, race_context, variant_code, variant_code_name
-from analyzer.eval.variants.play import GameBuffers, play_seeded
+from analyzer.eval.variants.play import GameBuffers, play_seeded, rollout
 from analyzer.train.base import read_checkpoint, train_epochs
 from analyzer.train.dataset import TargetFileBuilder, load_targets
 from analyzer.train.optim import Adam
@@ -62,6 +65,7 @@ class VariantTargetsConfig:
     noise: float = 0.03
     games_per_chunk: int = 20
     sample_every: int = 2
+    trials: int = 0  # > 0: label by a cubeless rollout of this many trials instead of the ply-ply value
 
 
 class VariantTargetBuilder(TargetFileBuilder[VariantTargetsConfig]):
@@ -108,7 +112,28 @@ class VariantTargetBuilder(TargetFileBuilder[VariantTargetsConfig]):
     def _label(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
         if self._engine is None:
             self._engine = VariantEngine(self.teacher.variant, self.teacher, cache_size=0)
-        return self._engine.evaluate_boards(boards, self.cfg.ply)
+        if self.cfg.trials <= 0:
+            return self._engine.evaluate_boards(boards, self.cfg.ply)
+        return self._rollout_targets(boards)
+
+    def _rollout_targets(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
+        """The outcome frequencies of a ``trials``-trial rollout of each row by the teacher's 0-ply
+        player (first rolls stratified, :func:`~analyzer.eval.variants.play.rollout`); the seed of
+        row ``r`` of the file is a function of the run seed and ``r``, so a resumed build labels
+        alike. A row whose trials all run past the ply limit keeps the teacher's 0-ply value."""
+        out = np.zeros((len(boards), NMAX), np.float32)
+        ctx = race_context()
+        k = V.n_outcomes(self.code)
+        for j, b in enumerate(boards):
+            row = self.positions + j
+            _, _, counts = rollout(self.teacher, Position(b.tobytes(), self.teacher.variant), self.cfg.trials,
+                                   seed=self.cfg.seed * 1_000_003 + row * 7919 + 1, ctx=ctx)
+            if counts.sum() > 0:
+                out[j, :k] = counts[:k] / counts.sum()
+            else:
+                assert self._engine is not None
+                out[j] = self._engine.evaluate_boards(b[None], 0)[0]
+        return out
 
 
 @dataclass
