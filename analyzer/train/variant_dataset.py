@@ -118,7 +118,7 @@ class VariantTargetBuilder(TargetFileBuilder[VariantTargetsConfig]):
 
     def _rollout_targets(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
         """The outcome frequencies of a ``trials``-trial rollout of each row by the teacher's 0-ply
-        player (first rolls stratified, :func:`~analyzer.eval.variants.play.rollout`); the seed of
+        player (first and second rolls stratified: ``latin``, :func:`~analyzer.eval.variants.play.rollout`); the seed of
         row ``r`` of the file is a function of the run seed and ``r``, so a resumed build labels
         alike. A row whose trials all run past the ply limit keeps the teacher's 0-ply value."""
         out = np.zeros((len(boards), NMAX), np.float32)
@@ -126,8 +126,9 @@ class VariantTargetBuilder(TargetFileBuilder[VariantTargetsConfig]):
         k = V.n_outcomes(self.code)
         for j, b in enumerate(boards):
             row = self.positions + j
+            seed = self.cfg.seed * 1_000_003 + row * 7919 + 1
             _, _, counts = rollout(self.teacher, Position(b.tobytes(), self.teacher.variant), self.cfg.trials,
-                                   seed=self.cfg.seed * 1_000_003 + row * 7919 + 1, ctx=ctx)
+                                   seed=seed, ctx=ctx, latin=seed % 36)
             if counts.sum() > 0:
                 out[j, :k] = counts[:k] / counts.sum()
             else:

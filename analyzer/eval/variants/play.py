@@ -366,10 +366,16 @@ def rollout_kernel(board: np.ndarray, variant: int, opts: int, W: tuple, S: tupl
 
 
 def rollout(vn: VariantNet, pos: Position, trials: int = 1296, seed: int = 1, ctx: RaceContext | None = None,
-            max_plies: int = MAX_PLIES) -> tuple[float, float, NDArray[np.int64]]:
+            max_plies: int = MAX_PLIES, latin: int | None = None) -> tuple[float, float, NDArray[np.int64]]:
     """Cubeless rollout of ``pos`` by the net's 0-ply player: (mean points for the side on roll,
     its standard error, counts of each outcome index ``V.WIN1 .. V.DRAW``). Games that reach
     ``max_plies`` are dropped.
+
+    Trial t's first two rolls are the t-th pair of :func:`rollout_kernel` (1,296 trials: every
+    pair once). For shorter rollouts give ``latin`` (0..35): trial i then throws first roll
+    ``i mod 36`` and second roll ``(i mod 36 + i div 36 + latin) mod 36``, so every 36 trials
+    see each first and each second roll once (without it the first 36 trials would all reply
+    with the same second roll).
 
     >>> from analyzer.eval.variants.model import VariantNet
     >>> vn = VariantNet.initial("mahbusa", hidden=8, seed=0)
@@ -381,8 +387,15 @@ def rollout(vn: VariantNet, pos: Position, trials: int = 1296, seed: int = 1, ct
     ws = Workspace(8192)
     out = np.full(trials, -1, np.int64)
     board = np.frombuffer(pos.board, np.int8).copy()
-    cast(Any, rollout_kernel)(board, vn.code, find_variant(vn.variant).options, vn.kernel_args(), *ctx.args(),
-                              tuple(ws.args()), seed, 0, trials, max_plies, out)
+    args = (board, vn.code, find_variant(vn.variant).options, vn.kernel_args(), *ctx.args(), tuple(ws.args()), seed)
+    if latin is None:
+        cast(Any, rollout_kernel)(*args, 0, trials, max_plies, out)
+    else:
+        one = np.zeros(1, np.int64)
+        for i in range(trials):
+            first = i % 36
+            cast(Any, rollout_kernel)(*args, first + 36 * ((first + i // 36 + latin) % 36), 1, max_plies, one)
+            out[i] = one[0]
     done = out[out >= 0]
     counts = np.bincount(done, minlength=5)[:5].astype(np.int64)
     pts = POINTS_OF[done].astype(np.float64)
