@@ -1,0 +1,79 @@
+"""Screen variant nets against a file of rollout-labelled positions (a cheap consistency proxy).
+
+``python -m analyzer.train variant-targets --trials 36`` labels self-play positions with the
+outcome frequencies of a 36-trial rollout by a teacher net (first and second rolls stratified).
+Each label is an unbiased but noisy estimate (variance about 0.03-0.04 points squared) of the
+teacher player's rollout value. For every net given this prints, over the file's positions, the
+mean squared difference between the net's 0-ply equity and the labels, the label noise variance
+estimated from the frequencies, their difference (the net's own error variance against the
+teacher's rollouts), and the paired difference to the first net with its standard error::
+
+    python bench/variant_label_check.py --variant mahbusa --data data/train/mahbusa_ro36.npz \\
+        --nets data/nets/mahbusa.npz runs/mahbusa_wide.npz data/train/mahbusa_gen4.npz
+
+A net whose player differs from the teacher's is measured against the teacher's rollouts, not
+its own, so this screens candidates before the rollouts of ``bench/variant_consistency.py``;
+it does not replace them. Checkpoints are read with their moving-average weights when they keep
+them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+import numpy as np
+
+from analyzer.eval.variants import features as V
+from analyzer.eval.variants.model import POINTS, VariantNet, variant_code
+from analyzer.train.variant_dataset import load_variant_targets
+from analyzer.train.variant_td import VariantTDTrainer
+
+
+def load_any(path: str) -> VariantNet:
+    """A shipped net, or a ``variant-td`` checkpoint's moving average (its weights if none)."""
+    try:
+        return VariantTDTrainer.load(path).ema_net()
+    except (KeyError, ValueError):
+        return VariantNet.load(path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--variant", default="dutch")
+    ap.add_argument("--data", nargs="+", required=True, help="rollout-labelled target files (variant-targets --trials)")
+    ap.add_argument("--nets", nargs="+", required=True, help="nets or checkpoints; the first is the reference")
+    args = ap.parse_args(argv)
+    variant = "mahbusa" if args.variant.lower() in ("mahbusa", "plakoto") else args.variant.lower()
+    code = variant_code(variant)
+    boards, targets, _ = load_variant_targets(args.data, variant)
+    k = V.n_outcomes(code)
+    pts = POINTS[:k].astype(np.float64)
+    t = targets[:, :k].astype(np.float64)
+    t /= t.sum(axis=1, keepdims=True)
+    te = t @ pts
+    x = np.zeros((len(boards), V.n_inputs(code)), np.float32)
+    for i in range(len(boards)):
+        V.encode(boards[i], code, x[i])
+    # trials per label: the smallest count that makes every frequency a whole number
+    trials = next((n for n in (36, 72, 144, 1296) if np.allclose(t * n, np.round(t * n), atol=1e-3)), 0)
+    noise = float(((t @ pts**2 - te**2) / max(trials - 1, 1)).mean()) if trials else float("nan")
+    print(f"variant {variant}  positions {len(boards)}  trials per label {trials or '?'}  "
+          f"label noise variance {noise:.5f}")
+    ref: np.ndarray | None = None
+    for path in args.nets:
+        eq = load_any(path).net.forward(x).astype(np.float64) @ pts
+        sq = (eq - te) ** 2
+        line = f"{path}: MSE {sq.mean():.5f}  net error variance {sq.mean() - noise:.5f}"
+        if ref is None:
+            ref = sq
+        else:
+            d = sq - ref
+            line += f"  minus the first {d.mean():+.5f} +- {d.std(ddof=1) / math.sqrt(len(d)):.5f}"
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
