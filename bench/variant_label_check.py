@@ -27,6 +27,7 @@ import numpy as np
 
 from analyzer.eval.variants import features as V
 from analyzer.eval.variants.model import POINTS, VariantNet, variant_code
+from analyzer.train.base import read_checkpoint
 from analyzer.train.variant_dataset import load_variant_targets
 from analyzer.train.variant_td import VariantTDTrainer
 
@@ -48,6 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     variant = "mahbusa" if args.variant.lower() in ("mahbusa", "plakoto") else args.variant.lower()
     code = variant_code(variant)
     boards, targets, _ = load_variant_targets(args.data, variant)
+    trials = {int(read_checkpoint(p)[1]["config"].get("trials", 0)) for p in args.data}
+    if len(trials) != 1 or min(trials) <= 1:
+        raise SystemExit(f"the files must all be rollout-labelled with one trial count (variant-targets "
+                         f"--trials N), not {sorted(trials)}")
+    n_trials = trials.pop()
     k = V.n_outcomes(code)
     pts = POINTS[:k].astype(np.float64)
     t = targets[:, :k].astype(np.float64)
@@ -56,10 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     x = np.zeros((len(boards), V.n_inputs(code)), np.float32)
     for i in range(len(boards)):
         V.encode(boards[i], code, x[i])
-    # trials per label: the smallest count that makes every frequency a whole number
-    trials = next((n for n in (36, 72, 144, 1296) if np.allclose(t * n, np.round(t * n), atol=1e-3)), 0)
-    noise = float(((t @ pts**2 - te**2) / max(trials - 1, 1)).mean()) if trials else float("nan")
-    print(f"variant {variant}  positions {len(boards)}  trials per label {trials or '?'}  "
+    # the variance of a label's mean: the frequencies' sample variance over n - 1
+    noise = float(((t @ pts**2 - te**2) / (n_trials - 1)).mean())
+    print(f"variant {variant}  positions {len(boards)}  trials per label {n_trials}  "
           f"label noise variance {noise:.5f}")
     ref: np.ndarray | None = None
     for path in args.nets:

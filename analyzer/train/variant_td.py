@@ -170,10 +170,8 @@ class VariantTDTrainer(Trainer[VariantTDConfig]):
         vn = VariantNet.load(source)
         if vn.variant != cfg.variant:
             raise ValueError(f"{source} holds a {vn.variant} net, not {cfg.variant}")
-        if hidden > vn.net.hidden:
-            vn = vn.widened(hidden, seed=cfg.seed)
-        elif hidden and hidden < vn.net.hidden:
-            raise ValueError(f"cannot narrow a net of {vn.net.hidden} hidden units to {hidden}")
+        if hidden and hidden != vn.net.hidden:
+            vn = vn.widened(hidden, seed=cfg.seed)  # ValueError for a smaller size
         cfg.hidden = vn.net.hidden
         cfg.init = str(source)
         vn.meta["init"] = str(source)

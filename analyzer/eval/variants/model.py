@@ -134,7 +134,7 @@ class VariantNet:
 
     def widened(self, hidden: int, seed: int = 0) -> VariantNet:
         """A copy with ``hidden`` hidden units that computes the same outputs: the new units get
-        Glorot-scale random input weights and zero output weights, so training can use them from
+        the random input weights of :meth:`initial` and zero output weights, so training can use them from
         the first step without the net forgetting what it knew.
 
         >>> vn = VariantNet.initial("dutch", hidden=8, seed=1)
@@ -147,9 +147,8 @@ class VariantNet:
         if hidden < n.hidden:
             raise ValueError(f"cannot narrow a net of {n.hidden} hidden units to {hidden}")
         extra = hidden - n.hidden
-        rng = np.random.default_rng(seed)
-        a1 = math.sqrt(6.0 / (n.n_inputs + hidden))
-        w1 = np.concatenate([n.w1, rng.uniform(-a1, a1, size=(n.n_inputs, extra)).astype(np.float32)], axis=1)
+        fresh = VariantNet.initial(self.variant, hidden, seed=seed).net  # the new units' input weights
+        w1 = np.concatenate([n.w1, fresh.w1[:, n.hidden:]], axis=1)
         b1 = np.concatenate([n.b1, np.zeros(extra, np.float32)])
         w2 = np.concatenate([n.w2, np.zeros((extra, n.w2.shape[1]), np.float32)], axis=0)
         meta = dict(self.meta)
