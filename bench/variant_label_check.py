@@ -15,6 +15,12 @@ A net whose player differs from the teacher's is measured against the teacher's 
 its own, so this screens candidates before the rollouts of ``bench/variant_consistency.py``;
 it does not replace them. Checkpoints are read with their moving-average weights when they keep
 them.
+
+``--breakdown`` also says where the first net's error lies: its error variance (each label's own
+noise subtracted) in ten bins of its equity, and for the win and the gammon probability::
+
+    python bench/variant_label_check.py --variant mahbusa --data data/train/mahbusa_ro36.npz \\
+        --nets data/nets/mahbusa.npz --breakdown
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variant", default="dutch")
     ap.add_argument("--data", nargs="+", required=True, help="rollout-labelled target files (variant-targets --trials)")
     ap.add_argument("--nets", nargs="+", required=True, help="nets or checkpoints; the first is the reference")
+    ap.add_argument("--breakdown", action="store_true", help="the first net's error by equity bin and outcome")
     args = ap.parse_args(argv)
     variant = "mahbusa" if args.variant.lower() in ("mahbusa", "plakoto") else args.variant.lower()
     code = variant_code(variant)
@@ -68,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
           f"label noise variance {noise:.5f}")
     ref: np.ndarray | None = None
     for path in args.nets:
-        eq = load_any(path).net.forward(x).astype(np.float64) @ pts
+        probs = load_any(path).net.forward(x).astype(np.float64)
+        eq = probs @ pts
         sq = (eq - te) ** 2
         line = f"{path}: MSE {sq.mean():.5f}  net error variance {sq.mean() - noise:.5f}"
         if ref is None:
@@ -77,7 +85,36 @@ def main(argv: list[str] | None = None) -> int:
             d = sq - ref
             line += f"  minus the first {d.mean():+.5f} +- {d.std(ddof=1) / math.sqrt(len(d)):.5f}"
         print(line)
+        if args.breakdown and path == args.nets[0]:
+            print(breakdown(probs, t, eq, te, n_trials))
     return 0
+
+
+def breakdown(probs: np.ndarray, t: np.ndarray, eq: np.ndarray, te: np.ndarray, n_trials: int) -> str:
+    """Lines of the net's error variance (label noise subtracted position by position) in ten
+    equal-count bins of the net's equity, then for the win and the gammon probabilities.
+
+    >>> rng = np.random.default_rng(1)
+    >>> p = rng.dirichlet(np.ones(4), 40)
+    >>> print(breakdown(p, p, p @ POINTS[:4], p @ POINTS[:4], 36).splitlines()[0])
+    equity bin       positions  error variance  label noise
+    """
+    pts = POINTS[: t.shape[1]].astype(np.float64)
+    noise = (t @ pts**2 - te**2) / (n_trials - 1)
+    err = (te - eq) ** 2 - noise
+    edges = np.quantile(eq, np.linspace(0.0, 1.0, 11))
+    which = np.digitize(eq, edges[1:-1])
+    lines = [f"{'equity bin':16s} {'positions':>9s}  {'error variance':>14s}  {'label noise':>11s}"]
+    for j in range(10):
+        m = which == j
+        if m.any():
+            lines.append(f"{edges[j]:+.2f} .. {edges[j + 1]:+.2f}   {int(m.sum()):9d}  {err[m].mean():14.5f}  "
+                         f"{noise[m].mean():11.5f}")
+    for name, cols in (("win", [0, 1]), ("gammon", [1, 3])):
+        f, g = t[:, cols].sum(axis=1), probs[:, cols].sum(axis=1)
+        v = ((f - g) ** 2 - f * (1.0 - f) / (n_trials - 1)).mean()
+        lines.append(f"{name} probability: error variance {v:.5f}, bias {(f - g).mean():+.5f}")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
