@@ -70,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(len(boards)):
         V.encode(boards[i], code, x[i])
     # the variance of a label's mean: the frequencies' sample variance over n - 1
-    noise = float(((t @ pts**2 - te**2) / (n_trials - 1)).mean())
+    noise_each = (t @ pts**2 - te**2) / (n_trials - 1)
+    noise = float(noise_each.mean())
     print(f"variant {variant}  positions {len(boards)}  trials per label {n_trials}  "
           f"label noise variance {noise:.5f}")
     ref: np.ndarray | None = None
@@ -86,22 +87,23 @@ def main(argv: list[str] | None = None) -> int:
             line += f"  minus the first {d.mean():+.5f} +- {d.std(ddof=1) / math.sqrt(len(d)):.5f}"
         print(line)
         if args.breakdown and path == args.nets[0]:
-            print(breakdown(probs, t, eq, te, n_trials))
+            print(breakdown(probs, t, noise_each, n_trials))
     return 0
 
 
-def breakdown(probs: np.ndarray, t: np.ndarray, eq: np.ndarray, te: np.ndarray, n_trials: int) -> str:
-    """Lines of the net's error variance (label noise subtracted position by position) in ten
-    equal-count bins of the net's equity, then for the win and the gammon probabilities.
+def breakdown(probs: np.ndarray, t: np.ndarray, noise: np.ndarray, n_trials: int) -> str:
+    """Lines of the net's error variance (``noise``, each label's own noise variance, subtracted
+    position by position) in ten equal-count bins of the net's equity ``probs @ POINTS``, then for
+    the win and the gammon probabilities against the label frequencies ``t``.
 
     >>> rng = np.random.default_rng(1)
     >>> p = rng.dirichlet(np.ones(4), 40)
-    >>> print(breakdown(p, p, p @ POINTS[:4], p @ POINTS[:4], 36).splitlines()[0])
+    >>> print(breakdown(p, p, np.zeros(40), 36).splitlines()[0])
     equity bin       positions  error variance  label noise
     """
     pts = POINTS[: t.shape[1]].astype(np.float64)
-    noise = (t @ pts**2 - te**2) / (n_trials - 1)
-    err = (te - eq) ** 2 - noise
+    eq = probs @ pts
+    err = (t @ pts - eq) ** 2 - noise
     edges = np.quantile(eq, np.linspace(0.0, 1.0, 11))
     which = np.digitize(eq, edges[1:-1])
     lines = [f"{'equity bin':16s} {'positions':>9s}  {'error variance':>14s}  {'label noise':>11s}"]

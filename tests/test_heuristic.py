@@ -3,10 +3,8 @@ duplicate-dice strength bench (``bench/variant_strength.py``)."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
+from collections.abc import Callable
 from types import ModuleType
 
 import numpy as np
@@ -15,17 +13,6 @@ import pytest
 from analyzer.core.position import Position
 from analyzer.eval.heuristic import choose_play, score_boards
 from analyzer.rules import find_variant
-
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "variant_strength.py"
-
-
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("variant_strength", BENCH)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["variant_strength"] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _chosen(variant: str, notation: str, dice: tuple[int, int]) -> str:
@@ -101,8 +88,9 @@ def test_choose_play_returns_a_legal_row(variant: str) -> None:
 
 
 @pytest.mark.parametrize("variant", ["standard", "dutch", "mahbusa"])
-def test_heuristic_beats_random(variant: str, capsys: pytest.CaptureFixture[str]) -> None:
-    bench = _bench()
+def test_heuristic_beats_random(variant: str, capsys: pytest.CaptureFixture[str],
+                                bench_script: Callable[[str], ModuleType]) -> None:
+    bench = bench_script("variant_strength")
     assert bench.main(["--variant", variant, "--games", "40", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     line = next(ln for ln in out.splitlines() if ln.startswith("A points per game"))
@@ -110,8 +98,8 @@ def test_heuristic_beats_random(variant: str, capsys: pytest.CaptureFixture[str]
     assert ppg > 0
 
 
-def test_duplicate_pairs_replay_the_same_dice() -> None:
-    bench = _bench()
+def test_duplicate_pairs_replay_the_same_dice(bench_script: Callable[[str], ModuleType]) -> None:
+    bench = bench_script("variant_strength")
     rules = find_variant("dutch")
     dice = bench.DiceStream(random.Random(5), rules)
     first = [dice.next() for _ in range(30)]
@@ -119,7 +107,8 @@ def test_duplicate_pairs_replay_the_same_dice() -> None:
     assert [dice.next() for _ in range(30)] == first
 
 
-def test_a_player_against_itself_scores_zero_in_duplicate(capsys: pytest.CaptureFixture[str]) -> None:
-    bench = _bench()
+def test_a_player_against_itself_scores_zero_in_duplicate(capsys: pytest.CaptureFixture[str],
+                                                           bench_script: Callable[[str], ModuleType]) -> None:
+    bench = bench_script("variant_strength")
     assert bench.main(["--variant", "mahbusa", "--games", "6", "--a", "heuristic", "--b", "heuristic"]) == 0
     assert "A points per game: +0.000 +- 0.000" in capsys.readouterr().out

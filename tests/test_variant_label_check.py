@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -15,20 +14,10 @@ from analyzer.eval.variants import features as V
 from analyzer.eval.variants.model import POINTS, VariantNet, variant_code
 from analyzer.train.variant_dataset import VariantTargetBuilder, VariantTargetsConfig
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "variant_label_check.py"
 
-
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("variant_label_check", BENCH)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["variant_label_check"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_label_check_figures_and_breakdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    bench = _bench()
+def test_label_check_figures_and_breakdown(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           bench_script: Callable[[str], ModuleType]) -> None:
+    bench = bench_script("variant_label_check")
     teacher, other = tmp_path / "teacher.npz", tmp_path / "other.npz"
     VariantNet.initial("dutch", hidden=8, seed=2).save(teacher)
     VariantNet.initial("dutch", hidden=8, seed=9).save(other)
@@ -59,8 +48,9 @@ def test_label_check_figures_and_breakdown(tmp_path: Path, capsys: pytest.Captur
     assert out.count("win probability") == 1 and out.count("gammon probability") == 1
 
 
-def test_label_check_refuses_files_without_rollout_labels(tmp_path: Path) -> None:
-    bench = _bench()
+def test_label_check_refuses_files_without_rollout_labels(tmp_path: Path,
+                                                          bench_script: Callable[[str], ModuleType]) -> None:
+    bench = bench_script("variant_label_check")
     teacher = tmp_path / "teacher.npz"
     VariantNet.initial("dutch", hidden=8, seed=2).save(teacher)
     cfg = VariantTargetsConfig(variant="dutch", teacher=str(teacher), ply=0, games_per_chunk=1, sample_every=30)
