@@ -16,6 +16,14 @@ its own, so this screens candidates before the rollouts of ``bench/variant_consi
 it does not replace them. Checkpoints are read with their moving-average weights when they keep
 them.
 
+``--holdout N`` keeps only the positions of every N-th game, the ones ``variant-fit --holdout N``
+did not train on, so a net fitted to one part of a label file is screened on the other::
+
+    python -m analyzer.train variant-fit --init data/nets/dutch.npz --data data/train/dutch_ro36.npz \
+        --holdout 5 --out runs/dutch_fit.npz
+    python bench/variant_label_check.py --variant dutch --data data/train/dutch_ro36.npz --holdout 5 \
+        --nets data/nets/dutch.npz runs/dutch_fit.npz
+
 ``--breakdown`` also says where the first net's error lies: its error variance (each label's own
 noise subtracted) in ten bins of its equity, and for the win and the gammon probability::
 
@@ -52,10 +60,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", nargs="+", required=True, help="rollout-labelled target files (variant-targets --trials)")
     ap.add_argument("--nets", nargs="+", required=True, help="nets or checkpoints; the first is the reference")
     ap.add_argument("--breakdown", action="store_true", help="the first net's error by equity bin and outcome")
+    ap.add_argument("--holdout", type=int, default=0,
+                    help="N: only the positions of every N-th game (those variant-fit --holdout N held out)")
     args = ap.parse_args(argv)
     variant = "mahbusa" if args.variant.lower() in ("mahbusa", "plakoto") else args.variant.lower()
     code = variant_code(variant)
-    boards, targets, _ = load_variant_targets(args.data, variant)
+    boards, targets, games = load_variant_targets(args.data, variant)
+    if args.holdout > 0:
+        held = games % args.holdout == 0
+        boards, targets = boards[held], targets[held]
     trials = {int(read_checkpoint(p)[1]["config"].get("trials", 0)) for p in args.data}
     if len(trials) != 1 or min(trials) <= 1:
         raise SystemExit(f"the files must all be rollout-labelled with one trial count (variant-targets "

@@ -57,3 +57,30 @@ def test_label_check_refuses_files_without_rollout_labels(tmp_path: Path,
     VariantTargetBuilder.create(tmp_path / "ply.npz", cfg).run(positions=2)
     with pytest.raises(SystemExit, match="rollout-labelled"):
         bench.main(["--variant", "dutch", "--data", str(tmp_path / "ply.npz"), "--nets", str(teacher)])
+
+
+def test_label_check_holdout_keeps_only_the_held_out_games(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                            bench_script: Callable[[str], ModuleType]) -> None:
+    bench = bench_script("variant_label_check")
+    teacher = tmp_path / "teacher.npz"
+    VariantNet.initial("dutch", hidden=8, seed=2).save(teacher)
+    cfg = VariantTargetsConfig(variant="dutch", teacher=str(teacher), trials=36, games_per_chunk=1,
+                               sample_every=20, seed=4)
+    data = VariantTargetBuilder.create(tmp_path / "ro.npz", cfg)
+    data.run(positions=12)
+    held = data.games % 2 == 0
+    assert 0 < held.sum() < len(held)
+    assert bench.main(["--variant", "dutch", "--data", str(tmp_path / "ro.npz"), "--nets", str(teacher),
+                       "--holdout", "2"]) == 0
+    out = capsys.readouterr().out
+    assert f"positions {int(held.sum())} " in out
+    # the MSE is over the held-out rows only
+    code = variant_code("dutch")
+    x = np.zeros((int(held.sum()), V.n_inputs(code)), np.float32)
+    for j, i in enumerate(np.flatnonzero(held)):
+        V.encode(data.boards[i], code, x[j])
+    t = data.targets[held, :4].astype(np.float64)
+    te = (t / t.sum(axis=1, keepdims=True)) @ POINTS[:4]
+    eq = VariantNet.load(teacher).net.forward(x).astype(np.float64) @ POINTS[:4]
+    mse = float(re.search(r": MSE ([0-9.]+)", out).group(1))  # type: ignore[union-attr]
+    assert mse == pytest.approx(float(((eq - te) ** 2).mean()), abs=6e-6)
