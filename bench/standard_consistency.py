@@ -39,11 +39,15 @@ from numpy.typing import NDArray
 from analyzer.core import layout as L
 from analyzer.core.position import Position
 from analyzer.eval.engine import Engine
+from analyzer.eval.features import CLASS_RACE, classify
 from analyzer.eval.net import weights_fingerprint
 from analyzer.eval.rollout import rollout
 from analyzer.rules.standard import Standard
 from analyzer.train.selfplay import GameBuffers, play_seeded
 from analyzer.train.td import game_seed
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from variant_consistency import read_records  # noqa: E402  (a sibling bench script)
 
 RULES = Standard()
 DICE = [(a, b) for a in range(1, 7) for b in range(1, 7)]
@@ -51,7 +55,7 @@ DICE = [(a, b) for a in range(1, 7) for b in range(1, 7)]
 
 def sample_position(engine: Engine, index: int, seed: int, buf: GameBuffers) -> Position | None:
     """Position ``index`` of the sample: one non-final position of self-play game ``index``."""
-    n, o = play_seeded(engine.nets, game_seed(seed, index), 0.05, buf)
+    n, _ = play_seeded(engine.nets, game_seed(seed, index), 0.05, buf)
     if n < 2:
         return None
     rng = np.random.default_rng([seed, index])
@@ -136,12 +140,6 @@ class GnubgPlayer:
         return float(pts.mean()), float(pts.std(ddof=1) / math.sqrt(trials)), counts
 
 
-def _records(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
 def report(recs: list[dict[str, Any]]) -> list[str]:
     """Lines of figures per engine over the positions every listed engine has."""
     by: dict[str, dict[int, dict[str, Any]]] = {}
@@ -180,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     eng = Engine()
     fp = weights_fingerprint(eng.nets.contact)
     name = args.engine
-    recs = [r for r in _records(out) if r.get("trials") == args.trials and r.get("seed") == args.seed]
+    recs = [r for r in read_records(out) if r.get("trials") == args.trials and r.get("seed") == args.seed]
     done = {int(r["index"]) for r in recs if r["engine"] == name}
     k, n_shards = (int(x) for x in args.shard.split("/"))
     player = GnubgPlayer() if name == "gnubg" and not args.report_only else None
@@ -204,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
                 eq0 = player.equity(b)
                 mean, se, counts = player.rollout(pos, args.trials, rseed)
             own_pips, opp_pips = pos.pips()
-            race = not _contact(b)
+            race = classify(b) == CLASS_RACE
             rec = {"index": i, "seed": args.seed, "trials": args.trials, "engine": name,
                    "net": fp if name == "ours" else "gnubg-0ply", "position": pos.gnubg_id(),
                    "race": race, "pips": [own_pips, opp_pips], "eq0": round(eq0, 5), "rollout": round(mean, 5),
@@ -218,15 +216,6 @@ def main(argv: list[str] | None = None) -> int:
     for line in report(recs):
         print(line)
     return 0
-
-
-def _contact(b: NDArray[np.int8]) -> bool:
-    """True while some checker of one side still has to pass one of the other's."""
-    if b[L.MOVER_BAR] or b[L.OPP_BAR]:
-        return True
-    mover_back = max((p for p in range(1, 25) if b[p] > 0), default=0)
-    opp_back = min((p for p in range(1, 25) if b[p] < 0), default=25)
-    return mover_back > opp_back
 
 
 if __name__ == "__main__":

@@ -65,7 +65,7 @@ def net_fingerprint(vn: VariantNet) -> str:
     return weights_fingerprint(vn.net)
 
 
-def _records(path: Path) -> list[dict[str, Any]]:
+def read_records(path: Path) -> list[dict[str, Any]]:
     """The records of a results file (none if it does not exist yet)."""
     if not path.exists():
         return []
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     done: dict[int, dict[str, float]] = {}
 
-    source = ({int(r["index"]): r for r in _records(Path(args.positions_from)) if r.get("trials") == args.trials}
+    source = ({int(r["index"]): r for r in read_records(Path(args.positions_from)) if r.get("trials") == args.trials}
               if args.positions_from else None)  # paired: the same trial count (and so the same rollout dice)
     source_name = Path(args.positions_from).name if args.positions_from else None
 
@@ -104,12 +104,12 @@ def main(argv: list[str] | None = None) -> int:
         return (rec.get("trials") == args.trials and rec.get("seed") == args.seed and rec.get("net") == fp
                 and rec.get("positions_from") == source_name)
 
-    for rec in _records(out):
+    for rec in read_records(out):
         if ours(rec):
             done[int(rec["index"])] = rec
     merged = []
     for other in args.merge:
-        for rec in _records(Path(other)):
+        for rec in read_records(Path(other)):
             if ours(rec) and int(rec["index"]) not in done:
                 done[int(rec["index"])] = rec
                 merged.append(rec)
