@@ -20,6 +20,13 @@ where it stopped. ``--shard K/N`` takes positions ``i`` with ``i mod N == K`` on
     python bench/variant_consistency.py --variant dutch --out runs/consistency_dutch.jsonl \
         --merge runs/cons_dutch_*.jsonl                  # report over all shards
 
+``--ply N`` (1 or 2) also values the positions at N-ply against the same rollouts (the rollouts
+are those of the 0-ply player; no new rollouts with ``--report-only``): how close the deeper
+searches of an analysis come::
+
+    python bench/variant_consistency.py --variant dutch --report-only --ply 2 \
+        --out data/train/dutch_consistency.jsonl
+
 ``--positions-from FILE`` takes the positions of an earlier results file instead of sampling them
 (same indices, same rollout seeds) and also reports that file's figures on the same positions: a
 paired comparison of two nets, much less noisy than two samples of their own::
@@ -85,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--positions-from", help="results JSONL whose positions to roll out (paired comparison)")
     ap.add_argument("--report-only", action="store_true", help="report what --out holds; run no rollouts")
     ap.add_argument("--json", help="also write the summary as JSON to this file")
+    ap.add_argument("--ply", type=int, default=0,
+                    help="also value the results' positions at this ply (1 or 2) against the same rollouts")
     args = ap.parse_args(argv)
     variant = "mahbusa" if args.variant.lower() in ("mahbusa", "plakoto") else args.variant.lower()
     vn = VariantNet.load(args.nets or NETS_DIR / f"{variant}.npz")
@@ -160,6 +169,17 @@ def main(argv: list[str] | None = None) -> int:
               f"{old.mean():.4f}, this net minus it {paired.mean():+.4f} +- {pse:.4f}"
               f" (contact {old[contact].mean() if contact.any() else float('nan'):.4f} -> "
               f"{diffs[contact].mean() if contact.any() else float('nan'):.4f})")
+    if args.ply and len(recs):
+        t1 = time.time()
+        deep = np.array([abs(eng.evaluate(Position(bytes.fromhex(r["position"]), variant), args.ply).equity
+                             - r["rollout"]) for r in recs])
+        gain = deep - diffs
+        print(f"{args.ply}-ply: mean |{args.ply}-ply - rollout| {deep.mean():.4f} +- "
+              f"{deep.std(ddof=1) / math.sqrt(len(deep)) if len(deep) > 1 else float('nan'):.4f}  (contact "
+              f"{deep[contact].mean() if contact.any() else float('nan'):.4f}, race "
+              f"{deep[~contact].mean() if (~contact).any() else float('nan'):.4f}); minus 0-ply's "
+              f"{gain.mean():+.4f} +- {gain.std(ddof=1) / math.sqrt(len(gain)) if len(gain) > 1 else float('nan'):.4f}"
+              f"  ({time.time() - t1:.0f} s)")
     if args.json and len(recs):
         # the spread of (0-ply - rollout) that rollout noise alone would give: E|N(0, se)| = se * sqrt(2/pi)
         noise = float(np.mean(ses) * math.sqrt(2 / math.pi))

@@ -69,6 +69,7 @@ from analyzer.analysis.variants import (
     analyze_variant_checker,
     load_variant_engine,
     opening_kind,
+    rollout_variant_checker,
     variant_luck,
     variant_roll_values,
 )
@@ -395,8 +396,10 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
     module).
 
     Dutch and Mahbusa games are analysed with ``variant_engines[variant]``, or else with the
-    engine :func:`~analyzer.analysis.variants.load_variant_engine` finds (rollouts do not apply
-    to them: they are analysed at ``ply``). Raises :class:`NoEvaluatorError` for a variant
+    engine :func:`~analyzer.analysis.variants.load_variant_engine` finds; with ``rollout`` their
+    checker plays are rolled out (cubeless, played out: a ``truncate`` raises
+    :class:`ValueError`; :func:`~analyzer.analysis.variants.rollout_variant_checker`). Raises
+    :class:`NoEvaluatorError` for a variant
     without an evaluator and :class:`ValueError` for a ply outside
     0..:data:`~analyzer.eval.engine.MAX_PLY`.
     """
@@ -413,6 +416,8 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
             engines[g.variant] = load_variant_engine(g.variant)
     cubeless = any(g.variant != "standard" for g in good) or (not good and record.variant != "standard")
     variant_ply = min(ply, VARIANT_MAX_PLY)
+    if rollout is not None and rollout.truncate is not None and engines:
+        raise ValueError("Dutch and Mahbusa rollouts play every game out: no truncation")
     table = met if met is not None else met_by_name()
     match_met = None if not record.length else table
     rows = _Rows(ply if rollout is None else 0, thresholds, match_met)
@@ -449,9 +454,14 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
                     opp_values = (variant_roll_values(venv, d.position.flip())
                                   if first and kind == "die-off" and d.position.flip() != d.position else None)
                     luck = variant_luck(values, d.dice, opening=kind if first else None, opponent=opp_values)
-                    ca = analyze_variant_checker(venv, d.position, d.dice, d.result, ply=variant_ply,
+                    ca = analyze_variant_checker(venv, d.position, d.dice, d.result,
+                                                 ply=variant_ply if rollout is None else 0,
                                                  move_filter=move_filter, deep_filter=deep_filter)
-                    rows.variant_checker(d, ca, luck, variant_ply)
+                    if rollout is not None:
+                        ca = rollout_variant_checker(venv, d.position, d.dice, ca, trials=rollout.trials,
+                                                     plays=rollout.plays, threshold=rollout.threshold,
+                                                     workers=rollout.workers, seed=seed)
+                    rows.variant_checker(d, ca, luck, variant_ply if rollout is None else 0)
                 done += 1
                 if progress is not None:
                     progress(done, total)
@@ -506,7 +516,9 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
         "rollout": None if rollout is None else {
             "trials": rollout.trials, "truncate": rollout.truncate, "workers": rollout.workers,
             "plays": rollout.plays, "threshold": rollout.threshold, "playing_ply": 0,
-            "variance_reduction": True, "seed": seed},
+            "variance_reduction": bool(standard), "seed": seed,
+            **({"variants": "cubeless, every game played out, no variance reduction, the same dice for every "
+                            "candidate"} if engines else {})},
         **({"variant_ply": variant_ply} if engines else {}),
         "luck_ply": 0,
         "move_filter": {"count": move_filter.count, "threshold": move_filter.threshold},

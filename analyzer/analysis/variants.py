@@ -225,6 +225,33 @@ def analyze_variant_checker(engine: VariantEvaluator, position: Position, dice: 
     return CheckerAnalysis(tuple(pool), found, legal)
 
 
+def rollout_variant_checker(engine: VariantEvaluator, position: Position, dice: tuple[int, int],
+                            first: CheckerAnalysis, *, trials: int, plays: int = 4, threshold: float = 0.08,
+                            workers: int = 1, seed: int = 0) -> CheckerAnalysis:
+    """Roll out the best candidates of ``first`` (a 0-ply :func:`analyze_variant_checker`: at most
+    ``plays`` within ``threshold`` points of the best) and the played play, ``trials`` games each
+    with the same dice for all (:func:`analyzer.eval.variants.rollout.variant_rollout`: cubeless,
+    played out, seeded by ``seed``). The candidates are then the rolled-out plays, best first,
+    valued in the mover's mean points (``ply`` 0: the rollouts are played by the 0-ply net).
+    A forced play is returned as it is. Raises :class:`NoEvaluatorError` when ``engine`` is not
+    the variant net engine (only its nets can play the rollouts).
+    """
+    if first.forced:
+        return first
+    from analyzer.eval.variants.engine import VariantEngine
+    from analyzer.eval.variants.rollout import variant_rollout
+
+    if not isinstance(engine, VariantEngine):
+        raise NoEvaluatorError(f"rollouts of {position.variant} need the variant net engine, "
+                               f"not {type(engine).__name__}")
+    top = [c for c in first.candidates[:plays] if c.equity >= first.best.equity - threshold]
+    chosen = list(dict((c.result, (c.play, c.result)) for c in [*top, first.played]).values())
+    res = variant_rollout(engine, position, dice=dice, trials=trials, seed=seed, workers=workers, plays=chosen)
+    cands = [Candidate(str(c.play), c.result, c.equity, c.probabilities, 0) for c in res.candidates]
+    mine = next(c for c in cands if c.result == first.played.result)
+    return CheckerAnalysis(tuple(cands), mine, first.legal)
+
+
 _POINTS = {
     6: np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0]),  # win 1/2/3, lose 1/2/3 (the standard engine's order)
     5: np.array([1.0, 2.0, -1.0, -2.0, 0.0]),  # win 1/2, lose 1/2, draw (the variant nets' order)

@@ -79,7 +79,8 @@ def analyze(
     those renderers are installed) into the output folder, then prints the per-player summary
     and the five worst decisions (or the summary as JSON). Exit codes: 0 ok, 1 some games could
     not be replayed (the others are analysed), 2 usage error, unreadable file or a variant
-    without an evaluator (Dutch, Mahbusa).
+    whose evaluator is missing. Dutch and Mahbusa have no cube: checker plays only, in points;
+    with --rollout their candidates are rolled out cubeless and played to the end.
     """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -111,6 +112,8 @@ def analyze(
         fail(f"{file}: {e.strerror or 'cannot read the file'}")
     if not records:
         fail(f"{file}: no match found")
+    if settings is not None and settings.truncate is not None and any(r.variant != "standard" for r in records):
+        fail(f"{file}: Dutch and Mahbusa rollouts play every game out; --truncate is for standard games")
     err = Console(stderr=True)
     show = err.is_terminal if progress is None else progress
     engine = standard_engine() if any(_needs_standard(r) for r in records) else None  # variants: not needed

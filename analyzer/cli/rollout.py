@@ -56,25 +56,74 @@ def _value(c: RolloutCandidate) -> float:
     return c.cubeful_equity if c.cubeful_equity is not None else c.equity
 
 
+def _variant_rollout(pos: Any, roll: tuple[int, int] | None, *, trials: int, truncate: int | None,
+                     cubeful: bool | None, cube_play: bool, seed: int, variance_reduction: bool | None,
+                     target_se: float | None, workers: int, max_plays: int, threshold: float,
+                     fmt: OutputFormat) -> None:
+    """``bgreview rollout`` of a Dutch or Mahbusa position (cubeless, played out)."""
+    from analyzer.cli.common import variant_engine
+    from analyzer.eval.variants.rollout import variant_rollout
+    from analyzer.render.terminal import render_text, variant_columns, variant_rollout_table
+
+    name = pos.variant
+    if truncate is not None:
+        fail(f"{name} rollouts play every game out: --truncate is for standard backgammon")
+    if cube_play or cubeful:
+        fail(f"{name} has no doubling cube: --cubeful and --cube-play are for standard backgammon")
+    if variance_reduction:
+        fail(f"{name} rollouts have no variance reduction: --vr is for standard backgammon")
+    try:
+        result = variant_rollout(variant_engine(name), pos, dice=roll, trials=trials, seed=seed,
+                                 max_plays=max_plays, threshold=threshold, target_se=target_se,
+                                 workers=max(1, workers))
+    except ValueError as e:
+        fail(str(e))
+    if fmt is OutputFormat.json:
+        stdout_write(json.dumps(result.as_dict()))
+    elif fmt is OutputFormat.csv:
+        cols = [f for f, _ in variant_columns(name)]
+        lines = ["n,play,equity,equity_se,diff,diff_se," + ",".join(cols) + ",games"]
+        for i, c in enumerate(result.candidates, 1):
+            lines.append(f"{i},{_csv(c.play or '')},{c.equity:+.4f},{c.equity_se:.4f},{c.diff:+.4f},"
+                         f"{c.diff_se:.4f}," + ",".join(f"{getattr(c.probabilities, f):.4f}" for f in cols)
+                         + f",{c.games}")
+        stdout_write("\n".join(lines))
+    else:
+        stdout_write(render_text(variant_rollout_table(result), width=140))
+
+
+def _csv(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"' if any(ch in text for ch in ',"\n') else text
+
+
 @app.command("rollout")
 def rollout_cmd(
     position: Annotated[str, typer.Argument(help="Position: gnubg ID, ID:MatchID, XGID, key or JSON.")],
     dice: Annotated[str | None, typer.Option("--dice", "-d", help="Roll out the plays of this roll, e.g. 31.")] = None,
     trials: Annotated[int, typer.Option("--trials", "-n", help="Number of games.")] = 1296,
     truncate: Annotated[int | None, typer.Option("--truncate", help="Stop each game after N plies.")] = None,
-    cubeful: Annotated[bool, typer.Option("--cubeful/--cubeless", help="Add cube-model equities.")] = True,
+    cubeful: Annotated[bool | None, typer.Option("--cubeful/--cubeless",
+                                                 help="Add cube-model equities (standard; default on).")] = None,
     cube_play: Annotated[bool, typer.Option(
         "--cube-play", help="Play the cube in the rollout games (money or match).")] = False,
     seed: Annotated[int, typer.Option("--seed", help="Dice seed (same seed, same result).")] = 0,
-    variance_reduction: Annotated[bool, typer.Option("--vr/--no-vr", help="Variance reduction.")] = True,
+    variance_reduction: Annotated[bool | None, typer.Option(
+        "--vr/--no-vr", help="Variance reduction (standard; default on).")] = None,
     target_se: Annotated[float | None, typer.Option("--target-se", help="Stop once the equity SE is below.")] = None,
     max_plays: Annotated[int, typer.Option("--plays", help="With --dice: candidates rolled out.")] = 8,
     threshold: Annotated[float, typer.Option("--within", help="With --dice: only plays within this 0-ply equity "
                                                               "of the best.")] = 0.16,
     workers: Annotated[int, typer.Option("--workers", "-j", help="Worker processes.")] = 2,
-    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="table or json.")] = OutputFormat.table,
+    variant: Annotated[str | None, typer.Option(help="Variant for IDs without one (standard, dutch, mahbusa).")]
+    = None,
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv (variants).")]
+    = OutputFormat.table,
 ) -> None:
-    """Roll a position out at 0-ply: chances and equity with standard errors (and the cube decision)."""
+    """Roll a position out at 0-ply: chances and equity with standard errors (and the cube decision).
+
+    Dutch and Mahbusa positions are rolled out cubeless by the variant net, every game played to
+    the end (no --truncate, no variance reduction): expected points of one game.
+    """
     from analyzer.core.ids import parse_position_spec
     from analyzer.core.match import MatchState
     from analyzer.eval.rollout import rollout
@@ -85,12 +134,17 @@ def rollout_cmd(
     if truncate is not None and truncate < 1:
         fail("--truncate must be >= 1")
     try:
-        spec = parse_position_spec(position)
+        spec = parse_position_spec(position, variant=variant)
         roll = parse_dice_text(dice) if dice is not None else spec.dice
     except InputError as e:
         fail(str(e))
     if spec.position.variant != "standard":
-        fail(f"rollouts are for standard backgammon (got {spec.position.variant})")
+        _variant_rollout(spec.position, roll, trials=trials, truncate=truncate, cubeful=cubeful, cube_play=cube_play,
+                         seed=seed, variance_reduction=variance_reduction, target_se=target_se, workers=workers,
+                         max_plays=max_plays, threshold=threshold, fmt=fmt)
+        return
+    cubeful = True if cubeful is None else cubeful
+    variance_reduction = True if variance_reduction is None else variance_reduction
     engine = standard_engine()
     state = spec.match if spec.match is not None else MatchState()
     try:

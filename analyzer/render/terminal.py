@@ -27,11 +27,12 @@ if TYPE_CHECKING:
     from analyzer.analysis.decisions import Candidate
     from analyzer.eval.cube import CubeDecision
     from analyzer.eval.probabilities import Probabilities
+    from analyzer.eval.variants.rollout import VariantRolloutResult
 
 VARIANT_TITLES = {"dutch": "Dutch backgammon", "mahbusa": "Mahbusa"}
 
 __all__ = ["analysis_view", "cube_table", "hint_table", "no_cube_note", "render_text", "summary_table",
-           "variant_columns", "variant_eval_table", "variant_hint_table", "worst_table"]
+           "variant_columns", "variant_eval_table", "variant_hint_table", "variant_rollout_table", "worst_table"]
 
 
 def render_text(renderable: RenderableType, *, width: int = 110) -> str:
@@ -51,6 +52,20 @@ def _counts(counts: dict[str, int], classes: Sequence[str]) -> str:
     return " ".join(str(counts.get(c, 0)) for c in classes)
 
 
+def search_text(meta: dict[str, Any], *, cubeless: bool = False) -> str:
+    """How an analysis valued its decisions: ``N-ply`` (a Dutch or Mahbusa match: the ply its
+    variant engine searched) or the rollouts' trial count.
+
+    >>> search_text({"ply": 3, "variant_ply": 2}, cubeless=True), search_text({"ply": None, "rollout": {"trials": 36}})
+    ('2-ply', 'rollouts of 36 trials')
+    """
+    ro = meta.get("rollout")
+    if isinstance(ro, dict):
+        return f"rollouts of {ro.get('trials', '?')} trials"
+    ply = meta.get("variant_ply") if cubeless and meta.get("variant_ply") is not None else meta.get("ply", "?")
+    return f"{ply}-ply"
+
+
 def summary_table(analysis: MatchAnalysis) -> Table:
     """Per-player table: decisions, error counts, PR with the XG name, gnubg's rate and name, luck."""
     summary = analysis.summary
@@ -64,7 +79,7 @@ def summary_table(analysis: MatchAnalysis) -> Table:
     if cubeless:
         what = f"{VARIANT_TITLES.get(str(match.get('variant')), str(match.get('variant')))} (no cube), {what}"
     unit = "points" if cubeless else "EMG"
-    title = Text(f"{what}, {meta.get('ply', '?')}-ply, thresholds {thr.get('name', '?')}"
+    title = Text(f"{what}, {search_text(meta, cubeless=cubeless)}, thresholds {thr.get('name', '?')}"
                  f" ({'/'.join(classes)})")
     table = Table(title=title, title_justify="left")
     table.add_column("", no_wrap=True)
@@ -244,6 +259,38 @@ def variant_hint_table(plays: Sequence[RankedLike], dice: tuple[int, int], varia
         table.add_row(str(i), f"{r.ply}", Text(r.play or "(no move)"), f"{r.equity:+.3f}",
                       "" if i == 1 else f"{r.equity - best:+.3f}", *_chances(r.probabilities, variant))
     return Group(table, Text(no_cube_note(variant)))
+
+
+def variant_rollout_table(r: VariantRolloutResult) -> Group:
+    """A Dutch or Mahbusa rollout: one row per candidate (or the position), best first, with
+    points and their standard error, the difference from the best over the same dice and its
+    standard error, the outcome frequencies and the games counted; then how it was played and
+    a line that says that there is no cube.
+
+    >>> from analyzer.core.position import Position
+    >>> from analyzer.eval.variants.engine import engine_for
+    >>> from analyzer.eval.variants.rollout import variant_rollout
+    >>> r = variant_rollout(engine_for("dutch"), Position.start("dutch"), dice=(2, 1), trials=36, max_plays=2)
+    >>> text = render_text(variant_rollout_table(r), width=140)
+    >>> "36 trials" in text and "no doubling cube" in text and "+-SE" in text
+    True
+    """
+    variant = r.variant
+    what = f"dice {r.dice[0]}{r.dice[1]}" if r.dice else "before the roll"
+    table = Table(title=f"Rollout of {r.position.key()} ({VARIANT_TITLES.get(variant, variant)}), {what}",
+                  title_justify="left")
+    for col in ("#", "play", "Points", "+-SE", "diff", "+-SE", *(h for _, h in variant_columns(variant)), "games"):
+        table.add_column(col, justify="left" if col == "play" else "right", no_wrap=col == "play")
+    for i, c in enumerate(r.candidates, 1):
+        name = "(position)" if c.play is None else (c.play or "(no move)")
+        table.add_row(str(i), Text(name), f"{c.equity:+.3f}", f"{c.equity_se:.3f}",
+                      "" if i == 1 else f"{c.diff:+.3f}", "" if i == 1 else f"{c.diff_se:.3f}",
+                      *_chances(c.probabilities, variant),
+                      str(c.games) + (f" ({c.dropped} dropped)" if c.dropped else ""))
+    how = (f"{r.trials} trials" + (f" (stopped at SE {r.target_se:g})" if r.stopped_early else "")
+           + ", cubeless, played out by the 0-ply net, no variance reduction, same dice for every candidate"
+           + f", seed {r.seed}, net {r.net}")
+    return Group(table, Text(how), Text(no_cube_note(variant)))
 
 
 def cube_table(cd: CubeDecision) -> Group:

@@ -80,6 +80,11 @@ class VariantEngine:
         self._cache: OrderedDict[tuple[bytes, int], NDArray[np.float32]] = OrderedDict()
         self.cache_size = cache_size
 
+    @property
+    def race_context(self) -> RaceContext:
+        """The race evaluation its kernels use (bear-off databases and the race net)."""
+        return self._ctx
+
     # ----------------------------------------------------------------- raw arrays
     def evaluate_boards(self, boards: NDArray[np.int8], ply: int = 0) -> NDArray[np.float32]:
         """Outcome vectors (n x 5: win 1, win 2, lose 1, lose 2, draw) of ``boards`` (n x 64,

@@ -1,0 +1,289 @@
+"""Rollouts of Dutch backgammon and Mahbusa positions: a position before its roll, or every
+candidate play of a roll, played out to the end by the engine's 0-ply player.
+
+The variants have no cube, so a rollout is cubeless and its equity is expected points of one
+game (single 1, mars or mother win 2, the Mahbusa double-mother draw 0), for the side on roll in
+the given position (the side that plays the candidates when dice are given).
+
+Dice: trial ``i`` throws first the ``(i mod 36)``-th ordered roll and second the
+``(i mod 36 + i div 36) mod 36``-th, so every 36 trials see each first roll once and 1,296 trials
+every pair of first two rolls once; later rolls come from a generator seeded by ``seed`` and
+``i``. Every candidate is played with the same dice in the same trial (common random numbers), so
+the differences between candidates are measured far more precisely than the equities themselves
+(``diff_se``). There is no variance reduction (the luck adjustment would cost about 21 times more
+work per move than it saves in trials for these nets) and no truncation: every game is played
+out (a game longer than ``max_plies`` plies is dropped and counted).
+
+>>> from analyzer.core.position import Position
+>>> from analyzer.eval.variants.engine import engine_for
+>>> r = variant_rollout(engine_for("dutch"), Position.start("dutch"), dice=(6, 5), trials=36, max_plays=2)
+>>> [c.play is not None for c in r.candidates], r.trials
+([True, True], 36)
+>>> abs(r.best.probabilities.win + r.best.probabilities.lose - 1.0) < 1e-9
+True
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+from analyzer.core.position import Position
+from analyzer.eval.net import weights_fingerprint
+from analyzer.eval.probabilities import Probabilities
+from analyzer.eval.variants.engine import VariantEngine
+from analyzer.eval.variants.play import MAX_PLIES, POINTS_OF, rollout_kernel
+from analyzer.rules import find_variant
+from analyzer.rules.kernel import Workspace
+
+__all__ = ["MAX_TRIALS", "VariantRolloutCandidate", "VariantRolloutResult", "variant_rollout"]
+
+MAX_TRIALS = 10_000_000
+_ROUND = 324  # trials per round when stopping at a target standard error (9 x 36)
+_SWAP = np.array([2, 3, 0, 1, 4], np.int64)  # an outcome seen from the other side
+
+
+@dataclass(frozen=True, slots=True)
+class VariantRolloutCandidate:
+    """The rollout of one start: a play's result (``play`` its text) or the position itself
+    (``play`` None), valued for the side on roll in the rolled-out position.
+
+    ``probabilities`` are the outcome frequencies (``win_gammon``/``lose_gammon`` the 2-point
+    results: mars, mother win), ``probabilities_se`` the standard errors of (win, win_gammon,
+    lose_gammon, draw); ``equity`` the mean points with ``equity_se`` and the 95% interval ``equity_ci``;
+    ``diff``/``diff_se`` the difference from the best candidate and its standard error over the
+    same dice (0 for the best); ``games`` the games counted (``dropped`` reached ``max_plies``).
+    """
+
+    play: str | None
+    result: Position
+    probabilities: Probabilities
+    probabilities_se: tuple[float, float, float, float]
+    equity: float
+    equity_se: float
+    equity_ci: tuple[float, float]
+    diff: float
+    diff_se: float
+    games: int
+    dropped: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain values for JSON."""
+        p = self.probabilities
+        return {"play": self.play, "position": self.result.key(), "win": p.win, "win_gammon": p.win_gammon,
+                "lose": p.lose, "lose_gammon": p.lose_gammon, "draw": p.draw,
+                **{f"{n}_se": v for n, v in zip(("win", "win_gammon", "lose_gammon", "draw"), self.probabilities_se,
+                                                 strict=True)},
+                "equity": self.equity, "equity_se": self.equity_se, "equity_ci": list(self.equity_ci),
+                "diff": self.diff, "diff_se": self.diff_se, "games": self.games, "dropped": self.dropped}
+
+
+@dataclass(frozen=True, slots=True)
+class VariantRolloutResult:
+    """What :func:`variant_rollout` returns: ``candidates`` best first (one entry, the position,
+    without dice), the trials played (fewer than asked when ``stopped_early`` at ``target_se``),
+    the seed and the fingerprint of the net that played."""
+
+    variant: str
+    position: Position
+    dice: tuple[int, int] | None
+    candidates: tuple[VariantRolloutCandidate, ...]
+    trials: int
+    trials_requested: int
+    stopped_early: bool
+    seed: int
+    target_se: float | None
+    net: str
+
+    @property
+    def best(self) -> VariantRolloutCandidate:
+        return self.candidates[0]
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain values for JSON (``cube`` is None: the variants have no cube)."""
+        return {"variant": self.variant, "position": self.position.key(),
+                "dice": None if self.dice is None else list(self.dice), "trials": self.trials,
+                "trials_requested": self.trials_requested, "stopped_early": self.stopped_early,
+                "seed": self.seed, "target_se": self.target_se, "net": self.net, "cubeless": True,
+                "variance_reduction": False, "truncate": None, "cube": None,
+                "candidates": [c.as_dict() for c in self.candidates]}
+
+
+# ------------------------------------------------------------------------------ trials
+_JOB: dict[str, Any] = {}
+
+
+def _trial_index(i: int) -> tuple[int, int]:
+    """(kernel trial index 0..1295, block) of trial ``i``: the first two rolls' pair and which
+    run of 1,296 trials it belongs to."""
+    first = i % 36
+    second = (first + i // 36) % 36
+    return first + 36 * second, i // 1296
+
+
+def _run(task: tuple[int, int, int]) -> NDArray[np.int64]:
+    """Outcome indices (mover's view of the start, -1 dropped) of trials ``lo .. hi - 1`` of
+    start ``j`` of the current job."""
+    j, lo, hi = task
+    job = _JOB
+    board = job["starts"][j]
+    out = np.full(hi - lo, -1, np.int64)
+    one = np.zeros(1, np.int64)
+    ws: Workspace = job["ws"]
+    for i in range(lo, hi):
+        t, block = _trial_index(i)
+        cast(Any, rollout_kernel)(board, job["code"], job["opts"], job["W"], *job["ctx"], tuple(ws.args()),
+                                  job["base"] + 1296 * block, t, 1, job["max_plies"], one)
+        out[i - lo] = one[0]
+    return out
+
+
+def _pool_context() -> Any:
+    # fork inherits the compiled kernels and the job; elsewhere spawn (the job is then rebuilt
+    # from nothing in the workers, so run in-process there)
+    return mp.get_context("fork") if sys.platform.startswith("linux") else None
+
+
+def _stats(outs: NDArray[np.int64]) -> tuple[Probabilities, tuple[float, float, float, float], float, float,
+                                              NDArray[np.float64], int]:
+    """Frequencies, their SEs, mean points, its SE, the per-trial points (NaN for dropped
+    games) and the number of games counted, from outcome indices of the reference side."""
+    ok = outs >= 0
+    n = int(ok.sum())
+    pts = np.full(outs.shape[0], np.nan)
+    pts[ok] = POINTS_OF[outs[ok]]
+    if n == 0:
+        nan = float("nan")
+        return Probabilities(nan, nan, 0.0, nan, 0.0, 0.0), (nan, nan, nan, nan), nan, nan, pts, 0
+    o = outs[ok]
+    freq = np.bincount(o, minlength=5)[:5] / n
+    ind = [np.isin(o, [0, 1]), o == 1, o == 3, o == 4]
+    ses = tuple(float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan") for x in ind)
+    probs = Probabilities(float(freq[0] + freq[1]), float(freq[1]), 0.0, float(freq[3]), 0.0, float(freq[4]))
+    v = pts[ok]
+    se = float(v.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+    return probs, cast(tuple[float, float, float, float], ses), float(v.mean()), se, pts, n
+
+
+def variant_rollout(engine: VariantEngine, pos: Position, *, dice: tuple[int, int] | None = None,
+                    trials: int = 1296, seed: int = 0, max_plays: int = 8, threshold: float = 0.16,
+                    target_se: float | None = None, workers: int = 1, max_plies: int = MAX_PLIES,
+                    plays: Sequence[tuple[str, Position]] | None = None) -> VariantRolloutResult:
+    """Roll ``pos`` (a Dutch or Mahbusa position, its side on roll) out with ``engine``'s net:
+    before the roll without ``dice``; with ``dice``, the plays the 0-ply pass ranks best (at most
+    ``max_plays``, within ``threshold`` points of the best) after that roll, or exactly the
+    ``plays`` given as (text, resulting position seen from the mover), e.g. an analysis's
+    candidates and the played play.
+
+    ``target_se`` stops, after a multiple of 324 trials, once every candidate's equity standard
+    error is below it. ``workers`` > 1 plays the trials in that many processes (same results as
+    one). Raises :class:`ValueError` for a standard position, a finished game, dice that are not
+    a roll, or trials outside 1..:data:`MAX_TRIALS`.
+
+    >>> from analyzer.eval.variants.engine import engine_for
+    >>> r = variant_rollout(engine_for("mahbusa"), Position.start("mahbusa"), trials=72, seed=3)
+    >>> r.best.play is None and r.best.games == 72 and r.dice is None
+    True
+    >>> r.as_dict()["cube"] is None
+    True
+    """
+    if pos.variant != engine.variant:
+        raise ValueError(f"the {engine.variant} rollout was given a {pos.variant} position")
+    if not 1 <= trials <= MAX_TRIALS:
+        raise ValueError(f"trials must be 1..{MAX_TRIALS}")
+    if target_se is not None and not target_se > 0:
+        raise ValueError("target_se must be > 0")
+    if max_plays < 1:
+        raise ValueError("max_plays must be >= 1")
+    rules = find_variant(engine.variant)
+    if rules.outcome(pos) is not None:
+        raise ValueError("the game is over: nothing to roll out")
+    names: list[str | None]
+    if dice is None:
+        names = [None]
+        starts = [pos]
+        flips = [False]
+    else:
+        if not all(1 <= d <= 6 for d in dice) or len(dice) != 2:
+            raise ValueError(f"dice must be two numbers 1..6, got {dice}")
+        if plays is None:
+            ranked = engine.rank_plays(pos, dice, 0)
+            best = ranked[0].equity
+            chosen = [(r.play, r.result) for r in ranked[:max_plays] if r.equity >= best - threshold]
+        else:
+            legal = {p.result for p in rules.legal_plays(pos, dice)}
+            chosen = list(dict((result, (text, result)) for text, result in plays).values())  # one per result
+            for text, result in chosen:
+                if result not in legal:
+                    raise ValueError(f"{text!r} is not a legal play of {dice[0]}{dice[1]}")
+            if not chosen:
+                raise ValueError("no plays to roll out")
+        names = [text for text, _ in chosen]
+        starts = [result.flip() for _, result in chosen]  # the opponent is on roll after the play
+        flips = [True] * len(chosen)
+    boards = np.stack([np.frombuffer(s.board, np.int8).copy() for s in starts])
+    _JOB.clear()
+    _JOB.update(starts=boards, code=engine.code, opts=rules.options, W=engine.net.kernel_args(),
+                ctx=engine.race_context.args(), ws=Workspace(8192), base=(seed * 1_000_003) % (2**31),
+                max_plies=max_plies)
+    outs = [np.zeros(0, np.int64) for _ in starts]
+    played = 0
+    stopped = False
+    ctx = _pool_context() if workers > 1 else None
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx) if ctx is not None else None
+    try:
+        while played < trials:
+            step = trials - played if target_se is None else min(_ROUND, trials - played)
+            tasks = _tasks(len(starts), played, played + step, workers if pool is not None else 1)
+            results = list(pool.map(_run, tasks)) if pool is not None else [_run(t) for t in tasks]
+            for (j, _, _), res in zip(tasks, results, strict=True):
+                outs[j] = np.concatenate([outs[j], res])
+            played += step
+            if target_se is not None and played < trials:
+                ses = [_stats(_reference(o, f))[3] for o, f in zip(outs, flips, strict=True)]
+                if all(s < target_se for s in ses):
+                    stopped = True
+                    break
+    finally:
+        if pool is not None:
+            pool.shutdown()
+        _JOB.clear()
+    stats = [_stats(_reference(o, f)) for o, f in zip(outs, flips, strict=True)]
+    order = sorted(range(len(stats)), key=lambda j: -stats[j][2] if not math.isnan(stats[j][2]) else math.inf)
+    best_pts = stats[order[0]][4]
+    cands = []
+    for j in order:
+        probs, pses, eq, se, pts, n = stats[j]
+        both = ~np.isnan(pts) & ~np.isnan(best_pts)
+        d = pts[both] - best_pts[both]
+        diff = float(d.mean()) if len(d) else float("nan")
+        dse = float(d.std(ddof=1) / math.sqrt(len(d))) if len(d) > 1 else float("nan")
+        cands.append(VariantRolloutCandidate(names[j], starts[j].flip() if flips[j] else starts[j], probs, pses,
+                                             eq, se, (eq - 1.96 * se, eq + 1.96 * se), diff, dse, n,
+                                             int(len(pts) - n)))
+    return VariantRolloutResult(engine.variant, pos, dice, tuple(cands), played, trials, stopped, seed, target_se,
+                                weights_fingerprint(engine.net.net))
+
+
+def _reference(outs: NDArray[np.int64], flipped: bool) -> NDArray[np.int64]:
+    """Outcome indices seen from the reference side (the side that played the candidate)."""
+    if not flipped:
+        return outs
+    res = outs.copy()
+    ok = outs >= 0
+    res[ok] = _SWAP[outs[ok]]
+    return res
+
+
+def _tasks(starts: int, lo: int, hi: int, parts: int) -> list[tuple[int, int, int]]:
+    """Split trials ``lo .. hi - 1`` of every start into about ``parts`` chunks each."""
+    size = max(1, math.ceil((hi - lo) / parts))
+    return [(j, a, min(a + size, hi)) for j in range(starts) for a in range(lo, hi, size)]

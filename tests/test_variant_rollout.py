@@ -1,0 +1,202 @@
+"""Rollouts of Dutch and Mahbusa positions (analyzer.eval.variants.rollout) and `bgreview rollout` on them."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from analyzer.cli import app
+from analyzer.core.position import Position
+from analyzer.eval.variants.engine import engine_for
+from analyzer.eval.variants.play import rollout
+from analyzer.eval.variants.rollout import variant_rollout
+
+RACE = "P 1:2 2:1 5:2 | O 24:2 23:1 20:2 | off P10 O10"
+PINNED = "P 14:1 10:1+o 1:13 | O 21:14"  # docs/rules.md notation: our checker pins one of theirs on 10
+runner = CliRunner()
+
+
+def _kernel_seed(seed: int) -> int:
+    return (seed * 1_000_003) % 2**31
+
+
+@pytest.mark.parametrize("variant,text", [("dutch", RACE), ("mahbusa", PINNED)])
+def test_position_rollout_is_the_kernel_rollout_over_every_pair_of_first_rolls(variant, text):
+    # 1,296 trials: each ordered pair of the first two rolls once, so the set of trials is the
+    # compiled rollout's own (which is what the consistency benchmark uses)
+    eng = engine_for(variant)
+    pos = Position.from_notation(text, variant)
+    r = variant_rollout(eng, pos, trials=1296, seed=4)
+    mean, se, counts = rollout(eng.net, pos, 1296, seed=_kernel_seed(4), ctx=eng.race_context)
+    best = r.best
+    assert best.play is None and r.dice is None and r.trials == 1296 and not r.stopped_early
+    assert best.equity == pytest.approx(mean, abs=1e-12) and best.equity_se == pytest.approx(se, abs=1e-12)
+    n = counts.sum()
+    assert best.games == n and best.dropped == 0
+    assert best.probabilities.win == pytest.approx((counts[0] + counts[1]) / n)
+    assert best.probabilities.lose_gammon == pytest.approx(counts[3] / n)
+    assert best.probabilities.draw == pytest.approx(counts[4] / n)
+    lo, hi = best.equity_ci
+    assert lo < best.equity < hi
+
+
+@pytest.mark.parametrize("variant,text,dice", [("dutch", RACE, (6, 2)), ("mahbusa", PINNED, (6, 2)),
+                                               ("mahbusa", RACE, (4, 3))])
+def test_candidates_are_rolled_out_from_the_opponents_side_and_ranked(variant, text, dice):
+    eng = engine_for(variant)
+    pos = Position.from_notation(text, variant)
+    r = variant_rollout(eng, pos, dice=dice, trials=1296, seed=9, max_plays=4, threshold=2.0)
+    legal = {p.result.board for p in eng.rules.legal_plays(pos, dice)}
+    assert r.dice == dice and 1 <= len(r.candidates) <= 4
+    eqs = [c.equity for c in r.candidates]
+    assert eqs == sorted(eqs, reverse=True)
+    assert r.best.diff == 0.0
+    for c in r.candidates:
+        assert c.result.board in legal  # a result of the roll, seen from the side that moved
+        # the opponent is on roll after the play: the same trials from that side, negated
+        mean, _, _ = rollout(eng.net, c.result.flip(), 1296, seed=_kernel_seed(9), ctx=eng.race_context)
+        assert c.equity == pytest.approx(-mean, abs=1e-12)
+        assert c.diff == pytest.approx(c.equity - r.best.equity, abs=1e-12)  # no game dropped: same trials
+
+
+def test_workers_give_the_same_trials_and_a_target_se_stops_early():
+    eng = engine_for("mahbusa")
+    pos = Position.from_notation(PINNED, "mahbusa")
+    one = variant_rollout(eng, pos, dice=(5, 1), trials=400, seed=1)
+    two = variant_rollout(eng, pos, dice=(5, 1), trials=400, seed=1, workers=2)
+    assert [c.as_dict() for c in one.candidates] == [c.as_dict() for c in two.candidates]
+    other = variant_rollout(eng, pos, dice=(5, 1), trials=400, seed=2)
+    assert [c.equity for c in other.candidates] != [c.equity for c in one.candidates]  # the seed matters
+    stopped = variant_rollout(eng, pos, trials=1296, seed=1, target_se=1.0)
+    assert stopped.stopped_early and stopped.trials == 324 and stopped.trials_requested == 1296
+    assert stopped.best.equity_se < 1.0
+
+
+def test_more_than_1296_trials_are_new_games():
+    eng = engine_for("dutch")
+    pos = Position.from_notation(RACE, "dutch")
+    r = variant_rollout(eng, pos, trials=2592, seed=3)
+    first = variant_rollout(eng, pos, trials=1296, seed=3)
+    assert r.best.games == 2592
+    # the second block of 1,296 has the same first two rolls but its own later dice
+    assert r.best.equity_se < first.best.equity_se
+
+
+def test_bad_requests_are_refused():
+    eng = engine_for("dutch")
+    with pytest.raises(ValueError, match="standard position"):
+        variant_rollout(eng, Position.start("standard"))
+    with pytest.raises(ValueError, match="trials"):
+        variant_rollout(eng, Position.start("dutch"), trials=0)
+    with pytest.raises(ValueError, match="over"):
+        variant_rollout(eng, Position.from_notation("P | O 19:14 | off P15 O1", "dutch"))
+    with pytest.raises(ValueError, match="dice"):
+        variant_rollout(eng, Position.start("dutch"), dice=(7, 1))
+
+
+def test_cli_rollout_of_variant_positions():
+    key = Position.from_notation(PINNED, "mahbusa").key()
+    res = runner.invoke(app, ["rollout", key, "--dice", "62", "--trials", "72", "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    assert "Mahbusa" in res.output and "72 trials" in res.output and "no doubling cube" in res.output
+    assert "14/8 10/8" in res.output and "Draw" in res.output
+    res = runner.invoke(app, ["rollout", key, "--trials", "36", "--workers", "1", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["variant"] == "mahbusa" and doc["cube"] is None and doc["trials"] == 36
+    (c,) = doc["candidates"]
+    assert c["play"] is None and c["games"] == 36
+    assert c["win"] + c["lose"] + c["draw"] == pytest.approx(1.0)
+    res = runner.invoke(app, ["rollout", key, "--dice", "62", "--trials", "36", "--workers", "1", "-f", "csv"])
+    assert res.exit_code == 0, res.output
+    head, row = res.output.strip().splitlines()[:2]
+    assert head.startswith("n,play,equity") and head.endswith("draw,games") and row.startswith("1,14/8 10/8,")
+
+
+@pytest.mark.parametrize("flag", [["--vr"], ["--cubeful"], ["--truncate", "5"], ["--cube-play"]])
+def test_cli_refuses_standard_only_options_for_variants(flag):
+    key = Position.start("dutch").key()
+    res = runner.invoke(app, ["rollout", key, "--trials", "36", *flag])
+    assert res.exit_code == 2
+    assert "dutch" in res.output
+
+
+def test_cli_variant_option_reads_a_gnubg_id_as_mahbusa():
+    # a gnubg ID carries no variant: --variant names it (here the standard layout as a Mahbusa position)
+    res = runner.invoke(app, ["rollout", Position.start("standard").gnubg_id(), "--variant", "mahbusa",
+                              "--trials", "36", "--workers", "1", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["variant"] == "mahbusa"
+    assert np.isfinite(doc["candidates"][0]["equity"])
+
+
+# ---------------------------------------------------------------------------- analyze --rollout
+SHORT_DUTCH = """; [Variation "Dutch"]
+
+ 3 point match
+
+ Game 1
+ net A : 0                      net B : 0
+  1)                             65: bar/20 bar/19
+  2) 62: bar/23 bar/19           22: 19/17 17/15 15/13 13/11
+  3) 54: bar/21 bar/20           65: bar/20 bar/19
+"""
+
+
+def _short_record():
+    from analyzer.formats.mat import read_match_text
+
+    (record,) = read_match_text(SHORT_DUTCH, name="short-dutch.mat")
+    return record
+
+
+def test_analyze_rolls_out_variant_checker_plays():
+    from analyzer.analysis.analyze import RolloutSettings, analyze_match
+    from analyzer.analysis.replay import replay_games
+    from analyzer.analysis.variants import analyze_variant_checker, rollout_variant_checker
+
+    record = _short_record()
+    settings = RolloutSettings(trials=36, workers=1, plays=3, threshold=0.5)
+    analysis = analyze_match(record, engine=None, rollout=settings, seed=5)
+    meta = analysis.metadata
+    assert meta["ply"] is None and meta["rollout"]["trials"] == 36 and meta["rollout"]["seed"] == 5
+    assert meta["rollout"]["variance_reduction"] is False and "played out" in meta["rollout"]["variants"]
+    rows = analysis.decisions.filter(~analysis.decisions["forced"]).to_dicts()
+    assert rows and all(r["ply"] == 0 for r in rows)
+    # the first unforced decision, rolled out again directly: the same candidates and values
+    eng = engine_for("dutch")
+    (game,) = list(replay_games(record))
+    d = next(d for d in game.decisions if d.kind == "move" and d.dice is not None
+             and not analyze_variant_checker(eng, d.position, d.dice, d.result, ply=0).forced)
+    first = analyze_variant_checker(eng, d.position, d.dice, d.result, ply=0)
+    ca = rollout_variant_checker(eng, d.position, d.dice, first, trials=36, plays=3, threshold=0.5, seed=5)
+    row = rows[0]
+    assert [c["play"] for c in row["candidates"]] == [c.play for c in ca.candidates]
+    assert [c["equity"] for c in row["candidates"]] == pytest.approx([c.equity for c in ca.candidates])
+    assert row["played"] == ca.played.play and row["best"] == ca.best.play
+    assert ca.played.play in [c.play for c in ca.candidates]  # the played play is always rolled out
+    assert len(ca.candidates) <= 4
+
+
+def test_analyze_refuses_truncated_variant_rollouts():
+    from analyzer.analysis.analyze import RolloutSettings, analyze_match
+
+    with pytest.raises(ValueError, match="played out|every game out"):
+        analyze_match(_short_record(), engine=None, rollout=RolloutSettings(trials=36, workers=1, truncate=4))
+
+
+def test_cli_analyze_variant_rollout(tmp_path):
+    src = tmp_path / "short-dutch.mat"
+    src.write_text(SHORT_DUTCH)
+    res = runner.invoke(app, ["analyze", str(src), "--rollout", "--trials", "36", "--truncate", "4",
+                              "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "--truncate" in res.output
+    res = runner.invoke(app, ["analyze", str(src), "--rollout", "--trials", "36", "--no-html",
+                              "--out", str(tmp_path / "o"), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["metadata"]["rollout"]["trials"] == 36 and doc["match"]["cube"] is False
