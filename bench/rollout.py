@@ -7,6 +7,12 @@ cubeless, no truncation, bear-off truncation on, 2 threads) in a separate proces
 is printed. gnubg is only a referee here: nothing of it is used by ``analyzer``.
 
     .venv/bin/python bench/rollout.py [--trials 1296] [--workers 2] [--vr] [--no-gnubg]
+
+``--variant dutch|mahbusa`` times our variant rollouts instead (cubeless, played out, no variance
+reduction; no other engine plays these games): the opening position, and the two best plays of a
+middle-game roll from one of our own self-play games.
+
+    .venv/bin/python bench/rollout.py --variant mahbusa [--trials 1296] [--workers 2]
 """
 
 from __future__ import annotations
@@ -58,6 +64,28 @@ def gnubg(trials: int, threads: int, vr: bool) -> float | None:
     return None
 
 
+def variant_speed(variant: str, trials: int, workers: int) -> None:
+    """Print games per second of variant rollouts (the opening, and two plays of a middle-game roll)."""
+    from analyzer.eval.variants.engine import engine_for
+    from analyzer.eval.variants.play import GameBuffers, play_seeded
+    from analyzer.eval.variants.rollout import variant_rollout
+
+    eng = engine_for(variant)
+    variant_rollout(eng, Position.start(eng.variant), trials=2, workers=1)  # compile / load the kernels
+    buf = GameBuffers()
+    n = play_seeded(eng.net, 11, 0.05, buf)[0]
+    middle = Position(buf.states[n // 3].tobytes(), eng.variant)
+    for name, pos, dice in (("the opening position", Position.start(eng.variant), None),
+                            ("the 2 best plays of 31 in a middle-game position", middle, (3, 1))):
+        t = time.perf_counter()
+        r = variant_rollout(eng, pos, dice=dice, trials=trials, workers=workers, max_plays=2, threshold=9.0)
+        dt = time.perf_counter() - t
+        games = sum(c.games + c.dropped for c in r.candidates)
+        print(f"bgreview {eng.variant}: {trials} full 0-ply cubeless games each of {name}, {workers} workers: "
+              f"{games / dt:.1f} games/s, {dt:.1f} s (best {r.best.equity:+.3f} +- {r.best.equity_se:.3f})",
+              flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=1296)
@@ -65,7 +93,11 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--vr", action="store_true", help="also time rollouts with variance reduction")
     ap.add_argument("--no-gnubg", action="store_true")
+    ap.add_argument("--variant", choices=("dutch", "mahbusa", "plakoto"), help="time the variant rollouts")
     a = ap.parse_args()
+    if a.variant:
+        variant_speed(a.variant, a.trials, a.workers)
+        return
     engine = Engine()
     rollout(engine, Position.start(), trials=36, workers=1, cubeful=False, variance_reduction=True, truncate=2)
     runs = [(False, a.trials)] + ([(True, a.vr_trials)] if a.vr else [])

@@ -57,8 +57,13 @@ def test_candidates_are_rolled_out_from_the_opponents_side_and_ranked(variant, t
     for c in r.candidates:
         assert c.result.board in legal  # a result of the roll, seen from the side that moved
         # the opponent is on roll after the play: the same trials from that side, negated
-        mean, _, _ = rollout(eng.net, c.result.flip(), 1296, seed=_kernel_seed(9), ctx=eng.race_context)
+        mean, _, counts = rollout(eng.net, c.result.flip(), 1296, seed=_kernel_seed(9), ctx=eng.race_context)
         assert c.equity == pytest.approx(-mean, abs=1e-12)
+        n = counts.sum()  # the opponent's win 1, win 2, lose 1, lose 2, draw
+        assert c.probabilities.win == pytest.approx((counts[2] + counts[3]) / n)
+        assert c.probabilities.win_gammon == pytest.approx(counts[3] / n)
+        assert c.probabilities.lose_gammon == pytest.approx(counts[1] / n)
+        assert c.probabilities.draw == pytest.approx(counts[4] / n)
         assert c.diff == pytest.approx(c.equity - r.best.equity, abs=1e-12)  # no game dropped: same trials
 
 
@@ -76,13 +81,35 @@ def test_workers_give_the_same_trials_and_a_target_se_stops_early():
 
 
 def test_more_than_1296_trials_are_new_games():
+    # the second block of 1,296 trials has every pair of first two rolls once more, with its own later dice
     eng = engine_for("dutch")
     pos = Position.from_notation(RACE, "dutch")
     r = variant_rollout(eng, pos, trials=2592, seed=3)
-    first = variant_rollout(eng, pos, trials=1296, seed=3)
-    assert r.best.games == 2592
-    # the second block of 1,296 has the same first two rolls but its own later dice
-    assert r.best.equity_se < first.best.equity_se
+    a, _, _ = rollout(eng.net, pos, 1296, seed=_kernel_seed(3), ctx=eng.race_context)
+    b, _, _ = rollout(eng.net, pos, 1296, seed=_kernel_seed(3) + 1296, ctx=eng.race_context)
+    assert a != b
+    assert r.best.games == 2592 and r.best.equity == pytest.approx((a + b) / 2, abs=1e-12)
+
+
+def test_short_rollouts_are_unbiased_samples():
+    # 36 trials see each first roll once, and replies drawn at random (not tied to the first roll):
+    # the mean over seeds of short rollouts comes close to the full 1,296-pair value
+    eng = engine_for("dutch")
+    pos = Position.from_notation(RACE, "dutch")
+    full = variant_rollout(eng, pos, trials=1296, seed=0).best.equity
+    short = [variant_rollout(eng, pos, trials=36, seed=s).best for s in range(12)]
+    assert len({round(c.equity, 9) for c in short}) > 1  # the seed changes the replies
+    mean = float(np.mean([c.equity for c in short]))
+    se = float(np.sqrt(np.mean([c.equity_se ** 2 for c in short]) / len(short)))
+    assert abs(mean - full) < 4 * se + 0.02
+
+
+def test_a_play_that_ends_the_game_is_exact():
+    eng = engine_for("dutch")
+    pos = Position.from_notation("P 1:1 2:1 | O 24:2 23:1 20:2 | off P13 O10", "dutch")
+    r = variant_rollout(eng, pos, dice=(2, 1), trials=72, seed=1, max_plays=1)
+    (c,) = r.candidates
+    assert c.equity == 1.0 and c.equity_se == 0.0 and c.probabilities.win == 1.0 and c.games == 72
 
 
 def test_bad_requests_are_refused():
@@ -110,10 +137,13 @@ def test_cli_rollout_of_variant_positions():
     (c,) = doc["candidates"]
     assert c["play"] is None and c["games"] == 36
     assert c["win"] + c["lose"] + c["draw"] == pytest.approx(1.0)
+    res = runner.invoke(app, ["rollout", key, "--dice", "62", "--trials", "36", "--workers", "1", "-f", "json"])
+    best = json.loads(res.output)["candidates"][0]
     res = runner.invoke(app, ["rollout", key, "--dice", "62", "--trials", "36", "--workers", "1", "-f", "csv"])
     assert res.exit_code == 0, res.output
     head, row = res.output.strip().splitlines()[:2]
-    assert head.startswith("n,play,equity") and head.endswith("draw,games") and row.startswith("1,14/8 10/8,")
+    assert head.startswith("n,play,equity") and head.endswith("draw,games")
+    assert row.split(",")[:3] == ["1", best["play"], f"{best['equity']:+.4f}"]
 
 
 @pytest.mark.parametrize("flag", [["--vr"], ["--cubeful"], ["--truncate", "5"], ["--cube-play"]])

@@ -416,7 +416,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
             engines[g.variant] = load_variant_engine(g.variant)
     cubeless = any(g.variant != "standard" for g in good) or (not good and record.variant != "standard")
     variant_ply = min(ply, VARIANT_MAX_PLY)
-    if rollout is not None and rollout.truncate is not None and engines:
+    if rollout is not None and rollout.truncate is not None and any(g.variant != "standard" for g in good):
         raise ValueError("Dutch and Mahbusa rollouts play every game out: no truncation")
     table = met if met is not None else met_by_name()
     match_met = None if not record.length else table
@@ -519,7 +519,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
             "variance_reduction": bool(standard), "seed": seed,
             **({"variants": "cubeless, every game played out, no variance reduction, the same dice for every "
                             "candidate"} if engines else {})},
-        **({"variant_ply": variant_ply} if engines else {}),
+        **({"variant_ply": variant_ply if rollout is None else None} if engines else {}),
         "luck_ply": 0,
         "move_filter": {"count": move_filter.count, "threshold": move_filter.threshold},
         "deep_filter": {"count": deep_filter.count, "threshold": deep_filter.threshold},

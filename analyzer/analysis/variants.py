@@ -245,8 +245,11 @@ def rollout_variant_checker(engine: VariantEvaluator, position: Position, dice: 
         raise NoEvaluatorError(f"rollouts of {position.variant} need the variant net engine, "
                                f"not {type(engine).__name__}")
     top = [c for c in first.candidates[:plays] if c.equity >= first.best.equity - threshold]
-    chosen = list(dict((c.result, (c.play, c.result)) for c in [*top, first.played]).values())
-    res = variant_rollout(engine, position, dice=dice, trials=trials, seed=seed, workers=workers, plays=chosen)
+    chosen: dict[Position, tuple[str, Position]] = {}
+    for c in [*top, first.played]:
+        chosen.setdefault(c.result, (c.play, c.result))
+    res = variant_rollout(engine, position, dice=dice, trials=trials, seed=seed, workers=workers,
+                          plays=list(chosen.values()))
     cands = [Candidate(str(c.play), c.result, c.equity, c.probabilities, 0) for c in res.candidates]
     mine = next(c for c in cands if c.result == first.played.result)
     return CheckerAnalysis(tuple(cands), mine, first.legal)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -74,7 +76,7 @@ def _variant_rollout(pos: Any, roll: tuple[int, int] | None, *, trials: int, tru
         fail(f"{name} rollouts have no variance reduction: --vr is for standard backgammon")
     try:
         result = variant_rollout(variant_engine(name), pos, dice=roll, trials=trials, seed=seed,
-                                 max_plays=max_plays, threshold=threshold, target_se=target_se,
+                                 max_plays=max(1, max_plays), threshold=threshold, target_se=target_se,
                                  workers=max(1, workers))
     except ValueError as e:
         fail(str(e))
@@ -82,18 +84,15 @@ def _variant_rollout(pos: Any, roll: tuple[int, int] | None, *, trials: int, tru
         stdout_write(json.dumps(result.as_dict()))
     elif fmt is OutputFormat.csv:
         cols = [f for f, _ in variant_columns(name)]
-        lines = ["n,play,equity,equity_se,diff,diff_se," + ",".join(cols) + ",games"]
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["n", "play", "equity", "equity_se", "diff", "diff_se", *cols, "games"])
         for i, c in enumerate(result.candidates, 1):
-            lines.append(f"{i},{_csv(c.play or '')},{c.equity:+.4f},{c.equity_se:.4f},{c.diff:+.4f},"
-                         f"{c.diff_se:.4f}," + ",".join(f"{getattr(c.probabilities, f):.4f}" for f in cols)
-                         + f",{c.games}")
-        stdout_write("\n".join(lines))
+            w.writerow([i, c.play or "", f"{c.equity:+.4f}", f"{c.equity_se:.4f}", f"{c.diff:+.4f}",
+                        f"{c.diff_se:.4f}", *(f"{getattr(c.probabilities, f):.4f}" for f in cols), c.games])
+        stdout_write(buf.getvalue())
     else:
         stdout_write(render_text(variant_rollout_table(result), width=140))
-
-
-def _csv(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"' if any(ch in text for ch in ',"\n') else text
 
 
 @app.command("rollout")

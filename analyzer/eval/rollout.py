@@ -239,9 +239,9 @@ def _run_chunk(task: _Task) -> tuple[NDArray[np.float64], NDArray[np.int64], NDA
         _STATE["ws"] = ws
 
 
-def _pool_context() -> Any:
-    # fork is cheap (compiled kernels are inherited) and safe here: the workers run no threaded
-    # numba code. Elsewhere fall back to spawn.
+def pool_context() -> Any:
+    """The multiprocessing context of rollout workers: fork on Linux (cheap: compiled kernels
+    are inherited, and safe: the workers run no threaded numba code), spawn elsewhere."""
     if sys.platform.startswith("linux"):
         return mp.get_context("fork")
     return mp.get_context("spawn")
@@ -352,7 +352,7 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
     executor: ProcessPoolExecutor | None = None
     try:
         if workers > 1 and trials > CHUNK:
-            executor = ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context(),
+            executor = ProcessPoolExecutor(max_workers=workers, mp_context=pool_context(),
                                            initializer=_init_worker, initargs=(W, engine.use_bearoff))
         else:
             _init_worker(W, engine.use_bearoff)

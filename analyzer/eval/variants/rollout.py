@@ -5,10 +5,11 @@ The variants have no cube, so a rollout is cubeless and its equity is expected p
 game (single 1, mars or mother win 2, the Mahbusa double-mother draw 0), for the side on roll in
 the given position (the side that plays the candidates when dice are given).
 
-Dice: trial ``i`` throws first the ``(i mod 36)``-th ordered roll and second the
-``(i mod 36 + i div 36) mod 36``-th, so every 36 trials see each first roll once and 1,296 trials
-every pair of first two rolls once; later rolls come from a generator seeded by ``seed`` and
-``i``. Every candidate is played with the same dice in the same trial (common random numbers), so
+Dice: the first two rolls of the trials are those of the standard rollouts
+(:func:`analyzer.eval.rollout.trial_dice`: seeded random Latin squares, so every 36 trials see each
+first roll once, every 1,296 trials each pair of first two rolls once, and any number of trials is
+an unbiased sample); later rolls come from a generator seeded by ``seed``, the pair and the block
+of 1,296 trials. Every candidate is played with the same dice in the same trial (common random numbers), so
 the differences between candidates are measured far more precisely than the equities themselves
 (``diff_se``). There is no variance reduction (the luck adjustment would cost about 21 times more
 work per move than it saves in trials for these nets) and no truncation: every game is played
@@ -26,8 +27,6 @@ True
 from __future__ import annotations
 
 import math
-import multiprocessing as mp
-import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -39,7 +38,8 @@ from numpy.typing import NDArray
 from analyzer.core.position import Position
 from analyzer.eval.net import weights_fingerprint
 from analyzer.eval.probabilities import Probabilities
-from analyzer.eval.variants.engine import VariantEngine
+from analyzer.eval.rollout import Z95, pool_context, trial_dice
+from analyzer.eval.variants.engine import SWAP, VariantEngine
 from analyzer.eval.variants.play import MAX_PLIES, POINTS_OF, rollout_kernel
 from analyzer.rules import find_variant
 from analyzer.rules.kernel import Workspace
@@ -48,7 +48,7 @@ __all__ = ["MAX_TRIALS", "VariantRolloutCandidate", "VariantRolloutResult", "var
 
 MAX_TRIALS = 10_000_000
 _ROUND = 324  # trials per round when stopping at a target standard error (9 x 36)
-_SWAP = np.array([2, 3, 0, 1, 4], np.int64)  # an outcome seen from the other side
+_SWAP = np.array(SWAP, np.int64)  # an outcome index seen from the other side
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,12 +121,9 @@ class VariantRolloutResult:
 _JOB: dict[str, Any] = {}
 
 
-def _trial_index(i: int) -> tuple[int, int]:
-    """(kernel trial index 0..1295, block) of trial ``i``: the first two rolls' pair and which
-    run of 1,296 trials it belongs to."""
-    first = i % 36
-    second = (first + i // 36) % 36
-    return first + 36 * second, i // 1296
+def _init_job(job: dict[str, Any]) -> None:
+    _JOB.clear()
+    _JOB.update(job, ws=Workspace(8192))
 
 
 def _run(task: tuple[int, int, int]) -> NDArray[np.int64]:
@@ -138,18 +135,13 @@ def _run(task: tuple[int, int, int]) -> NDArray[np.int64]:
     out = np.full(hi - lo, -1, np.int64)
     one = np.zeros(1, np.int64)
     ws: Workspace = job["ws"]
-    for i in range(lo, hi):
-        t, block = _trial_index(i)
+    r1, r2, _ = trial_dice(job["seed"], lo, hi - lo)
+    for k in range(hi - lo):
+        t = int(r1[k] + 36 * r2[k])  # the kernel's trial index: its first two rolls
         cast(Any, rollout_kernel)(board, job["code"], job["opts"], job["W"], *job["ctx"], tuple(ws.args()),
-                                  job["base"] + 1296 * block, t, 1, job["max_plies"], one)
-        out[i - lo] = one[0]
+                                  job["base"] + 1296 * ((lo + k) // 1296), t, 1, job["max_plies"], one)
+        out[k] = one[0]
     return out
-
-
-def _pool_context() -> Any:
-    # fork inherits the compiled kernels and the job; elsewhere spawn (the job is then rebuilt
-    # from nothing in the workers, so run in-process there)
-    return mp.get_context("fork") if sys.platform.startswith("linux") else None
 
 
 def _stats(outs: NDArray[np.int64]) -> tuple[Probabilities, tuple[float, float, float, float], float, float,
@@ -166,10 +158,10 @@ def _stats(outs: NDArray[np.int64]) -> tuple[Probabilities, tuple[float, float, 
     o = outs[ok]
     freq = np.bincount(o, minlength=5)[:5] / n
     ind = [np.isin(o, [0, 1]), o == 1, o == 3, o == 4]
-    ses = tuple(float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan") for x in ind)
+    ses = tuple(float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0 for x in ind)
     probs = Probabilities(float(freq[0] + freq[1]), float(freq[1]), 0.0, float(freq[3]), 0.0, float(freq[4]))
     v = pts[ok]
-    se = float(v.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+    se = float(v.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
     return probs, cast(tuple[float, float, float, float], ses), float(v.mean()), se, pts, n
 
 
@@ -220,7 +212,10 @@ def variant_rollout(engine: VariantEngine, pos: Position, *, dice: tuple[int, in
             chosen = [(r.play, r.result) for r in ranked[:max_plays] if r.equity >= best - threshold]
         else:
             legal = {p.result for p in rules.legal_plays(pos, dice)}
-            chosen = list(dict((result, (text, result)) for text, result in plays).values())  # one per result
+            first: dict[Position, tuple[str, Position]] = {}
+            for text, result in plays:
+                first.setdefault(result, (text, result))  # one per result, its first name
+            chosen = list(first.values())
             for text, result in chosen:
                 if result not in legal:
                     raise ValueError(f"{text!r} is not a legal play of {dice[0]}{dice[1]}")
@@ -230,15 +225,16 @@ def variant_rollout(engine: VariantEngine, pos: Position, *, dice: tuple[int, in
         starts = [result.flip() for _, result in chosen]  # the opponent is on roll after the play
         flips = [True] * len(chosen)
     boards = np.stack([np.frombuffer(s.board, np.int8).copy() for s in starts])
-    _JOB.clear()
-    _JOB.update(starts=boards, code=engine.code, opts=rules.options, W=engine.net.kernel_args(),
-                ctx=engine.race_context.args(), ws=Workspace(8192), base=(seed * 1_000_003) % (2**31),
-                max_plies=max_plies)
+    job = {"starts": boards, "code": engine.code, "opts": rules.options, "W": engine.net.kernel_args(),
+           "ctx": tuple(engine.race_context.args()), "seed": seed, "base": (seed * 1_000_003) % (2**31),
+           "max_plies": max_plies}
+    _init_job(job)
     outs = [np.zeros(0, np.int64) for _ in starts]
     played = 0
     stopped = False
-    ctx = _pool_context() if workers > 1 else None
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx) if ctx is not None else None
+    parallel = workers > 1 and trials * len(starts) >= 72
+    pool = (ProcessPoolExecutor(max_workers=workers, mp_context=pool_context(), initializer=_init_job,
+                                initargs=(job,)) if parallel else None)
     try:
         while played < trials:
             step = trials - played if target_se is None else min(_ROUND, trials - played)
@@ -265,9 +261,9 @@ def variant_rollout(engine: VariantEngine, pos: Position, *, dice: tuple[int, in
         both = ~np.isnan(pts) & ~np.isnan(best_pts)
         d = pts[both] - best_pts[both]
         diff = float(d.mean()) if len(d) else float("nan")
-        dse = float(d.std(ddof=1) / math.sqrt(len(d))) if len(d) > 1 else float("nan")
+        dse = float(d.std(ddof=1) / math.sqrt(len(d))) if len(d) > 1 else 0.0
         cands.append(VariantRolloutCandidate(names[j], starts[j].flip() if flips[j] else starts[j], probs, pses,
-                                             eq, se, (eq - 1.96 * se, eq + 1.96 * se), diff, dse, n,
+                                             eq, se, (eq - Z95 * se, eq + Z95 * se), diff, dse, n,
                                              int(len(pts) - n)))
     return VariantRolloutResult(engine.variant, pos, dice, tuple(cands), played, trials, stopped, seed, target_se,
                                 weights_fingerprint(engine.net.net))
