@@ -375,7 +375,8 @@ def rollout(vn: VariantNet, pos: Position, trials: int = 1296, seed: int = 1, ct
     pair once). For shorter rollouts give ``latin`` (0..35): trial i then throws first roll
     ``i mod 36`` and second roll ``(i mod 36 + i div 36 + latin) mod 36``, so every 36 trials
     see each first and each second roll once (without it the first 36 trials would all reply
-    with the same second roll).
+    with the same second roll); ``latin`` allows at most 1,296 trials. For any number of trials
+    with unbiased pairs see :func:`analyzer.eval.variants.rollout.variant_rollout`.
 
     >>> from analyzer.eval.variants.model import VariantNet
     >>> vn = VariantNet.initial("mahbusa", hidden=8, seed=0)
@@ -383,6 +384,8 @@ def rollout(vn: VariantNet, pos: Position, trials: int = 1296, seed: int = 1, ct
     >>> int(counts.sum()) <= 36 and -2.0 <= mean <= 2.0
     True
     """
+    if latin is not None and trials > 1296:
+        raise ValueError("latin stratifies at most 1,296 trials (more would repeat games)")
     ctx = ctx or race_context()
     ws = Workspace(8192)
     out = np.full(trials, -1, np.int64)
