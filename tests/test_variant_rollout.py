@@ -195,6 +195,7 @@ def test_analyze_rolls_out_variant_checker_plays():
     meta = analysis.metadata
     assert meta["ply"] is None and meta["rollout"]["trials"] == 36 and meta["rollout"]["seed"] == 5
     assert meta["rollout"]["variance_reduction"] is False and "played out" in meta["rollout"]["variants"]
+    assert meta["variant_ply"] is None and "rollouts" in meta["equity"]
     rows = analysis.decisions.filter(~analysis.decisions["forced"]).to_dicts()
     assert rows and all(r["ply"] == 0 for r in rows)
     # the first unforced decision, rolled out again directly: the same candidates and values

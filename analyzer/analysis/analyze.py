@@ -526,8 +526,9 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
         "seed": seed,
         "thresholds": thresholds.as_dict(),
         "met": table.name if record.length and not cubeless else None,
-        "equity": VARIANT_EQUITY_BASIS if cubeless and not any(g.variant == "standard" for g in good)
-        else EQUITY_BASIS + ("; " + VARIANT_EQUITY_BASIS if cubeless else ""),
+        "equity": (VARIANT_EQUITY_BASIS if cubeless and not any(g.variant == "standard" for g in good)
+                   else EQUITY_BASIS + ("; " + VARIANT_EQUITY_BASIS if cubeless else ""))
+        + ("; decisions valued by rollouts instead (metadata.rollout)" if rollout is not None else ""),
         "cube_model": None if cubeless and not any(g.variant == "standard" for g in good)
         else "Janowski cube life (gnubg: 0.68 contact, race 0.55 + 0.00125 x pips in [0.6, 0.7])",
         "schema_version": SCHEMA_VERSION,
