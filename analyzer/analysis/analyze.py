@@ -416,6 +416,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
             engines[g.variant] = load_variant_engine(g.variant)
     cubeless = any(g.variant != "standard" for g in good) or (not good and record.variant != "standard")
     variant_ply = min(ply, VARIANT_MAX_PLY)
+    checker_ply = variant_ply if rollout is None else 0  # rollouts start from the 0-ply ranking
     if rollout is not None and rollout.truncate is not None and any(g.variant != "standard" for g in good):
         raise ValueError("Dutch and Mahbusa rollouts play every game out: no truncation")
     table = met if met is not None else met_by_name()
@@ -454,14 +455,13 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
                     opp_values = (variant_roll_values(venv, d.position.flip())
                                   if first and kind == "die-off" and d.position.flip() != d.position else None)
                     luck = variant_luck(values, d.dice, opening=kind if first else None, opponent=opp_values)
-                    ca = analyze_variant_checker(venv, d.position, d.dice, d.result,
-                                                 ply=variant_ply if rollout is None else 0,
+                    ca = analyze_variant_checker(venv, d.position, d.dice, d.result, ply=checker_ply,
                                                  move_filter=move_filter, deep_filter=deep_filter)
                     if rollout is not None:
                         ca = rollout_variant_checker(venv, d.position, d.dice, ca, trials=rollout.trials,
                                                      plays=rollout.plays, threshold=rollout.threshold,
                                                      workers=rollout.workers, seed=seed)
-                    rows.variant_checker(d, ca, luck, variant_ply if rollout is None else 0)
+                    rows.variant_checker(d, ca, luck, checker_ply)
                 done += 1
                 if progress is not None:
                     progress(done, total)

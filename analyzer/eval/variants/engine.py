@@ -85,6 +85,11 @@ class VariantEngine:
         """The race evaluation its kernels use (bear-off databases and the race net)."""
         return self._ctx
 
+    @property
+    def kernel_args(self) -> tuple[Any, ...]:
+        """The net's weights as its kernels take them (:meth:`VariantNet.kernel_args`)."""
+        return cast(tuple[Any, ...], self._W)
+
     # ----------------------------------------------------------------- raw arrays
     def evaluate_boards(self, boards: NDArray[np.int8], ply: int = 0) -> NDArray[np.float32]:
         """Outcome vectors (n x 5: win 1, win 2, lose 1, lose 2, draw) of ``boards`` (n x 64,

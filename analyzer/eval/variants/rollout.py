@@ -200,9 +200,7 @@ def variant_rollout(engine: VariantEngine, pos: Position, *, dice: tuple[int, in
         raise ValueError("the game is over: nothing to roll out")
     names: list[str | None]
     if dice is None:
-        names = [None]
-        starts = [pos]
-        flips = [False]
+        names, results = [None], [pos]
     else:
         if not all(1 <= d <= 6 for d in dice) or len(dice) != 2:
             raise ValueError(f"dice must be two numbers 1..6, got {dice}")
@@ -222,10 +220,11 @@ def variant_rollout(engine: VariantEngine, pos: Position, *, dice: tuple[int, in
             if not chosen:
                 raise ValueError("no plays to roll out")
         names = [text for text, _ in chosen]
-        starts = [result.flip() for _, result in chosen]  # the opponent is on roll after the play
-        flips = [True] * len(chosen)
+        results = [result for _, result in chosen]
+    flipped = dice is not None  # after a play the opponent is on roll: the trials start from its side
+    starts = [r.flip() for r in results] if flipped else results
     boards = np.stack([np.frombuffer(s.board, np.int8).copy() for s in starts])
-    job = {"starts": boards, "code": engine.code, "opts": rules.options, "W": engine.net.kernel_args(),
+    job = {"starts": boards, "code": engine.code, "opts": rules.options, "W": engine.kernel_args,
            "ctx": tuple(engine.race_context.args()), "seed": seed, "base": (seed * 1_000_003) % (2**31),
            "max_plies": max_plies}
     _init_job(job)
@@ -239,12 +238,12 @@ def variant_rollout(engine: VariantEngine, pos: Position, *, dice: tuple[int, in
         while played < trials:
             step = trials - played if target_se is None else min(_ROUND, trials - played)
             tasks = _tasks(len(starts), played, played + step, workers if pool is not None else 1)
-            results = list(pool.map(_run, tasks)) if pool is not None else [_run(t) for t in tasks]
-            for (j, _, _), res in zip(tasks, results, strict=True):
-                outs[j] = np.concatenate([outs[j], res])
+            chunks = list(pool.map(_run, tasks)) if pool is not None else [_run(t) for t in tasks]
+            for (j, _, _), res in zip(tasks, chunks, strict=True):
+                outs[j] = np.concatenate([outs[j], _reference(res, flipped)])
             played += step
             if target_se is not None and played < trials:
-                ses = [_stats(_reference(o, f))[3] for o, f in zip(outs, flips, strict=True)]
+                ses = [_stats(o)[3] for o in outs]
                 if all(s < target_se for s in ses):
                     stopped = True
                     break
@@ -252,7 +251,7 @@ def variant_rollout(engine: VariantEngine, pos: Position, *, dice: tuple[int, in
         if pool is not None:
             pool.shutdown()
         _JOB.clear()
-    stats = [_stats(_reference(o, f)) for o, f in zip(outs, flips, strict=True)]
+    stats = [_stats(o) for o in outs]
     order = sorted(range(len(stats)), key=lambda j: -stats[j][2] if not math.isnan(stats[j][2]) else math.inf)
     best_pts = stats[order[0]][4]
     cands = []
@@ -262,7 +261,7 @@ def variant_rollout(engine: VariantEngine, pos: Position, *, dice: tuple[int, in
         d = pts[both] - best_pts[both]
         diff = float(d.mean()) if len(d) else float("nan")
         dse = float(d.std(ddof=1) / math.sqrt(len(d))) if len(d) > 1 else 0.0
-        cands.append(VariantRolloutCandidate(names[j], starts[j].flip() if flips[j] else starts[j], probs, pses,
+        cands.append(VariantRolloutCandidate(names[j], results[j], probs, pses,
                                              eq, se, (eq - Z95 * se, eq + Z95 * se), diff, dse, n,
                                              int(len(pts) - n)))
     return VariantRolloutResult(engine.variant, pos, dice, tuple(cands), played, trials, stopped, seed, target_se,
