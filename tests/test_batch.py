@@ -478,3 +478,61 @@ def test_a_unit_that_could_not_be_read_is_tried_again(tmp_path: Path, monkeypatc
     monkeypatch.undo()
     process_unit(unit, str(out), REPLAY)
     assert unit_done(out, unit)
+
+
+# ---------------------------------------------------------------------- one run per --out
+def _batch_cmd(folder: Path, out: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "analyzer", "batch", str(folder), "--out", str(out), "--replay-only", "--jobs", "1",
+            "--no-progress", *extra]
+
+
+def test_a_second_run_into_the_same_out_is_refused(tmp_path: Path) -> None:
+    """Issue 31, defect 4: a second run started while the first one writes into the same --out
+    must not touch the dataset (it used to clear it, write its own and exit 0)."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    _copy(GALAXY[:12], first)
+    _copy(GALAXY[12:16], second)
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(_batch_cmd(first, out), cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    parts = out / DECISIONS_DIR
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if parts.is_dir() and len(list(parts.glob("*.parquet"))) >= 2:
+            break
+        time.sleep(0.005)
+    assert proc.poll() is None, "the first run ended before the second could start"
+    proc.send_signal(signal.SIGSTOP)  # the first run stays in the middle of its work
+    try:
+        res = subprocess.run(_batch_cmd(second, out), cwd=tmp_path, env=env, capture_output=True, text=True,
+                             timeout=300)
+    finally:
+        proc.send_signal(signal.SIGCONT)
+    assert proc.wait(timeout=300) == 0
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1, res.stderr
+    assert str(out) in lines[0] and f"pid {proc.pid}" in lines[0]
+    run_batch([str(first)], tmp_path / "clean", options=REPLAY, jobs=1)
+    _same(tmp_path / "clean", out)  # the first run's dataset, untouched by the second
+
+
+def test_run_batch_refuses_a_locked_out(tmp_path: Path) -> None:
+    from filelock import FileLock
+
+    from analyzer.batch.layout import LOCK_FILE
+
+    folder = tmp_path / "in"
+    _copy(GALAXY[:1], folder)
+    out = tmp_path / "out"
+    assert run_batch([str(folder)], out, options=REPLAY, jobs=1).ok
+    before = {p.name: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    with FileLock(out / LOCK_FILE):
+        with pytest.raises(BatchError, match="another bgreview batch"):
+            run_batch([str(folder)], out, options=REPLAY, jobs=1)
+        with pytest.raises(BatchError, match="another bgreview batch"):
+            run_batch([], out, options=REPLAY, jobs=1, resume=True)
+    assert {p.name: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == before
+    assert run_batch([], out, options=REPLAY, jobs=1, resume=True).ok  # released: the next run goes on
+    assert run_batch([str(folder)], out, options=REPLAY, jobs=1).ok

@@ -8,7 +8,10 @@ A dataset folder holds:
   the input's size and mtime, how many matches it held, and the errors of the file itself;
 * ``matches.parquet``, ``players.parquet``, ``errors.parquet`` (and ``.csv`` copies) — rebuilt
   from the parts at the end of every run;
-* ``manifest.json`` — inputs, options, engine version, seed and per-unit status.
+* ``manifest.json`` — inputs, options, engine version, seed and per-unit status;
+* ``.bgreview-batch.lock`` — the lock a run holds while it writes into the folder (an OS lock,
+  released by the kernel when the holder dies), and ``.bgreview-batch.holder`` — the pid, host
+  and start time of the run that holds it (read only to name it in the refusal of a second run).
 
 Every file is written under a temporary name in the same folder, then renamed into place, so a
 reader (or a resumed run) never sees half a file.
@@ -35,6 +38,8 @@ import polars as pl
 __all__ = [
     "DECISIONS_DIR",
     "ERRORS_TABLE",
+    "HOLDER_FILE",
+    "LOCK_FILE",
     "MANIFEST",
     "MATCHES_TABLE",
     "META_KEY",
@@ -57,6 +62,8 @@ MATCHES_TABLE = "matches"
 PLAYERS_TABLE = "players"
 ERRORS_TABLE = "errors"
 META_KEY = "bgreview"
+LOCK_FILE = ".bgreview-batch.lock"
+HOLDER_FILE = ".bgreview-batch.holder"
 TMP_SUFFIX = ".tmp"
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

@@ -9,6 +9,11 @@ dataset folder (with Dask that folder must be reachable from the workers under t
 for the same input version are skipped, and inside an unfinished unit every match whose part file
 is in place is skipped. Without ``resume`` the dataset files of an earlier run are removed first.
 
+One run at a time writes into a dataset folder: a run holds an OS lock on
+``<out>/.bgreview-batch.lock`` (with Dask, the client process holds it) and a second run into the
+same folder is refused with a :class:`BatchError` naming the holder. The kernel releases the lock
+when its holder dies, so a killed run never blocks the next one or its ``--resume``.
+
 >>> import tempfile
 >>> from pathlib import Path
 >>> text = " 3 point match\\n Game 1\\n ann : 0      bob : 0\\n  1) 31: 8/5 6/5   42: 8/4 6/4\\n"
@@ -27,10 +32,12 @@ import hashlib
 import multiprocessing
 import os
 import re
+import socket
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +48,8 @@ from analyzer.formats import expand_inputs
 from .layout import (
     DECISIONS_DIR,
     ERRORS_TABLE,
+    HOLDER_FILE,
+    LOCK_FILE,
     MANIFEST,
     MATCHES_TABLE,
     PLAYERS_TABLE,
@@ -197,6 +206,29 @@ def _check_resume(out: Path, options: BatchOptions, fingerprint: str | None) -> 
     return old
 
 
+@contextmanager
+def _exclusive(out: Path) -> Iterator[None]:
+    """Hold the folder's lock for the duration of a run, or raise :class:`BatchError` naming the
+    run that holds it. The holder's pid, host and start go to :data:`HOLDER_FILE` for that message."""
+    from filelock import FileLock, Timeout
+
+    out.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(out / LOCK_FILE, timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        holder = read_json(out / HOLDER_FILE) or {}
+        who = (f" (pid {holder.get('pid')} on {holder.get('host')}, started {holder.get('started')})"
+               if holder else "")
+        raise BatchError(f"{out}: another bgreview batch run{who} is writing into this folder; wait for it to "
+                         "end or choose another --out") from None
+    try:
+        atomic_write_json(out / HOLDER_FILE, {"pid": os.getpid(), "host": socket.gethostname(), "started": _now()})
+        yield
+    finally:
+        lock.release()
+
+
 def _inline(units: list[Unit], out: str, options: BatchOptions,
             on_match: Callable[[Unit, int], None]) -> Iterator[tuple[Unit, UnitResult | BaseException]]:
     for u in units:
@@ -254,19 +286,30 @@ def run_batch(paths: Sequence[str], out_dir: str | os.PathLike[str] = DEFAULT_OU
     """Replay or analyse every match of ``paths`` (files, folders, globs) into the dataset
     folder ``out_dir`` (see the module docstring). ``jobs`` defaults to the number of cores.
 
-    Raises :class:`BatchError` when a resume would mix options or there is nothing to do, and
-    :class:`~analyzer.core.errors.InputError` for a path that names nothing.
+    Raises :class:`BatchError` when a resume would mix options, there is nothing to do or another
+    run is writing into ``out_dir``, and :class:`~analyzer.core.errors.InputError` for a path that
+    names nothing.
     """
-    opts = options or BatchOptions()
     t0 = time.perf_counter()
     out = Path(out_dir)
+    given = expand_inputs(list(paths)) if paths else None  # checked before the folder is made or locked
+    if given is None and not (resume and (out / MANIFEST).is_file()):
+        raise BatchError("no inputs given (and no earlier run to resume)")
+    if given == []:
+        raise BatchError("no match files found in the inputs")
+    with _exclusive(out):
+        return _run_locked(given, out, options or BatchOptions(), jobs, scheduler, resume, progress, t0)
+
+
+def _run_locked(given: list[str] | None, out: Path, opts: BatchOptions, jobs: int | None, scheduler: str | None,
+                resume: bool, progress: ProgressCallback | None, t0: float) -> BatchResult:
     fingerprint = evaluator_fingerprint(opts)
     old = _check_resume(out, opts, fingerprint) if resume else None
-    if not paths:
+    if given is None:
         if old is None:
             raise BatchError("no inputs given (and no earlier run to resume)")
-        paths = [str(i["path"]) for i in old.get("inputs") or []]
-    inputs = expand_inputs(list(paths))
+        given = expand_inputs([str(i["path"]) for i in old.get("inputs") or []])
+    inputs = given
     if not inputs:
         raise BatchError("no match files found in the inputs")
     units = list({u.unit: u for u in map(make_unit, inputs)}.values())  # a file named twice is one unit

@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 def batch(
     paths: Annotated[list[str] | None, typer.Argument(
         help="Match files, folders (walked, sorted) or globs; with --resume, default: the earlier run's.")] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Dataset folder.")] = Path("reports/batch"),
+    out: Annotated[Path, typer.Option("--out", "-o", help=(
+        "Dataset folder. One run at a time: a run into a folder another run is writing into is refused "
+        "(exit 2), it does not wait."))] = Path("reports/batch"),
     ply: Annotated[int, typer.Option("--ply", "-p", help="Lookahead of the analysis (gnubg numbering).")] = 2,
     replay_only: Annotated[bool, typer.Option("--replay-only", help="Only replay (check) the matches.")] = False,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Local worker processes (default: cores).")]
@@ -38,7 +40,7 @@ def batch(
     The dataset: decisions/ (one Parquet part per match), matches, players and errors tables
     (Parquet and CSV) and manifest.json. See docs/batch.md for the columns, Dask clusters and
     example queries. Exit codes: 0 every input read, 1 some inputs failed (listed in the errors
-    table; everything else is in the dataset), 2 usage error.
+    table; everything else is in the dataset), 2 usage error or --out in use by another run.
     """
     from rich.console import Console
 
