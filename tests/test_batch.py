@@ -536,3 +536,18 @@ def test_run_batch_refuses_a_locked_out(tmp_path: Path) -> None:
     assert {p.name: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()} == before
     assert run_batch([], out, options=REPLAY, jobs=1, resume=True).ok  # released: the next run goes on
     assert run_batch([str(folder)], out, options=REPLAY, jobs=1).ok
+
+
+def test_a_file_without_a_match_gets_an_error_row_with_a_line(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by bench/fuzz_inputs.py: a reader that yields no record (an empty file, at the time)
+    left a 'no match in the file' row without a line; a file-level error names line 1."""
+    from analyzer.batch import units
+
+    src = tmp_path / "m.mat"
+    src.write_text(TINY.format(a="ann", b="bob"))
+    monkeypatch.setattr(units, "read_any", lambda path: iter(()))
+    res = run_batch([str(src)], tmp_path / "out", options=REPLAY, jobs=1)
+    assert res.errors == 1
+    row = res.tables.errors.row(0, named=True)
+    assert (row["file"], row["line"], row["kind"]) == (str(src), 1, "parse")

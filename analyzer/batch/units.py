@@ -376,7 +376,7 @@ def process_unit(unit: Unit, out_dir: str, options: BatchOptions,
     except Exception as e:  # a reader bug must not stop the archive: the error is recorded
         file_errors.append(error_row(e, file=unit.path, kind="internal"))
     if n == 0 and not file_errors:
-        file_errors.append(error_row(InputError("no match in the file", file=unit.path), file=unit.path,
+        file_errors.append(error_row(InputError("no match in the file", file=unit.path, line=1), file=unit.path,
                                      kind="parse"))
     # a read failure or a reader bug may not happen again: such a unit is tried again on --resume
     retry = any(e.get("kind") in ("read", "internal") for e in file_errors)
