@@ -490,8 +490,8 @@ def test_a_second_run_into_the_same_out_is_refused(tmp_path: Path) -> None:
     """Issue 31, defect 4: a second run started while the first one writes into the same --out
     must not touch the dataset (it used to clear it, write its own and exit 0)."""
     first, second = tmp_path / "first", tmp_path / "second"
-    _copy(GALAXY[:12], first)
-    _copy(GALAXY[12:16], second)
+    _copy(GALAXY[:40], first)
+    _copy(GALAXY[40:44], second)
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(_batch_cmd(first, out), cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
@@ -505,12 +505,14 @@ def test_a_second_run_into_the_same_out_is_refused(tmp_path: Path) -> None:
     assert proc.poll() is None, "the first run ended before the second could start"
     proc.send_signal(signal.SIGSTOP)  # the first run stays in the middle of its work
     try:
+        assert not (out / "matches.parquet").exists(), "the first run ended before it could be stopped"
         res = subprocess.run(_batch_cmd(second, out), cwd=tmp_path, env=env, capture_output=True, text=True,
                              timeout=300)
     finally:
         proc.send_signal(signal.SIGCONT)
-    assert proc.wait(timeout=300) == 0
+    first_code = proc.wait(timeout=300)
     assert res.returncode == 2, res.stderr
+    assert first_code == 0
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1, res.stderr
     assert str(out) in lines[0] and f"pid {proc.pid}" in lines[0]
