@@ -82,10 +82,12 @@ def test_cube_batch_keeps_order_and_reports_bad_lines(tmp_path: Path) -> None:
     res = runner.invoke(app, ["cube", "--batch", str(f)])
     assert res.exit_code == 0, res.output
     out = [json.loads(x) for x in res.stdout.splitlines()]
-    assert len(out) == 4
+    assert len(out) == 5  # one line out per line in, the blank line included
     assert out[0]["action"] == "double, take"
-    assert set(out[1]) == {"error"} and set(out[2]) == {"error"}
-    assert out[3]["action"] == "too good, pass"
+    for n in (2, 3, 4):
+        assert set(out[n - 1]) == {"error", "line"} and out[n - 1]["line"] == n
+        assert out[n - 1]["error"].startswith(f"line {n}: ")
+    assert out[4]["action"] == "too good, pass"
     res = runner.invoke(app, ["cube", "--batch", "-"], input=lines[4] + "\n")
     assert res.exit_code == 0 and json.loads(res.stdout)["action"] == "too good, pass"
 

@@ -338,8 +338,9 @@ def positions(draw: st.DrawFn, variant: str | None = None) -> Position:
     if var == "dutch":
         kw.update(mover_reserve=m.get("res", 0), opponent_reserve=o.get("res", 0),
                   mover_can_hit=draw(st.booleans()), opponent_can_hit=draw(st.booleans()))
-    if var == "mahbusa":
-        kw["game_end"] = draw(st.booleans())
+    if var == "mahbusa":  # the flag goes with a mother win or draw (rules.md §3.2 rule 9)
+        mother_rule = (1 in pin_o and (24 in pin_m or not m.get(24))) or (24 in pin_m and not o.get(1))
+        kw["game_end"] = mother_rule and draw(st.booleans())
     return Position.from_points({p: n for p, n in m.items() if isinstance(p, int)},
                                 {p: n for p, n in o.items() if isinstance(p, int)},
                                 pinned_mover=pin_m, pinned_opponent=pin_o, variant=var, **kw)
@@ -353,7 +354,7 @@ def test_key_round_trip(pos: Position) -> None:
     back = decode_key(key)
     assert back == pos
     assert back.board == pos.board
-    assert parse_position_spec(key).position == pos
+    assert parse_position_spec(key, allow_finished=True).position == pos
     assert pos.key() == key
 
 
@@ -369,7 +370,7 @@ def test_json_round_trip(pos: Position) -> None:
     assert position_from_json(obj) == pos
     text = json.dumps(obj)
     assert position_from_json(text) == pos
-    assert parse_position_spec(text).position == pos
+    assert parse_position_spec(text, allow_finished=True).position == pos
     assert sum(obj["mover"]) + obj["mover_off"] + obj.get("mover_bar", 0) + obj.get("mover_reserve", 0) == 15
 
 
@@ -378,7 +379,7 @@ def test_position_id_round_trip(pos: Position) -> None:
     pid = encode_position_id(pos)
     assert len(pid) == 14
     assert decode_position_id(pid) == pos
-    assert parse_position_spec(pid).position == pos
+    assert parse_position_spec(pid, allow_finished=True).position == pos
     assert pos.gnubg_id() == pid
     # the standard key is the Position ID in the URL-safe alphabet
     assert encode_key(pos) == "S." + pid.replace("+", "-").replace("/", "_")
@@ -584,7 +585,7 @@ def test_referee_position_ids() -> None:
 
 def test_referee_xgids() -> None:
     for rec in REFEREE["xgids"]:
-        spec = parse_position_spec(rec["xgid"])
+        spec = parse_position_spec(rec["xgid"], allow_finished=True)
         pid, mid = rec["gnubg_id"].split(":")
         assert encode_position_id(spec.position) == pid, rec
         assert spec.match is not None and spec.on_roll is not None

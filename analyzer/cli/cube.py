@@ -5,8 +5,9 @@ the side on roll: money per unit cube, EMG in a match) plus extra keys; ``action
 ``no double``, ``double, take``, ``double, pass``, ``too good, take``, ``too good, pass``
 (redoubles and beavers are folded into these; the full wording is under ``proper_action``).
 ``--batch FILE`` (``-`` = stdin) reads JSON lines ``{"position": "PositionID:MatchID", "ply": 2}``
-(optionally ``"rollout": true``, ``"trials": N``) and writes one JSON line per input, in order,
-``{"error": ...}`` for a bad line. ``--ply N`` runs the n-ply cubeful search
+(optionally ``"rollout": true``, ``"trials": N``) and writes one JSON line per input line, in
+order: ``{"error": "line N: ...", "line": N}`` for a bad one (blank, not UTF-8, not a JSON object,
+a bad value, a finished game). ``--ply N`` runs the n-ply cubeful search
 (:func:`analyzer.eval.cube.cube_decision_nply`); ``--root-conversion`` (``"root_conversion": true`` in a
 batch line) converts the n-ply cubeless chances with the cube model at the root instead.
 """
@@ -16,13 +17,13 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Annotated, Any, TextIO
+from typing import TYPE_CHECKING, Annotated, Any, BinaryIO
 
 import typer
 
 from analyzer.cli import app
 from analyzer.cli.common import OutputFormat, fail, standard_engine, stdout_write
-from analyzer.core.errors import InputError
+from analyzer.core.errors import InputError, ParseError
 
 if TYPE_CHECKING:
     from analyzer.eval.cube import CubeDecision
@@ -141,25 +142,41 @@ def render_table(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def run_batch(engine: Engine, lines: Iterable[str], *, ply: int, use_rollout: bool, trials: int,
+def _item_int(item: dict[str, Any], key: str, default: int, least: int) -> int:
+    v = item.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, int) or v < least:
+        raise ParseError(f'"{key}" must be a whole number >= {least}', token=json.dumps(v)[:60])
+    return v
+
+
+def _item_flag(item: dict[str, Any], key: str, default: bool) -> bool:
+    v = item.get(key, default)
+    if not isinstance(v, bool):
+        raise ParseError(f'"{key}" must be true or false', token=json.dumps(v)[:60])
+    return v
+
+
+def run_batch(engine: Engine, lines: Iterable[bytes | str], *, ply: int, use_rollout: bool, trials: int,
               truncate: int | None, seed: int, workers: int,
               root_conversion: bool = False) -> Iterator[dict[str, Any]]:
-    """One result dict per non-blank input line, in order (``{"error": ...}`` for a bad one)."""
-    for raw in lines:
-        if not raw.strip():
-            continue
+    """One result dict per input line, in order: a blank line, a line that is not UTF-8 or not a
+    JSON object, or a bad value gives ``{"error": "line N: ...", "line": N}``."""
+    from analyzer.rules.listing import batch_error, batch_object
+
+    for number, raw in enumerate(lines, 1):
         try:
-            item = json.loads(raw)
-            if not isinstance(item, dict) or not isinstance(item.get("position"), str):
-                raise ValueError('expected a JSON object with a "position" string')
-            p = item.get("ply", ply)
-            tr = item.get("trials", trials)
-            if not isinstance(p, int) or not isinstance(tr, int) or tr < 1:
-                raise ValueError('"ply" and "trials" must be integers')
-            yield _decide(engine, item["position"], p, bool(item.get("rollout", use_rollout)), tr,
-                          truncate, seed, workers, root_conversion=bool(item.get("root_conversion", root_conversion)))
-        except (InputError, ValueError) as e:
-            yield {"error": str(e)}
+            item = batch_object(raw, number)
+            position = item.get("position")
+            if not isinstance(position, str):
+                raise ParseError('expected a "position" string', token=json.dumps(position)[:60])
+            p = _item_int(item, "ply", ply, 0)
+            tr = _item_int(item, "trials", trials, 1)
+            yield _decide(engine, position, p, _item_flag(item, "rollout", use_rollout), tr, truncate, seed,
+                          workers, root_conversion=_item_flag(item, "root_conversion", root_conversion))
+        except InputError as e:
+            yield batch_error(e, number)
+        except ValueError as e:
+            yield batch_error(InputError(str(e)), number)
 
 
 @app.command()
@@ -187,14 +204,17 @@ def cube(
         fail("--truncate must be >= 1")
     engine = standard_engine()
     if batch is not None:
-        handle: TextIO = sys.stdin if batch == "-" else _open(batch)
+        # bytes: lines end at \n only, and a line that is not UTF-8 fails alone
+        handle: BinaryIO = sys.stdin.buffer if batch == "-" else _open(batch)
         try:
             for out in run_batch(engine, handle, ply=ply, use_rollout=use_rollout, trials=trials,
                                  truncate=truncate, seed=seed, workers=workers, root_conversion=root_conversion):
                 sys.stdout.write(json.dumps(out) + "\n")
                 sys.stdout.flush()
+        except OSError as e:
+            fail(f"cannot read {batch}: {e.strerror}")
         finally:
-            if handle is not sys.stdin:
+            if batch != "-":
                 handle.close()
         return
     assert position is not None
@@ -208,8 +228,8 @@ def cube(
         stdout_write(render_table(d))
 
 
-def _open(path: str) -> TextIO:
+def _open(path: str) -> BinaryIO:
     try:
-        return open(path, encoding="utf-8")  # noqa: SIM115 - closed by the caller
+        return open(path, "rb")  # noqa: SIM115 - closed by the caller
     except OSError as e:
         fail(f"cannot read {path}: {e.strerror}")

@@ -21,7 +21,8 @@ def moves(
     dice: Annotated[str | None, typer.Option("--dice", "-d", help="The roll, e.g. 31 or 6-6.")] = None,
     variant: Annotated[str | None, typer.Option(help="standard, dutch or mahbusa (for IDs without one).")] = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")] = OutputFormat.table,
-    batch: Annotated[str | None, typer.Option(help="JSON-lines file of {position, dice} (- for stdin).")] = None,
+    batch: Annotated[str | None, typer.Option(
+        help="JSON-lines file of {position, dice} (- for stdin): one JSON line out per line in.")] = None,
 ) -> None:
     """List every legal play of a roll with its resulting position."""
     from analyzer.rules.listing import legal_play_rows, moves_batch_line, parse_dice_text
@@ -30,14 +31,19 @@ def moves(
         if position is not None or dice is not None:
             fail("--batch takes no POSITION or --dice")
         try:
-            handle = sys.stdin if batch == "-" else open(batch, encoding="utf-8")  # noqa: SIM115
+            # bytes: lines end at \n only, and a line that is not UTF-8 fails alone
+            handle = sys.stdin.buffer if batch == "-" else open(batch, "rb")  # noqa: SIM115
         except OSError as e:
             fail(f"{batch}: {e.strerror}")
-        with handle:
-            for line in handle:
-                if not line.strip():
-                    continue
-                sys.stdout.write(json.dumps(moves_batch_line(line, variant)) + "\n")
+        try:
+            for number, line in enumerate(handle, 1):
+                sys.stdout.write(json.dumps(moves_batch_line(line, variant, number)) + "\n")
+                sys.stdout.flush()
+        except OSError as e:
+            fail(f"{batch}: {e.strerror}")
+        finally:
+            if batch != "-":
+                handle.close()
         return
     if position is None or dice is None:
         fail("give a POSITION and --dice (or --batch FILE)")

@@ -32,16 +32,23 @@ def show(
     = HomeSideOpt.right,
     fmt: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
 ) -> None:
-    """Draw a position with pip counts, turn, cube, score and its IDs."""
+    """Draw a position with pip counts, turn, cube, score and its IDs (a finished game too: it says so)."""
     from analyzer.core.ids import parse_position_spec
     from analyzer.render.position_text import show_position, show_position_data
 
     try:
-        spec = parse_position_spec(position, variant=variant)
+        # a finished game can be drawn (the result of a game-ending play), not played
+        spec = parse_position_spec(position, variant=variant, allow_finished=True)
+        over = spec.game_over()
         if fmt is ShowFormat.json:
-            sys.stdout.write(json.dumps(show_position_data(spec)) + "\n")
+            data = show_position_data(spec)
+            if over is not None:
+                data["game_over"] = over
+            sys.stdout.write(json.dumps(data) + "\n")
             return
         text = show_position(spec, home_side="left" if home_side is HomeSideOpt.left else "right")
     except InputError as e:
         input_error(e)
+    if over is not None:
+        text += f"\nGame over: {over}."
     sys.stdout.write(text + "\n")

@@ -15,9 +15,12 @@ Roll(6, 3)
 
 from __future__ import annotations
 
+import json
+import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import SupportsIndex
 
 from analyzer.core.errors import ParseError
 
@@ -30,9 +33,7 @@ class Roll:
     low: int
 
     def __init__(self, die1: int, die2: int) -> None:
-        a, b = int(die1), int(die2)
-        if not (1 <= a <= 6 and 1 <= b <= 6):
-            raise ParseError("dice must be 1 to 6", token=f"{die1}{die2}")
+        a, b = _die(die1, (die1, die2)), _die(die2, (die1, die2))
         object.__setattr__(self, "high", max(a, b))
         object.__setattr__(self, "low", min(a, b))
 
@@ -90,6 +91,38 @@ class Roll:
         return _INDEX[(self.high, self.low)]
 
 
+def _shown(value: object) -> str:
+    """``value`` as JSON text (Python's repr for what JSON cannot write), for error messages."""
+    return json.dumps(value, default=repr)[:60]
+
+
+def _die(value: object, dice: object) -> int:
+    """One die: an integer 1..6 (``True`` and ``1.0`` are not dice)."""
+    if isinstance(value, bool) or not isinstance(value, SupportsIndex):
+        raise ParseError("a die is a whole number 1 to 6", token=_shown(dice))
+    n = operator.index(value)
+    if not 1 <= n <= 6:
+        raise ParseError("dice must be 1 to 6", token=_shown(dice))
+    return n
+
+
+def dice_from_data(value: object) -> tuple[int, int]:
+    """Two dice given as data (a JSON list ``[a, b]``), in the order given.
+
+    Exactly two whole numbers 1 to 6: booleans, floats, strings and nested lists are refused.
+
+    >>> dice_from_data([3, 1])
+    (3, 1)
+    >>> dice_from_data([True, 1])
+    Traceback (most recent call last):
+    ...
+    analyzer.core.errors.ParseError: a die is a whole number 1 to 6: '[true, 1]'
+    """
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        raise ParseError("dice are a list of two numbers 1 to 6", token=_shown(value))
+    return _die(value[0], value), _die(value[1], value)
+
+
 def parse_roll(text: str) -> Roll:
     """Read a roll written ``"51"``, ``"5-1"``, ``"5 1"`` or ``"5x1"``.
 
@@ -100,7 +133,7 @@ def parse_roll(text: str) -> Roll:
     ...
     analyzer.core.errors.ParseError: not a roll of two dice 1-6: '70'
     """
-    m = re.fullmatch(r"\s*([1-6])\s*[-x ,]?\s*([1-6])\s*", text)
+    m = re.fullmatch(r"\s*([1-6])\s*[-x ,]?\s*([1-6])\s*", text, flags=re.ASCII)
     if not m:
         raise ParseError("not a roll of two dice 1-6", token=text)
     return Roll(int(m.group(1)), int(m.group(2)))

@@ -61,18 +61,69 @@ from enum import IntEnum
 from typing import Any
 
 from analyzer.core import layout as L
-from analyzer.core.errors import InputError, ParseError, PositionError
-from analyzer.core.match import MatchState
+from analyzer.core.errors import InputError, ParseError, PositionError, RulesError
+from analyzer.core.match import MatchState, is_match_over
 from analyzer.core.position import VARIANTS, Position, canonical_variant
 
 __all__ = [
-    "XGID", "GameState", "MatchID", "PositionSpec", "decode_key", "decode_match_id",
+    "MAX_JSON_DEPTH", "XGID", "GameState", "MatchID", "PositionSpec", "decode_key", "decode_match_id",
     "decode_position_id", "decode_xgid", "encode_key", "encode_match_id", "encode_position_id",
-    "encode_xgid", "parse_position_spec", "position_from_json", "position_to_json", "xgid_position",
+    "encode_xgid", "load_json", "parse_position_spec", "position_from_json", "position_to_json",
+    "xgid_position",
 ]
 
 _STD = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+
+# ---------------------------------------------------------------------- JSON text
+MAX_JSON_DEPTH = 32
+"""The deepest nesting of arrays and objects :func:`load_json` reads (positions need 3)."""
+
+# a string (closed or running to the end of the text) or one bracket
+_JSON_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+
+
+def _excerpt(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def load_json(text: str, what: str) -> Any:
+    """Read JSON text; every way it can fail is a :class:`ParseError` that starts with ``what``.
+
+    Besides malformed text this refuses ``NaN`` and ``Infinity`` (not JSON), numbers too long for
+    Python to convert, and nesting deeper than :data:`MAX_JSON_DEPTH` (checked before parsing,
+    so that no input reaches the interpreter's recursion limit).
+
+    >>> load_json('{"dice": [3, 1]}', "batch line")
+    {'dice': [3, 1]}
+    >>> load_json("[" * 40 + "]" * 40, "batch line")
+    Traceback (most recent call last):
+    ...
+    analyzer.core.errors.ParseError: batch line: JSON nested deeper than 32 levels: '[[[[[[[[[[[[[[[[[[[[...'
+    """
+    depth = deepest = 0
+    for m in _JSON_NESTING.finditer(text):
+        ch = m.group()
+        if ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_JSON_DEPTH:
+                    raise ParseError(f"{what}: JSON nested deeper than {MAX_JSON_DEPTH} levels",
+                                     token=_excerpt(text, 20))
+        elif ch in "]}":
+            depth -= 1
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as e:
+        raise ParseError(f"{what}: not valid JSON ({e.msg} at column {e.colno})", token=_excerpt(text)) from None
+    except (ValueError, RecursionError) as e:  # huge numbers, NaN; recursion cannot happen below the cap
+        raise ParseError(f"{what}: not valid JSON ({str(e).split(';')[0]})", token=_excerpt(text)) from None
 
 
 # ---------------------------------------------------------------------- base64 and bits
@@ -393,6 +444,9 @@ class XGID:
                 raise ParseError("XGID: negative score, length or flags", token=str(v))
         if self.max_cube_log2 is not None and not 0 <= self.max_cube_log2 <= 15:
             raise ParseError("XGID: max cube out of range", token=str(self.max_cube_log2))
+        if self.max_cube_log2 is not None and self.cube_log2 > self.max_cube_log2:
+            raise ParseError(f"XGID: the cube ({1 << self.cube_log2}) is above the max cube "
+                             f"({1 << self.max_cube_log2})", token=str(self.cube_log2))
 
     def __str__(self) -> str:
         return encode_xgid(self)
@@ -465,8 +519,10 @@ def decode_xgid(text: str) -> XGID:
     for i in (1, 2, 3, 5, 6, 7, 8, 9):
         if i >= len(fields):
             continue
-        if not re.fullmatch(r"-?\d+", fields[i]):
+        if not re.fullmatch(r"-?[0-9]+", fields[i]):
             raise ParseError(f"XGID: field {i + 1} is not a number: {fields[i]!r}", token=tok)
+        if len(fields[i].lstrip("-").lstrip("0")) > 5:  # every field fits 15 bits
+            raise ParseError(f"XGID: field {i + 1} is out of range: {_excerpt(fields[i], 12)!r}", token=tok)
         nums.append(int(fields[i]))
     try:
         return XGID(tuple(checkers), cube_log2=nums[0], cube_position=nums[1], turn=nums[2],
@@ -610,16 +666,13 @@ def position_from_json(obj: Mapping[str, Any] | str, variant: str | None = None)
     >>> position_from_json('{"variant": "standard", "mover": [0,0,0,0,0,15] + [0]*18}')
     Traceback (most recent call last):
     ...
-    analyzer.core.errors.ParseError: JSON position: not valid JSON (Expecting ',' delimiter): \
+    analyzer.core.errors.ParseError: JSON position: not valid JSON (Expecting ',' delimiter at column 49): \
 '{"variant": "standard", "mover": [0,0,0,0,0,15] + [0]*18}'
     >>> position_from_json({"mover": [0] * 5 + [15] + [0] * 18, "opponent": [0] * 18 + [15] + [0] * 5}).pips()
     (90, 90)
     """
     if isinstance(obj, str):
-        try:
-            loaded = json.loads(obj)
-        except json.JSONDecodeError as e:
-            raise ParseError(f"JSON position: not valid JSON ({e.msg})", token=obj) from None
+        loaded = load_json(obj, "JSON position")
         if not isinstance(loaded, dict):
             raise ParseError("JSON position: expected an object", token=obj)
         obj = loaded
@@ -794,6 +847,13 @@ class PositionSpec:
     match_id: MatchID | None = None
     xgid: XGID | None = None
 
+    def game_over(self) -> str | None:
+        """Why the game is over (:meth:`Position.game_over`, or a Match ID whose game state is
+        over, resigned or dropped), or ``None`` while it goes on."""
+        if self.match_id is not None and self.match_id.game_state > GameState.PLAYING:
+            return f"the Match ID says the game is {self.match_id.game_state.name.lower()}"
+        return self.position.game_over()
+
 
 _POS_ID_RE = re.compile(r"[A-Za-z0-9+/]{14}")
 
@@ -810,12 +870,17 @@ def _as_variant(pos: Position, variant: str | None, token: str) -> Position:
         raise PositionError(f"not a valid {var} position: {e.message}", token=token) from None
 
 
-def parse_position_spec(text: str, variant: str | None = None) -> PositionSpec:
+def parse_position_spec(text: str, variant: str | None = None, *, allow_finished: bool = False) -> PositionSpec:
     """Read a position in any form we know: a gnubg Position ID, ``PositionID:MatchID``, an XGID
     (with or without ``XGID=``), the JSON form (text starting with ``{``) or a position key.
 
     ``variant`` names the variant for forms that do not carry one (gnubg IDs, XGIDs); forms that
     do must agree with it.
+
+    What is read is a position to play: a game that is over (a side has borne off all 15, a
+    Mahbusa game ended by the mother rule, a Match ID whose game state is over, resigned or
+    dropped) is refused unless ``allow_finished`` (to draw it or key it). A match whose score has
+    reached its length is refused always, as is a cube above its limit.
 
     >>> spec = parse_position_spec("4PPgASjgc/ABMA:cAnqAAAAAAAE")
     >>> spec.source, spec.on_roll, spec.dice, spec.match.length
@@ -827,7 +892,25 @@ def parse_position_spec(text: str, variant: str | None = None) -> PositionSpec:
     ...
     analyzer.core.errors.ParseError: not a position: expected a gnubg Position ID, PositionID:MatchID, \
 an XGID, a position key or JSON: 'hello'
+    >>> parse_position_spec("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:7:2:0:7:10")
+    Traceback (most recent call last):
+    ...
+    analyzer.core.errors.RulesError: the match is over: score 7-2 in a 7-point match: \
+'XGID=-b----E-C---eE---c-e----B-:0:0:1:00:7:2:0:7:10'
     """
+    spec = _read_position_spec(text, variant)
+    tok = text.strip()
+    state = spec.match
+    if state is not None and is_match_over(state):
+        hi, lo = sorted(state.score, reverse=True)
+        raise RulesError(f"the match is over: score {hi}-{lo} in a {state.length}-point match", token=tok)
+    why = None if allow_finished else spec.game_over()
+    if why is not None:
+        raise PositionError(f"not a position to play: {why}", token=tok)
+    return spec
+
+
+def _read_position_spec(text: str, variant: str | None) -> PositionSpec:
     tok = text.strip()
     if variant is not None and canonical_variant(variant) not in VARIANTS:
         raise ParseError("unknown variant", token=variant)

@@ -71,6 +71,8 @@ class MatchState:
             raise RulesError("the cube owner must be 0, 1 or None (centred)", token=str(self.cube_owner))
         if self.cube_limit is not None and not _is_power_of_two(self.cube_limit):
             raise RulesError("the cube limit must be a power of two", token=str(self.cube_limit))
+        if self.cube_limit is not None and self.cube > self.cube_limit:
+            raise RulesError(f"the cube is above its limit of {self.cube_limit}", token=str(self.cube))
         if self.automatic_doubles < 0:
             raise RulesError("automatic doubles must be >= 0", token=str(self.automatic_doubles))
         if self.crawford and self.post_crawford:
@@ -198,7 +200,8 @@ jacoby=False, beavers=False, raccoons=False, cube_limit=None, automatic_doubles=
         _check_player(bottom_player)
         pos = 0 if self.cube_owner is None else (1 if self.cube_owner == bottom_player else -1)
         flags = int(self.crawford) if self.length else int(self.jacoby) | (2 * int(self.beavers))
-        limit = 10 if self.cube_limit is None else self.cube_limit.bit_length() - 1
+        # no limit: XG's usual 1024, or the cube itself once it is higher
+        limit = max(10, self.cube.bit_length() - 1) if self.cube_limit is None else self.cube_limit.bit_length() - 1
         return {"cube_log2": self.cube.bit_length() - 1, "cube_position": pos,
                 "score_bottom": self.score[bottom_player], "score_top": self.score[1 - bottom_player],
                 "flags": flags, "length": self.length, "max_cube_log2": limit}

@@ -310,8 +310,54 @@ class Position:
             raise PositionError("unused position slots must be zero")
         if a[L.GAME_END] and v != "mahbusa":
             raise PositionError("only mahbusa games end by a special rule")
+        if a[L.GAME_END] and not (self._mother_rule_ended(0) or self._mother_rule_ended(1)):
+            raise PositionError("a mahbusa game ends by a special rule only when a mother is pinned")
         if a[L.MOVER_OFF] == L.CHECKERS and a[L.OPP_OFF] == L.CHECKERS:
             raise PositionError("both sides have borne off all their checkers")
+
+    def _mother_rule_ended(self, pinner: int) -> bool:
+        """Whether the mother rule ends the game in favour of ``pinner`` (0 mover, 1 opponent) or as
+        a draw: the other side's mother is pinned on the pinner's last point and the pinner's own
+        start is empty or holds his pinned mother (``docs/rules.md`` §3.2 rules 8-9)."""
+        pos = self if pinner == 0 else self.flip()
+        if 1 not in pos.pinned_opponent:
+            return False
+        return 24 in pos.pinned_mover or pos.mover[23] == 0
+
+    def game_over(self) -> str | None:
+        """Why the game is already over in this position, or ``None`` while it goes on.
+
+        A game is over once a side has borne off all 15 checkers, or, in Mahbusa, once it ended by
+        the mother rule (the ``game_end`` flag). Such a position can be drawn and keyed, but it is
+        no position to play, evaluate or double in.
+
+        >>> Position.start().game_over() is None
+        True
+        >>> Position.from_notation("P | O 19:5 | off P15 O10").game_over()
+        'the side on roll has borne off all 15 checkers'
+        >>> Position.from_notation("P | O 19:5 | off P15 O10").flip().game_over()
+        'the opponent has borne off all 15 checkers'
+        """
+        if self.mover_off == L.CHECKERS:
+            return "the side on roll has borne off all 15 checkers"
+        if self.opponent_off == L.CHECKERS:
+            return "the opponent has borne off all 15 checkers"
+        if self.game_end_flag:
+            return "the game ended by the mother rule"
+        return None
+
+    def require_in_play(self) -> Position:
+        """Return ``self`` when the game goes on; raise :class:`PositionError` when it is over.
+
+        >>> Position.from_notation("P 8:14 1:1+o | O 20:14 | over", "mahbusa").require_in_play()
+        Traceback (most recent call last):
+        ...
+        analyzer.core.errors.PositionError: not a position to play: the game ended by the mother rule
+        """
+        why = self.game_over()
+        if why is not None:
+            raise PositionError(f"not a position to play: {why}")
+        return self
 
     # ------------------------------------------------------------------ text forms
     def to_notation(self) -> str:
@@ -427,7 +473,7 @@ class Position:
         """
         from analyzer.core.ids import parse_position_spec
 
-        return parse_position_spec(text, variant=variant).position
+        return parse_position_spec(text, variant=variant, allow_finished=True).position
 
 
 def flip_boards(boards: NDArray[np.int8]) -> NDArray[np.int8]:
