@@ -233,8 +233,14 @@ def test_a_game_without_match_line_is_a_money_game():
     assert m.length == 0 and len(m.games) == 1
 
 
-def test_empty_input_gives_nothing():
-    assert read_match_text("") == []
+@pytest.mark.parametrize("text, why", [("", "it is empty"), ("  \n\n \t\n", "3 blank lines"),
+                                       ('; [Player 1 "a"]\n; [Player 2 "b"]\n', "header lines only"),
+                                       (" 5 point match\n\n", "no game in the 5 point match")])
+def test_a_file_without_a_game_is_an_error_not_nothing(text, why):
+    # issue 31, defect 2: empty, blank, header-only files used to give no record and no error
+    [m] = read_match_text(text, name="x.mat")
+    [e] = m.errors
+    assert m.games == () and why in e.message and e.file == "x.mat" and e.line == 1
 
 
 def test_no_move_marker_after_moves_is_an_error():

@@ -33,7 +33,9 @@ game's score line against the computed result.
 
 from __future__ import annotations
 
+import collections
 import functools
+import itertools
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -63,11 +65,12 @@ from analyzer.formats.records import (
     Roll,
     Take,
     Win,
+    crawford_flags,
     variant_of,
 )
 from analyzer.rules import Variant, check_dice, find_variant, kernel
 
-__all__ = ["Decision", "GameReplay", "decisions", "replay_games"]
+__all__ = ["Decision", "GameReplay", "decisions", "normalise", "normalised_games", "replay_games"]
 
 KINDS = ("move", "double", "take", "drop", "resign")
 RESIGN_NAMES = {1: "single", 2: "gammon", 3: "backgammon"}
@@ -161,46 +164,26 @@ def _player(record: MatchRecord, game: GameRecord, side: int) -> str:
     return record.players[side] or game.names[side]
 
 
-def _crawford(record: MatchRecord, games: Iterable[GameRecord]) -> dict[int, tuple[bool, bool]]:
-    """(crawford, post_crawford) by index in ``games``: the first game where exactly one
-    player stands at N-1 is the Crawford game (a game whose predecessor already had a player at
-    N-1 is post-Crawford, so a skipped game does not create a second Crawford game)."""
-    out: dict[int, tuple[bool, bool]] = {}
-    n = record.length
-    rule = record.crawford is not False
-    seen = False
-    prev: tuple[int, int] | None = None
-    for i, g in enumerate(games):
-        a, b = g.score
-        if not n or not rule or max(a, b) >= n:
-            out[i] = (False, False)
-        elif g.crawford is not None:
-            seen = seen or g.crawford
-            out[i] = (g.crawford, not g.crawford and n - 1 in (a, b))
-        elif n - 1 in (a, b):
-            already = seen or (prev is not None and n - 1 in prev)
-            out[i] = (not already and (a == n - 1) != (b == n - 1), already)
-            if a == n - 1 and b == n - 1 and not already:
-                out[i] = (False, True)
-            seen = True
-        else:
-            out[i] = (False, False)
-        prev = (a, b)
-    return out
+def replay_games(record: MatchRecord, games: Iterable[GameRecord] | None = None) -> Iterator[GameReplay]:
+    """Replay every game of ``record`` (see the module docstring), or of ``games`` when given (the
+    games of a match streamed by the reader: they are read one at a time, with one game of
+    lookahead for the score check).
 
-
-def replay_games(record: MatchRecord) -> Iterator[GameReplay]:
-    """Replay every game of ``record`` (see the module docstring).
-
-    Games after the match has been decided are ignored, as gnubg does.
+    A game whose score line already reaches the match length is reported as an error on that
+    line (the match was over, or the score is wrong) and the next game is replayed as usual.
     """
-    games = record.games
-    flags = _crawford(record, games)
-    for i, game in enumerate(games):
-        if record.length and max(game.score) >= record.length:
-            break
-        crawford, post = flags[i]
+    for_pairs, for_flags = itertools.tee(record.games if games is None else games)
+    flags = crawford_flags(record.length, record.crawford, for_flags)
+    for (game, nxt), (crawford, post) in zip(_with_next(for_pairs), flags, strict=True):
         variant_name = variant_of(game.variation) if game.variation else record.variant
+        if record.length and max(game.score) >= record.length:
+            a, b = game.score
+            yield GameReplay(file=record.source, match_index=record.index, number=game.number,
+                             line=game.line, variant=variant_name, state=MatchState(),
+                             error=RulesError(f"game {game.number} starts at {a}-{b}, but the match ends "
+                                              f"at {record.length} points", file=record.source,
+                                              line=game.score_where, token=f"{a}-{b}"))
+            continue
         try:
             base = MatchState(length=record.length, score=game.score, crawford=crawford,
                               post_crawford=post, jacoby=bool(record.jacoby) and not record.length,
@@ -211,13 +194,23 @@ def replay_games(record: MatchRecord) -> Iterator[GameReplay]:
         except InputError as err:
             yield GameReplay(file=record.source, match_index=record.index, number=game.number,
                              line=game.line, variant=variant_name, state=MatchState(),
-                             error=err.located(file=record.source, line=game.line + 1))
+                             error=err.located(file=record.source, line=game.score_where))
             continue
         g = _replay_game(record, game, base, variant_name)
-        nxt = games[i + 1] if i + 1 < len(games) else None
-        if g.error is None and nxt is not None and nxt.number == game.number + 1:
+        if (g.error is None and nxt is not None and nxt.number == game.number + 1
+                and not (record.length and max(nxt.score) >= record.length)):
             g = replace(g, score_error=_check_next(record, game, g, nxt))
         yield g
+
+
+def _with_next(games: Iterable[GameRecord]) -> Iterator[tuple[GameRecord, GameRecord | None]]:
+    """Each game with the one after it (``None`` after the last)."""
+    it = iter(games)
+    cur = next(it, None)
+    while cur is not None:
+        nxt = next(it, None)
+        yield cur, nxt
+        cur = nxt
 
 
 def decisions(record: MatchRecord) -> Iterator[Decision]:
@@ -247,7 +240,7 @@ def _check_next(record: MatchRecord, game: GameRecord, g: GameReplay, nxt: GameR
         who = _player(record, game, g.winner) if g.winner is not None else "nobody"
         why = (f"game {game.number} ({g.end}, {who} wins {g.points}) gives {expect[0]}-{expect[1]}, "
                f"but the next score line says {nxt.score[0]}-{nxt.score[1]}")
-    return RulesError(why, file=record.source, line=nxt.line + 1, token=f"{nxt.score[0]}-{nxt.score[1]}")
+    return RulesError(why, file=record.source, line=nxt.score_where, token=f"{nxt.score[0]}-{nxt.score[1]}")
 
 
 def _replay_game(record: MatchRecord, game: GameRecord, base: MatchState, variant_name: str) -> GameReplay:
@@ -666,12 +659,25 @@ def normalise(record: MatchRecord) -> MatchRecord:
     """
     games: list[GameRecord] = []
     errors = list(record.errors)
-    for g, game in zip(replay_games(record), record.games, strict=False):
+    for item in normalised_games(record):
+        if isinstance(item, InputError):
+            errors.append(item)
+        else:
+            games.append(item)
+    return replace(record, games=tuple(games), errors=tuple(errors))
+
+
+def normalised_games(record: MatchRecord,
+                     games: Iterable[GameRecord] | None = None) -> Iterator[GameRecord | InputError]:
+    """Each game of ``record`` (or of ``games``, streamed) rewritten as :func:`normalise` does, or
+    the error of a game that does not replay, in order, one game at a time."""
+    keep = _Kept()
+    for g in replay_games(record, keep.feed(record.games if games is None else games)):
+        game = keep.take()
         if g.error is not None:
-            errors.append(g.error)
+            yield g.error
             continue
         acts: list[Action] = []
-        pending: Roll | None = None
         for d in g.decisions:
             if d.kind == "move":
                 assert d.dice is not None
@@ -683,15 +689,28 @@ def normalise(record: MatchRecord) -> MatchRecord:
             elif d.kind == "drop":
                 acts.append(Drop(side=d.side))
             elif d.kind == "resign" and d.dice is not None:
-                pending = Roll(side=d.side, dice=d.dice, play="", note="????")
-                acts.append(pending)
+                acts.append(Roll(side=d.side, dice=d.dice, play="", note="????"))
         if g.winner is not None:
             total = game.score[g.winner] + g.points
             decided = bool(record.length) and total >= record.length
             acts.append(Win(side=g.winner, points=g.points, match=decided))
-        games.append(replace(game, actions=tuple(acts), line=0, resigned=g.end == "resign",
-                             crawford=g.state.crawford if record.length else None))
-    return replace(record, games=tuple(games), errors=tuple(errors))
+        yield replace(game, actions=tuple(acts), line=0, score_line=0, resigned=g.end == "resign",
+                      crawford=g.state.crawford if record.length else None)
+
+
+class _Kept:
+    """The games a replay has read and not yet answered (the replay reads one game ahead)."""
+
+    def __init__(self) -> None:
+        self._games: collections.deque[GameRecord] = collections.deque()
+
+    def feed(self, games: Iterable[GameRecord]) -> Iterator[GameRecord]:
+        for game in games:
+            self._games.append(game)
+            yield game
+
+    def take(self) -> GameRecord:
+        return self._games.popleft()
 
 
 # ---------------------------------------------------------------------- identifiers

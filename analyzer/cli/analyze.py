@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import check_ply, fail, input_error, standard_engine, variant_engine
+from analyzer.cli.common import check_ply, error_console, fail, input_error, standard_engine, variant_engine
 from analyzer.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -110,11 +110,12 @@ def analyze(
         input_error(e)
     except OSError as e:
         fail(f"{file}: {e.strerror or 'cannot read the file'}")
-    if not records:
-        fail(f"{file}: no match found")
+    if not any(r.games for r in records):  # nothing to review: one line, the reader's first error
+        errs = [e for r in records for e in r.errors]
+        fail(str(errs[0]) if errs else f"{file}: no match in the file")
     if settings is not None and settings.truncate is not None and any(r.variant != "standard" for r in records):
         fail(f"{file}: Dutch and Mahbusa rollouts play every game out; --truncate is for standard games")
-    err = Console(stderr=True)
+    err = error_console()
     show = err.is_terminal if progress is None else progress
     engine = standard_engine() if any(_needs_standard(r) for r in records) else None  # variants: not needed
     problems = 0
@@ -156,7 +157,8 @@ def analyze(
         console = Console()
         for analysis, written in views:
             console.print(analysis_view(analysis))
-            console.print("written: " + ", ".join(str(p) for p in written), markup=False, highlight=False)
+            console.print("written: " + ", ".join(str(p) for p in written), markup=False, highlight=False,
+                          emoji=False)
     if problems:
         raise typer.Exit(1)
 

@@ -11,6 +11,8 @@ import typer
 from analyzer.core.errors import InputError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from analyzer.eval.engine import Engine
     from analyzer.eval.variants.engine import VariantEngine
 
@@ -25,6 +27,14 @@ def fail(message: str, code: int = 2) -> NoReturn:
     """Print a one-line error to stderr and exit with ``code``."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
+
+
+def error_console() -> Console:
+    """A console on stderr that prints text as it is: no markup, no emoji codes (``:100:`` in
+    ``file:100:`` or a player called ``:cool:`` stay as written), no highlighting."""
+    from rich.console import Console
+
+    return Console(stderr=True, markup=False, emoji=False, highlight=False)
 
 
 def input_error(err: InputError) -> NoReturn:

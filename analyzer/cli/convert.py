@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from enum import StrEnum
-from typing import Annotated
+from typing import IO, Annotated
 
 import typer
 
 from analyzer.cli import app
 from analyzer.cli.common import fail
 from analyzer.core.errors import InputError
+from analyzer.formats.records import GameRecord, MatchStream
 
 
 class TargetFormat(StrEnum):
@@ -27,33 +29,65 @@ def convert(
 ) -> None:
     """Convert a match file: every game is replayed and written in normalised form (one hop per
     die, bar/off, * on hits, true 'Wins' values). Games that do not replay are left out and
-    reported on stderr (exit code 1)."""
+    reported on stderr (exit code 1); what is written replays to the same decisions as the games
+    kept (a Crawford flag the scores no longer show is written as a tag). A file with no
+    readable game gives one error line, exit code 2, and no output."""
+    import itertools
     import os
 
-    from analyzer.analysis.replay import normalise
-    from analyzer.formats import read_any
-    from analyzer.formats.mat_writer import format_match
-    from analyzer.formats.sgf_writer import format_sgf
+    from analyzer.analysis.replay import normalised_games
+    from analyzer.formats import stream_any
+    from analyzer.formats.mat_writer import mat_chunks
+    from analyzer.formats.sgf_writer import sgf_chunks
 
     if not os.path.isfile(file):
         fail(f"{file}: no such file")
-    writer = format_match if to is TargetFormat.mat else format_sgf
+    chunks = mat_chunks if to is TargetFormat.mat else sgf_chunks
     errors: list[InputError] = []
+    handle: IO[str] | None = None
+    read_games = 0
     try:
-        handle = open(output, "w", encoding="utf-8", newline="\n") if output else sys.stdout  # noqa: SIM115
+        for match in stream_any(file):  # one game at a time: a huge match stays small
+            found: list[InputError] = []
+            seen = [0]
+
+            def good(match: MatchStream = match, found: list[InputError] = found,
+                     seen: list[int] = seen) -> Iterator[GameRecord]:
+                for item in normalised_games(match.header, match.games):
+                    seen[0] += 1
+                    if isinstance(item, InputError):
+                        found.append(item)
+                    else:
+                        yield item
+
+            games = good()
+            first = next(games, None)
+            if first is not None:
+                if handle is None:
+                    handle = _open(output)
+                elif to is TargetFormat.mat:
+                    handle.write("\n")
+                for piece in chunks(match.header, itertools.chain([first], games)):
+                    handle.write(piece)
+            read_games += seen[0]
+            errors.extend(sorted([*match.errors, *found], key=lambda e: e.line or 0))
     except OSError as e:
-        fail(f"{output}: {e.strerror}")
-    try:
-        for n, record in enumerate(read_any(file)):
-            norm = normalise(record)
-            errors.extend(norm.errors)
-            if n and to is TargetFormat.mat:
-                handle.write("\n")
-            handle.write(writer(norm))
+        fail(f"{e.filename or file}: {e.strerror or e}")
     finally:
-        if output:
+        if output and handle is not None:
             handle.close()
+    if not read_games:
+        fail(str(errors[0]) if errors else f"{file}: no match in the file")
     for problem in errors:
         typer.echo(f"error: {problem}", err=True)
     if errors:
         raise typer.Exit(1)
+
+
+def _open(output: str | None) -> IO[str]:
+    if not output:
+        return sys.stdout
+    try:
+        return open(output, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+    except OSError as e:
+        fail(f"{output}: {e.strerror}")

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import fail
+from analyzer.cli.common import error_console, fail
 from analyzer.core.errors import InputError
 
 
@@ -66,9 +66,9 @@ def replay(
     take, drop, resign), dice, the play as written and normalised, the score, and the gnubg
     Position ID + Match ID and XGID (standard games) or the text key (Dutch, Mahbusa).
     Errors (file:line:column, the token, why) go to stderr; a bad game is skipped.
-    Exit code 0 when everything replays, 1 when some games or files failed, 2 on usage errors.
+    Exit code 0 when everything replays, 1 when some games or files failed, 2 on usage errors
+    and when no game could be read at all (an empty file, not a match file).
     """
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from analyzer.formats import expand_inputs
@@ -77,7 +77,7 @@ def replay(
         paths = expand_inputs(files)
     except InputError as e:
         fail(str(e))
-    err = Console(stderr=True)
+    err = error_console()
     show = err.is_terminal if progress is None else progress
     tally = _Tally()
     out = sys.stdout
@@ -87,27 +87,28 @@ def replay(
                                "normalised": "normalised", "score": "score", "position_id": "",
                                "match_id": "", "xgid": "", "key": "ids"}) + "\n")
     bar = Progress(TextColumn("replay"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                   TextColumn("{task.fields[name]}"), console=err, disable=not show, transient=True)
+                   TextColumn("{task.fields[name]}", markup=False), console=err, disable=not show,
+                   transient=True)
 
     def report(e: InputError, path: str) -> None:
         tally.errors.append(e)
         tally.failed_files.add(path)
-        bar.console.print(f"error: {e}", markup=False, highlight=False, soft_wrap=True)
+        bar.console.print(f"error: {e}", soft_wrap=True)
 
     try:
         _run(paths, fmt, bar, tally, out, report)
     except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
         sys.stderr.close()
         raise typer.Exit(0) from None
-    if tally.files > 1 or tally.errors:
+    if tally.files > 1 or (tally.errors and tally.games):
         _summary(err, tally)
     if tally.errors:
-        raise typer.Exit(1)
+        raise typer.Exit(1 if tally.games else 2)
 
 
 def _run(paths: list[str], fmt: ReplayFormat, bar: Any, tally: _Tally, out: Any, report: Any) -> None:
     from analyzer.analysis.replay import replay_games
-    from analyzer.formats import read_any
+    from analyzer.formats import stream_any
 
     with bar:
         task = bar.add_task("replay", total=len(paths), name="")
@@ -115,11 +116,13 @@ def _run(paths: list[str], fmt: ReplayFormat, bar: Any, tally: _Tally, out: Any,
             bar.update(task, name=path[-40:])
             tally.files += 1
             try:
-                for record in read_any(path):
+                for match in stream_any(path):  # one game at a time: a huge match stays small
                     tally.matches += 1
-                    for e in record.errors:
-                        report(e, path)
-                    for g in replay_games(record):
+                    told = 0
+                    for g in replay_games(match.header, match.games):
+                        for e in match.errors[told:]:
+                            report(e, path)
+                        told = len(match.errors)
                         tally.games += 1
                         if g.error is not None:
                             tally.failed_games += 1
@@ -132,6 +135,8 @@ def _run(paths: list[str], fmt: ReplayFormat, bar: Any, tally: _Tally, out: Any,
                             out.write(text + "\n")
                         if g.score_error is not None:
                             report(g.score_error, path)
+                    for e in match.errors[told:]:
+                        report(e, path)
             except BrokenPipeError:
                 raise
             except OSError as e:

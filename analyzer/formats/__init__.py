@@ -10,11 +10,11 @@ import os
 from collections.abc import Iterator
 
 from analyzer.core.errors import InputError
-from analyzer.formats.mat import read_matches
-from analyzer.formats.records import MatchRecord
+from analyzer.formats.mat import read_matches, stream_matches
+from analyzer.formats.records import MatchRecord, MatchStream
 from analyzer.formats.sgf import read_sgf
 
-__all__ = ["MATCH_SUFFIXES", "expand_inputs", "read_any", "read_matches", "read_sgf"]
+__all__ = ["MATCH_SUFFIXES", "expand_inputs", "read_any", "read_matches", "read_sgf", "stream_any"]
 
 MATCH_SUFFIXES = (".mat", ".txt", ".sgf", ".gam")
 
@@ -23,13 +23,26 @@ def read_any(path: str | os.PathLike[str]) -> Iterator[MatchRecord]:
     """Read the matches of a file, as SGF when it is named ``*.sgf`` or starts with ``(;``,
     otherwise as .mat text."""
     name = os.fspath(path)
-    if name.lower().endswith(".sgf"):
-        return read_sgf(name)
-    with open(name, "rb") as fh:
-        head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
-    if head.startswith(b"(;"):
+    if _is_sgf(name):
         return read_sgf(name)
     return read_matches(name)
+
+
+def stream_any(path: str | os.PathLike[str]) -> Iterator[MatchStream]:
+    """The matches of a file as :class:`~analyzer.formats.records.MatchStream` values, one game at
+    a time (.mat text is streamed game by game; an SGF match, a tree, is read whole)."""
+    name = os.fspath(path)
+    if _is_sgf(name):
+        return (MatchStream.of(r) for r in read_sgf(name))
+    return stream_matches(name)
+
+
+def _is_sgf(name: str) -> bool:
+    if name.lower().endswith(".sgf"):
+        return True
+    with open(name, "rb") as fh:
+        head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith(b"(;")
 
 
 def expand_inputs(args: list[str]) -> list[str]:

@@ -35,8 +35,8 @@ import io
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import IO
+from dataclasses import dataclass, field, replace
+from typing import IO, AnyStr, cast
 
 from analyzer.core.errors import InputError, ParseError
 from analyzer.core.play import parse_move
@@ -46,13 +46,14 @@ from analyzer.formats.records import (
     Drop,
     GameRecord,
     MatchRecord,
+    MatchStream,
     Resign,
     Roll,
     Take,
     Win,
 )
 
-__all__ = ["MAX_ERRORS", "MAX_LINE", "read_matches", "read_match_text"]
+__all__ = ["MAX_ERRORS", "MAX_LINE", "read_match_text", "read_matches", "stream_matches"]
 
 MAX_LINE = 4096
 """Longest line read; longer ones are cut and reported (a match file has short lines)."""
@@ -88,13 +89,16 @@ class _GameBuilder:
     names: tuple[str, str] = ("", "")
     split: int = 20
     variation: str | None = None
+    crawford: bool | None = None
+    score_line: int = 0
     actions: list[Action] = field(default_factory=list)
     bad: bool = False
 
     def build(self) -> GameRecord:
         assert self.score is not None
         return GameRecord(number=self.number, line=self.line, score=self.score,
-                          actions=tuple(self.actions), variation=self.variation, names=self.names)
+                          actions=tuple(self.actions), variation=self.variation, names=self.names,
+                          crawford=self.crawford, score_line=self.score_line)
 
 
 @dataclass
@@ -105,9 +109,10 @@ class _MatchBuilder:
     length: int | None = None
     tags: list[tuple[str, str]] = field(default_factory=list)
     comments: list[str] = field(default_factory=list)
-    games: list[GameRecord] = field(default_factory=list)
+    games: int = 0  # games read (good or bad)
     errors: list[InputError] = field(default_factory=list)
     first_names: tuple[str, str] | None = None
+    started: bool = False  # its header was given out
 
     def empty(self) -> bool:
         return self.length is None and not self.games and not self.errors and not self.tags
@@ -119,7 +124,7 @@ class _MatchBuilder:
         p2 = tags.get("player 2", names[1])
         limit = tags.get("cubelimit")
         return MatchRecord(
-            players=(p1, p2), length=self.length or 0, games=tuple(self.games), source=self.source,
+            players=(p1, p2), length=self.length or 0, games=(), source=self.source,
             index=self.index, line=self.line,
             ratings=(tags.get("player 1 elo"), tags.get("player 2 elo")),
             event=tags.get("event"), round=tags.get("round"), site=tags.get("site"),
@@ -145,6 +150,16 @@ class _TooManyErrors(Exception):
     pass
 
 
+@dataclass(frozen=True, slots=True)
+class _Event:
+    """What the reader found: a match's header (``start``, games still to come), a game, or the
+    match's end (``end``, the whole header); ``errors`` is the match's live error list."""
+
+    kind: str
+    item: MatchRecord | GameRecord
+    errors: list[InputError]
+
+
 class _Reader:
     def __init__(self, name: str) -> None:
         self.name = name
@@ -154,10 +169,11 @@ class _Reader:
         self.pending_tags: list[tuple[str, str]] = []
         self.pending_comments: list[str] = []
         self.errors = 0
-        self.out: list[MatchRecord] = []
+        self.events: list[_Event] = []
         self.structure = False  # a match or game line was seen
         self.preamble: list[tuple[int, int, str]] = []  # unreadable lines before that
         self.preamble_count = 0
+        self.lines = 0  # lines read so far
 
     # ------------------------------------------------------------------ errors
     def error(self, message: str, line: int, column: int | None, token: str | None) -> None:
@@ -173,17 +189,35 @@ class _Reader:
             raise _TooManyErrors
 
     # ------------------------------------------------------------------ structure
+    def start_events(self) -> None:
+        m = self.match
+        if not m.started:
+            m.started = True
+            self.events.append(_Event("start", m.build(), m.errors))
+
     def end_game(self) -> None:
         g = self.game
-        self.game = None
-        if g is None or g.bad or g.score is None:
+        if g is None:
             return
-        self.match.games.append(g.build())
+        self.game = None
+        self.match.games += 1
+        if g.score is None and not g.bad:
+            g.bad = True
+            self.error(f"game {g.number} has no score line", g.line, None, f"Game {g.number}")
+        self.start_events()
+        if not g.bad and g.score is not None:
+            self.events.append(_Event("game", g.build(), self.match.errors))
 
     def end_match(self) -> None:
         self.end_game()
-        if not self.match.empty():
-            self.out.append(self.match.build())
+        m = self.match
+        if not m.empty():
+            if not m.games and not m.errors:  # a header, or a match line, and no game after it
+                what = (f"no game in the {m.length} point match" if m.length is not None
+                        else "no match in the file: header lines only, no 'N point match' or 'Game N' line")
+                m.errors.append(ParseError(what, file=self.name, line=m.line or 1))
+            self.start_events()
+            self.events.append(_Event("end", m.build(), m.errors))
             self.index += 1
         self.match = _MatchBuilder(self.name, self.index)
 
@@ -202,6 +236,7 @@ class _Reader:
 
     # ------------------------------------------------------------------ lines
     def feed(self, text: str, lineno: int) -> None:
+        self.lines = lineno
         stripped = text.strip()
         if not stripped:
             return
@@ -254,6 +289,12 @@ class _Reader:
             if key.lower() == "gamevariation" and self.game is not None:
                 self.game.variation = value
                 return
+            if key.lower() == "crawfordgame" and self.game is not None:
+                flag = _flag(value)
+                if flag is None:
+                    self.error("expected Yes or No", lineno, 1, value[:20])
+                self.game.crawford = flag
+                return
             if self.match.games or self.game is not None:
                 self.pending_tags.append((key, value))  # header of the next match
             else:
@@ -272,6 +313,7 @@ class _Reader:
                        lineno, _first_col(text), text.strip()[:60])
             return
         g.score = (int(m.group(3)), int(m.group(6)))
+        g.score_line = lineno
         g.names = (m.group(2).split(",")[0].strip(), m.group(5).split(",")[0].strip())
         right = m.start(5) if m.group(5) else m.start(6) - 3
         g.split = (6 + right) // 2
@@ -412,6 +454,11 @@ class _Reader:
             self.error(f"not a match file: no 'N point match' or 'Game N' line in "
                        f"{self.preamble_count} unreadable lines", lineno, col, token)
         self.end_match()
+        if self.index == 0:  # nothing at all: an empty file, or blank lines only
+            self.match.errors.append(ParseError(
+                "no match in the file: it is empty" if self.lines == 0 else
+                f"no match in the file: {self.lines} blank lines", file=self.name, line=1))
+            self.end_match()
 
 
 def _first_col(text: str) -> int:
@@ -442,8 +489,10 @@ def read_matches(source: Source, *, name: str | None = None) -> Iterator[MatchRe
     """Read every match of a ``.mat`` file, a path or an open handle (text or binary).
 
     Lines are decoded as UTF-8 (a BOM is skipped; other bytes fall back to Windows-1252),
-    CRLF is accepted. A file that holds binary data or UTF-16 is reported as one error on an
-    empty record. Memory use does not grow with the number of matches in the file.
+    CRLF and CR-only line ends are accepted. A file that holds binary data, UTF-16 or UTF-32
+    is reported as one error on an empty record, and so is a file with no match in it. Memory
+    use does not grow with the number of matches in the file (:func:`stream_matches` keeps it
+    flat within a match too).
 
     >>> import io
     >>> data = b"\\xef\\xbb\\xbf 1 point match\\r\\n\\r\\n Game 1\\r\\n a : 0   b : 0\\r\\n"
@@ -451,6 +500,46 @@ def read_matches(source: Source, *, name: str | None = None) -> Iterator[MatchRe
     >>> m.length, m.games[0].score
     (1, (0, 0))
     """
+    games: list[GameRecord] = []
+    for ev in _events(source, name):
+        if ev.kind == "game":
+            assert isinstance(ev.item, GameRecord)
+            games.append(ev.item)
+        elif ev.kind == "end":
+            assert isinstance(ev.item, MatchRecord)
+            yield replace(ev.item, games=tuple(games), errors=tuple(ev.errors))
+            games = []
+
+
+def stream_matches(source: Source, *, name: str | None = None) -> Iterator[MatchStream]:
+    """Read the matches of a ``.mat`` file one game at a time: each :class:`MatchStream` gives
+    the match's header, then its games as they are read (take them all before asking for the
+    next match), and the errors met so far. Memory stays flat however many games a match has.
+
+    >>> import io
+    >>> text = " 3 point match\\n Game 1\\n a : 0   b : 0\\n Game 2\\n a : 1   b : 0\\n"
+    >>> [(ms.header.length, [g.score for g in ms.games]) for ms in stream_matches(io.StringIO(text))]
+    [(3, [(0, 0), (1, 0)])]
+    """
+    events = _events(source, name)
+    for ev in events:
+        if ev.kind == "start":
+            assert isinstance(ev.item, MatchRecord)
+            stream = MatchStream(ev.item, _games_until_end(events), ev.errors)
+            yield stream
+            for _ in stream.games:  # what the caller left unread
+                pass
+
+
+def _games_until_end(events: Iterator[_Event]) -> Iterator[GameRecord]:
+    for ev in events:
+        if ev.kind == "end":
+            return
+        assert isinstance(ev.item, GameRecord)
+        yield ev.item
+
+
+def _events(source: Source, name: str | None) -> Iterator[_Event]:
     label = name if name is not None else _name_of(source)
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as fh:
@@ -468,48 +557,88 @@ def read_match_text(text: str, *, name: str = "<text>") -> list[MatchRecord]:
     return list(read_matches(io.StringIO(text), name=name))
 
 
-def _read_handle(fh: IO[str] | IO[bytes], label: str) -> Iterator[MatchRecord]:
+_CHUNK = 1 << 16
+_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+         (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
+
+
+def _lines(first: AnyStr, fh: IO[AnyStr], nl: AnyStr, cr: AnyStr) -> Iterator[tuple[AnyStr, bool]]:
+    """The lines of a handle whose first chunk ``first`` was already read, without their ends,
+    each with ``True`` when it was longer than :data:`MAX_LINE` (then only its head is given).
+
+    Lines end at ``\n`` (``\r\n`` included) or, in a file with no ``\n`` at all, at ``\r``
+    (old Mac line ends). Memory stays bounded whatever the line lengths.
+    """
+    empty = first[:0]
+    sep: AnyStr | None = None
+    buf, head, long = empty, empty, False
+    chunk = first
+    while chunk:
+        buf += chunk
+        if sep is None:
+            sep = nl if nl in buf else (cr if cr in buf[:-1] else None)
+        if sep is not None:
+            done = buf.split(sep)
+            buf = done.pop()
+            for line in done:
+                if long:
+                    yield head, True
+                    long = False
+                elif len(line) > MAX_LINE:
+                    yield line[:20], True
+                else:
+                    yield line.rstrip(cr), False
+        if len(buf) > MAX_LINE:  # skip the rest of a long line, keep its head for the message
+            if not long:
+                head, long = buf[:20], True
+            buf = empty
+        chunk = fh.read(_CHUNK)
+    if long:
+        yield head, True
+    elif buf:
+        yield buf.rstrip(cr), False
+
+
+def _read_handle(fh: IO[str] | IO[bytes], label: str) -> Iterator[_Event]:
     rd = _Reader(label)
-    lineno = 0
+    first = fh.read(_CHUNK)
     try:
-        while True:
-            raw = fh.readline(MAX_LINE + 1)
-            if not raw:
-                break
-            lineno += 1
+        if isinstance(first, bytes):
+            for bom, name in _BOMS:
+                if first.startswith(bom):
+                    rd.error(f"the file is {name} text; save it as UTF-8", 1, 1, None)
+                    raise _TooManyErrors
+            if first.startswith(b"\xef\xbb\xbf"):
+                first = first[3:]
+        elif first.startswith("\ufeff"):
+            first = first[1:]
+        lines: Iterator[tuple[str | bytes, bool]]
+        if isinstance(first, bytes):
+            lines = _lines(first, cast(IO[bytes], fh), b"\n", b"\r")
+        else:
+            lines = _lines(first, cast(IO[str], fh), "\n", "\r")
+        for lineno, (raw, long) in enumerate(lines, start=1):
             if isinstance(raw, bytes):
-                if lineno == 1:
-                    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
-                        rd.error("the file is UTF-16 text; save it as UTF-8", 1, 1, None)
-                        break
-                    if raw.startswith(b"\xef\xbb\xbf"):
-                        raw = raw[3:]
                 if _is_binary(raw):
                     rd.error("binary data, not a match file", lineno, None, None)
                     break
                 text = _decode(raw)
             else:
-                text = raw
-                if lineno == 1 and text.startswith("\ufeff"):
-                    text = text[1:]
+                text = str(raw)
                 if "\x00" in text:
                     rd.error("binary data, not a match file", lineno, None, None)
                     break
-            if len(text) > MAX_LINE and not text.endswith("\n"):
-                rd.error(f"line longer than {MAX_LINE} characters", lineno, MAX_LINE, text[:20] + "...")
-                while True:  # skip the rest of the long line
-                    more = fh.readline(MAX_LINE + 1)
-                    if not more or (more[-1:] in (b"\n", "\n")):
-                        break
+            if long:
+                rd.error(f"line longer than {MAX_LINE} characters", lineno, MAX_LINE, text + "...")
                 continue
-            rd.feed(text.rstrip("\r\n"), lineno)
-            if rd.out:
-                yield from rd.out
-                rd.out = []
+            rd.feed(text, lineno)
+            if rd.events:
+                yield from rd.events
+                rd.events = []
     except _TooManyErrors:
         pass
     try:
         rd.finish()
     except _TooManyErrors:
         rd.end_match()
-    yield from rd.out
+    yield from rd.events

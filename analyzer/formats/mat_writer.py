@@ -28,12 +28,12 @@ To get ``bar``/``off``, ``*``, ``(n)`` and true ``Wins`` values, write the recor
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import IO
 
-from analyzer.formats.records import Action, GameRecord, MatchRecord, Roll, write_records
+from analyzer.formats.records import Action, CrawfordTracker, GameRecord, MatchRecord, Roll, write_records
 
-__all__ = ["format_game", "format_match", "write_mat"]
+__all__ = ["format_game", "format_match", "mat_chunks", "write_mat"]
 
 _VARIATION = {"standard": "Backgammon", "dutch": "Dutch", "mahbusa": "Plakoto"}
 
@@ -44,8 +44,10 @@ def _cell(act: Action) -> str:
     return " " + act.text
 
 
-def format_game(game: GameRecord, players: tuple[str, str]) -> list[str]:
-    """The lines of one game, from ``Game N`` to its last action.
+def format_game(game: GameRecord, players: tuple[str, str], *, state_crawford: bool = False) -> list[str]:
+    """The lines of one game, from ``Game N`` to its last action; ``state_crawford`` writes the
+    game's Crawford flag as a tag (``; [CrawfordGame "Yes"]``), for a game whose flag a reader could
+    not infer from the scores.
 
     >>> format_game(GameRecord(2, 0, (1, 0), (Roll(1, (5, 1), "24/23 13/8"),)), ("a", "b"))[2]
     '  1)                             51: 24/23 13/8'
@@ -55,6 +57,8 @@ def format_game(game: GameRecord, players: tuple[str, str]) -> list[str]:
     lines = [f" Game {game.number}"]
     if game.variation:
         lines.append(f'; [GameVariation "{game.variation}"]')
+    if state_crawford and game.crawford is not None:
+        lines.append(f'; [CrawfordGame "{"Yes" if game.crawford else "No"}"]')
     lines.append(f" {left:<31s}" + ("" if len(left) < 31 else " ") + f"{names[1]} : {game.score[1]}")
     rows: list[list[str | None]] = []
     for act in game.actions:
@@ -74,10 +78,20 @@ def format_game(game: GameRecord, players: tuple[str, str]) -> list[str]:
 
 def format_match(record: MatchRecord) -> str:
     """The whole match as .mat text (ends with a newline)."""
-    return "\n".join(_match_lines(record)) + "\n"
+    return "".join(mat_chunks(record, record.games))
 
 
-def _match_lines(record: MatchRecord) -> Iterable[str]:
+def mat_chunks(header: MatchRecord, games: Iterable[GameRecord]) -> Iterator[str]:
+    """The .mat text of a match, header first, then one game at a time (``header``'s own games are
+    ignored; a long match is never whole in memory). The pieces end with a newline."""
+    yield "\n".join(_header_lines(header)) + "\n"
+    tracker = CrawfordTracker(header.length, header.crawford)
+    for game in games:
+        lines = format_game(game, header.players, state_crawford=tracker.needs_statement(game))
+        yield "\n" + "\n".join(lines) + "\n"
+
+
+def _header_lines(record: MatchRecord) -> Iterable[str]:
     tags = list(record.tags)
     keys = {k.lower() for k, _ in tags}
     if "player 1" not in keys:
@@ -92,9 +106,6 @@ def _match_lines(record: MatchRecord) -> Iterable[str]:
         yield f"; {comment}".rstrip()
     yield ""
     yield f" {record.length} point match"
-    for game in record.games:
-        yield ""
-        yield from format_game(game, record.players)
 
 
 def write_mat(records: Iterable[MatchRecord], out: str | os.PathLike[str] | IO[str]) -> int:

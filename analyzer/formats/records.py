@@ -17,8 +17,8 @@ True
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import IO
 
 from analyzer.core.errors import InputError
@@ -158,6 +158,9 @@ class GameRecord:
 
     ``names`` are the names written on the game's score line; ``resigned`` is set by readers
     that know a resignation ended the game even without a resignation line (SGF ``RE[..R]``).
+    ``crawford`` is the Crawford flag where the file states it (SGF ``RU[CrawfordGame]``, our
+    ``.mat`` tag ``; [CrawfordGame "Yes"]``), ``None`` where it is inferred from the scores.
+    ``line`` is the line of the game's start, ``score_line`` that of its score (0 if unknown).
     """
 
     number: int
@@ -168,6 +171,13 @@ class GameRecord:
     names: tuple[str, str] = ("", "")
     resigned: bool = False
     crawford: bool | None = None
+    score_line: int = 0
+
+    @property
+    def score_where(self) -> int:
+        """The line to name in an error about the score: its own line, else the line after the
+        game's start (where a .mat file writes it)."""
+        return self.score_line or self.line + 1
 
     @property
     def result(self) -> Win | None:
@@ -235,6 +245,28 @@ class MatchRecord:
         return None
 
 
+@dataclass(frozen=True, slots=True)
+class MatchStream:
+    """A match read one game at a time: ``header`` (a :class:`MatchRecord` without games),
+    ``games`` (an iterator: each game once, as the reader reaches it) and ``errors``, the reading
+    errors of the match so far (complete once ``games`` is exhausted).
+
+    >>> rec = MatchRecord(players=("a", "b"), length=3, games=(GameRecord(1, 0, (0, 0)),))
+    >>> ms = MatchStream.of(rec)
+    >>> ms.header.games, [g.number for g in ms.games]
+    ((), [1])
+    """
+
+    header: MatchRecord
+    games: Iterator[GameRecord]
+    errors: list[InputError]
+
+    @classmethod
+    def of(cls, record: MatchRecord) -> MatchStream:
+        """A stream over a record already in memory (a reader that builds whole matches)."""
+        return cls(replace(record, games=()), iter(record.games), list(record.errors))
+
+
 def variant_of(variation: str | None) -> str:
     """Map a ``Variation`` value to a rule-set name.
 
@@ -251,6 +283,80 @@ def variant_of(variation: str | None) -> str:
     if key in ("plakoto", "mahbusa"):
         return "mahbusa"
     return key
+
+
+@dataclass(slots=True)
+class CrawfordTracker:
+    """The Crawford state of a match of ``length`` points, game after game (``rule`` is the
+    header's Crawford flag: ``False`` turns the rule off). :meth:`step` gives a game's
+    ``(crawford, post_crawford)``.
+
+    A flag the game states (:attr:`GameRecord.crawford`) stands; otherwise, with the Crawford rule
+    on, the first game where exactly one player stands at N-1 is the Crawford game and later games
+    with a player at N-1 are post-Crawford (a game whose predecessor already had a player at N-1
+    is post-Crawford, so a skipped game does not make a second Crawford game).
+
+    >>> t = CrawfordTracker(3, None)
+    >>> [t.step(GameRecord(n, 0, s)) for n, s in enumerate([(0, 0), (2, 1), (2, 2)], 1)]
+    [(False, False), (True, False), (False, True)]
+    """
+
+    length: int
+    rule: bool | None
+    seen: bool = False
+    prev: tuple[int, int] | None = None
+
+    def step(self, game: GameRecord) -> tuple[bool, bool]:
+        n = self.length
+        a, b = game.score
+        flags = (False, False)
+        if not n or self.rule is False or max(a, b) >= n:
+            pass
+        elif game.crawford is not None:
+            self.seen = self.seen or game.crawford
+            flags = (game.crawford, not game.crawford and n - 1 in (a, b))
+        elif n - 1 in (a, b):
+            already = self.seen or (self.prev is not None and n - 1 in self.prev)
+            flags = (not already and (a == n - 1) != (b == n - 1), already)
+            if a == n - 1 and b == n - 1 and not already:
+                flags = (False, True)
+            self.seen = True
+        self.prev = (a, b)
+        return flags
+
+    def needs_statement(self, game: GameRecord) -> bool:
+        """Step over ``game`` for a writer: ``True`` when its Crawford flag must be written because
+        a reader would infer another one from the scores written (a game left out changes the
+        inference); the state then follows the stated flag.
+
+        >>> t = CrawfordTracker(3, None)
+        >>> [t.needs_statement(g) for g in (GameRecord(1, 0, (0, 0), crawford=False),
+        ...                                 GameRecord(3, 0, (2, 1), crawford=False))]  # game 2 left out
+        [False, True]
+        """
+        trial = CrawfordTracker(self.length, self.rule, self.seen, self.prev)
+        inferred, _ = trial.step(GameRecord(game.number, game.line, game.score))
+        if game.crawford is None or inferred == game.crawford:
+            self.seen, self.prev = trial.seen, trial.prev
+            return False
+        self.step(game)
+        return True
+
+
+def crawford_flags(length: int, rule: bool | None,
+                   games: Iterable[GameRecord]) -> Iterator[tuple[bool, bool]]:
+    """``(crawford, post_crawford)`` of each game of a match, in order (:class:`CrawfordTracker`);
+    the games are read one at a time, so a long match is not held in memory.
+
+    >>> g = [GameRecord(n, 0, s) for n, s in enumerate([(0, 0), (2, 1), (2, 2)], 1)]
+    >>> list(crawford_flags(3, None, g))
+    [(False, False), (True, False), (False, True)]
+    >>> list(crawford_flags(3, None, [g[0], GameRecord(3, 0, (2, 1), crawford=False)]))
+    [(False, False), (False, True)]
+    """
+    tracker = CrawfordTracker(length, rule)
+    for g in games:
+        yield tracker.step(g)
 
 
 def write_records(records: Iterable[MatchRecord], out: str | os.PathLike[str] | IO[str],

@@ -16,7 +16,7 @@ a resignation is the ``R`` of ``RE``, taken from ``GameRecord.resigned``.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import IO
 
 from analyzer.core.errors import ParseError
@@ -94,7 +94,13 @@ def format_game(record: MatchRecord, game: GameRecord, first: bool) -> str:
 
 def format_sgf(record: MatchRecord) -> str:
     """The whole match as SGF text."""
-    return "".join(format_game(record, g, i == 0) for i, g in enumerate(record.games))
+    return "".join(sgf_chunks(record, record.games))
+
+
+def sgf_chunks(header: MatchRecord, games: Iterable[GameRecord]) -> Iterator[str]:
+    """The SGF text of a match, one game tree at a time (``header``'s own games are ignored)."""
+    for i, g in enumerate(games):
+        yield format_game(header, g, i == 0)
 
 
 def write_sgf(records: Iterable[MatchRecord], out: str | os.PathLike[str] | IO[str]) -> int:
