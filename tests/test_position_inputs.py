@@ -193,6 +193,11 @@ def test_every_position_command_answers_hostile_text_with_one_line(command: list
     _one_line_error(runner.invoke(app, [*command, "--", text]))
 
 
+def test_an_error_quotes_a_short_excerpt_of_a_long_input() -> None:
+    err = _one_line_error(runner.invoke(app, ["show", "[" * 100000]))
+    assert "not a position" in err and len(err) < 300
+
+
 def test_cube_batch_one_line_out_per_line_in(tmp_path: Path) -> None:
     race = Position.from_points({6: 3, 5: 3, 4: 3, 8: 2, 9: 2, 11: 2},
                                 {19: 3, 20: 3, 21: 2, 17: 2, 16: 2, 14: 2, 13: 1}).gnubg_id()

@@ -104,7 +104,7 @@ def load_json(text: str, what: str) -> Any:
     >>> load_json("[" * 40 + "]" * 40, "batch line")
     Traceback (most recent call last):
     ...
-    analyzer.core.errors.ParseError: batch line: JSON nested deeper than 32 levels: '[[[[[[[[[[[[[[[[[[[[...'
+    analyzer.core.errors.ParseError: batch line: nested deeper than 32 levels: '[[[[[[[[[[[[[[[[[[[[...'
     """
     depth = deepest = 0
     for m in _JSON_NESTING.finditer(text):
@@ -114,7 +114,7 @@ def load_json(text: str, what: str) -> Any:
             if depth > deepest:
                 deepest = depth
                 if deepest > MAX_JSON_DEPTH:
-                    raise ParseError(f"{what}: JSON nested deeper than {MAX_JSON_DEPTH} levels",
+                    raise ParseError(f"{what}: nested deeper than {MAX_JSON_DEPTH} levels",
                                      token=_excerpt(text, 20))
         elif ch in "]}":
             depth -= 1
@@ -937,4 +937,4 @@ def _read_position_spec(text: str, variant: str | None) -> PositionSpec:
     if _POS_ID_RE.fullmatch(tok):
         return PositionSpec(_as_variant(decode_position_id(tok), variant, tok), "gnubg")
     raise ParseError("not a position: expected a gnubg Position ID, PositionID:MatchID, an XGID, "
-                     "a position key or JSON", token=tok)
+                     "a position key or JSON", token=_excerpt(tok, 80))
