@@ -97,6 +97,16 @@ def test_moves_batch_one_line_out_per_line_in(tmp_path: Path, how: str) -> None:
     assert len(out[3]["plays"]) == 7  # the 7 plays of 6-5 (rules.md S02)
 
 
+def test_moves_batch_file_may_start_with_a_utf8_byte_order_mark(tmp_path: Path) -> None:
+    f = tmp_path / "in.jsonl"
+    f.write_bytes(b"\xef\xbb\xbf" + GOOD.encode() + b"\n\xef\xbb\xbf" + GOOD.encode() + b"\n")
+    res = runner.invoke(app, ["moves", "--batch", str(f)])
+    assert res.exit_code == 0, res.output
+    first, second = _lines(res.stdout)
+    assert len(first["plays"]) == 16
+    _assert_error_line(second, 2, "not valid JSON")  # a mark starts the file, not a line
+
+
 @pytest.mark.parametrize("dice", [
     [True, 1], [1, True], [False, 3], [1.0, 1], [3, 2.5], ["3", 1], [[3], 1], [3], [3, 1, 2], [], [0, 1],
     [7, 1], [3, -1], {"a": 1}, None, 31, "³1", "٣1", "71", "3", int(HUGE[:30]),
