@@ -16,6 +16,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import pytest
 from render_sample import make_analysis
 
 from analyzer.analysis.analyze import MatchAnalysis
@@ -25,10 +26,18 @@ from analyzer.render.terminal import analysis_view, render_text
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 
-def check_snapshot(name: str, text: str) -> None:
-    path = SNAPSHOTS / name
-    if os.environ.get("BGREVIEW_UPDATE_SNAPSHOTS") or not path.exists():
+def updating() -> bool:
+    """Whether this run writes the snapshots (``BGREVIEW_UPDATE_SNAPSHOTS=1``) instead of checking them."""
+    return os.environ.get("BGREVIEW_UPDATE_SNAPSHOTS", "") not in ("", "0")
+
+
+def check_snapshot(name: str, text: str, folder: Path = SNAPSHOTS) -> None:
+    """``text`` equals the stored snapshot ``folder/name``. A missing snapshot fails; only an explicit
+    ``BGREVIEW_UPDATE_SNAPSHOTS=1`` writes (or rewrites) it."""
+    path = folder / name
+    if updating():
         path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"{name}: no snapshot stored; write it with BGREVIEW_UPDATE_SNAPSHOTS=1 and review it"
     assert text == path.read_text(encoding="utf-8"), f"{name} changed; see the module docstring"
 
 
@@ -97,3 +106,26 @@ def test_summary_json_structure_snapshot() -> None:
 
 def test_html_structure_snapshot() -> None:
     check_snapshot("report_structure.txt", html_skeleton(render_html_report(sample(), charts=False)))
+
+
+def test_a_missing_snapshot_fails_and_is_not_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BGREVIEW_UPDATE_SNAPSHOTS", raising=False)
+    with pytest.raises(AssertionError, match="no snapshot stored"):
+        check_snapshot("new.txt", "text\n", folder=tmp_path)
+    assert not (tmp_path / "new.txt").exists()
+    monkeypatch.setenv("BGREVIEW_UPDATE_SNAPSHOTS", "0")  # "0" is no opt-in
+    with pytest.raises(AssertionError, match="no snapshot stored"):
+        check_snapshot("new.txt", "text\n", folder=tmp_path)
+
+
+def test_a_changed_text_fails_and_the_opt_in_rewrites_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BGREVIEW_UPDATE_SNAPSHOTS", raising=False)
+    (tmp_path / "s.txt").write_text("old\n", encoding="utf-8")
+    with pytest.raises(AssertionError, match="changed"):
+        check_snapshot("s.txt", "new\n", folder=tmp_path)
+    assert (tmp_path / "s.txt").read_text(encoding="utf-8") == "old\n"
+    monkeypatch.setenv("BGREVIEW_UPDATE_SNAPSHOTS", "1")
+    check_snapshot("s.txt", "new\n", folder=tmp_path)
+    check_snapshot("t.txt", "fresh\n", folder=tmp_path)
+    assert (tmp_path / "s.txt").read_text(encoding="utf-8") == "new\n"
+    assert (tmp_path / "t.txt").read_text(encoding="utf-8") == "fresh\n"
