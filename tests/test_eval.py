@@ -32,6 +32,13 @@ def engine() -> Engine:
     return Engine()
 
 
+def test_the_nets_are_shipped(engine: Engine) -> None:
+    """The engine tests need ``data/nets``: a missing net is a failure, never a skip."""
+    for variant in ("standard", "dutch", "mahbusa"):
+        assert (DEFAULT_NETS.parent / f"{variant}.npz").is_file(), variant
+    assert engine.nets.contact.w1.shape[0] in (F.N_CONTACT, F.N_CONTACT_EXT)  # the shipped nets, loaded
+
+
 # ------------------------------------------------------------------ features
 def test_classes() -> None:
     assert F.classify(_b("P 24:2 13:5 8:3 6:5 | O 19:5 17:3 12:5 1:2")) == F.CLASS_CONTACT
@@ -109,7 +116,6 @@ def test_probabilities_flip_and_equity() -> None:
 
 
 # ------------------------------------------------------------------ engine
-@pytest.mark.skipif(not DEFAULT_NETS.exists(), reason="shipped nets missing")
 def test_game_over_is_exact(engine: Engine) -> None:
     won = engine.evaluate(Position.from_notation("P | O 19:15 | off P15"))
     assert (won.win, won.win_gammon, won.win_backgammon) == (1.0, 1.0, 0.0)
@@ -121,13 +127,11 @@ def test_game_over_is_exact(engine: Engine) -> None:
     assert bg.equity == pytest.approx(-3.0)
 
 
-@pytest.mark.skipif(not DEFAULT_NETS.exists(), reason="shipped nets missing")
 def test_bearoff_uses_database(engine: Engine) -> None:
     p = engine.evaluate(Position.from_notation("P 6:1 | O 19:1"))
     assert p.win == pytest.approx(0.8125, abs=1e-4)
 
 
-@pytest.mark.skipif(not DEFAULT_NETS.exists(), reason="shipped nets missing")
 def test_engine_probabilities_consistent(engine: Engine) -> None:
     for ply in (0, 1):
         p = engine.evaluate(Position.start(), ply)
@@ -137,7 +141,6 @@ def test_engine_probabilities_consistent(engine: Engine) -> None:
         assert sum(p.outcomes()) == pytest.approx(1.0, abs=1e-5)
 
 
-@pytest.mark.skipif(not DEFAULT_NETS.exists(), reason="shipped nets missing")
 def test_ranks_obvious_plays(engine: Engine) -> None:
     # 31 opening: making the 5-point is best
     plays = engine.rank_plays(Position.start(), (3, 1))
@@ -153,7 +156,6 @@ def test_ranks_obvious_plays(engine: Engine) -> None:
     assert engine.rank_plays(Position.start(), (3, 1), ply=1)[0].play == "8/5 6/5"
 
 
-@pytest.mark.skipif(not DEFAULT_NETS.exists(), reason="shipped nets missing")
 def test_plied_evaluation_is_consistent(engine: Engine) -> None:
     pos = Position.from_notation("P 24:2 13:4 8:3 6:4 5:2 | O 19:4 17:3 12:4 1:2 3:2")
     engine = Engine(engine.nets, prune=False)  # exact expectimax, no pruning net
@@ -171,11 +173,9 @@ def test_plied_evaluation_is_consistent(engine: Engine) -> None:
     assert e1 == pytest.approx(tot / 36, abs=1e-4)
 
 
-@pytest.mark.skipif(not DEFAULT_NETS.exists(), reason="shipped nets missing")
 def test_pruning_keeps_plied_values_close(engine: Engine) -> None:
     pos = Position.from_notation("P 24:2 13:4 8:3 6:4 5:2 | O 19:4 17:3 12:4 1:2 3:2")
-    if engine.nets.prune is None:
-        pytest.skip("shipped nets have no pruning net")
+    assert engine.nets.prune is not None, "the shipped nets have a pruning net"
     full = Engine(engine.nets, prune=False)
     assert abs(full.evaluate(pos, 1).equity - engine.evaluate(pos, 1).equity) < 0.03
     assert full.rank_plays(pos, (6, 2), 1)[0].play == engine.rank_plays(pos, (6, 2), 1)[0].play
@@ -279,7 +279,6 @@ def test_widened_nets_evaluate_as_before_until_trained() -> None:
     assert np.all(diff[contact] > 0) and np.all(diff[~contact] == 0)
 
 
-@pytest.mark.skipif(not DEFAULT_NETS.exists(), reason="shipped nets missing")
 def test_engine_without_the_exact_table_uses_the_one_sided_convolution(engine: Engine) -> None:
     from analyzer.eval.bearoff import BearoffDB, race_probs_board, two_sided_win
 

@@ -9,10 +9,9 @@ from numpy.typing import NDArray
 
 from analyzer.core.position import Position
 from analyzer.eval import features as F
-from analyzer.eval.engine import DEFAULT_NETS, Engine
+from analyzer.eval.engine import Engine
 from analyzer.rules.standard import Standard
 
-pytestmark = pytest.mark.skipif(not DEFAULT_NETS.exists(), reason="shipped nets missing")
 RULES = Standard()
 
 
