@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from render_sample import SampleAnalysis, make_analysis
 
+from analyzer.core.ids import decode_key
 from analyzer.render.html import render_html_report, write_html_report
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -77,7 +78,7 @@ def test_sections_and_self_contained(report: str) -> None:
     ids = {a.get("id") for _t, a, _p in doc.tags}
     assert {"summary", "charts", "errors", "settings"} <= ids
     assert report.startswith("<!DOCTYPE html>")
-    assert [t for t, _a, _p in doc.tags if t == "style"]
+    assert len(doc.inside("style", "head")) == 1  # one inline style sheet in the head
     for tag in ("script", "link", "img", "iframe", "object"):
         assert not [t for t, _a, _p in doc.tags if t == tag], tag
     # no network: the only absolute URLs are XML namespaces
@@ -152,7 +153,7 @@ def test_candidates_table(report: str, sample: SampleAnalysis) -> None:
     art = articles(report)[0]  # the 0.250 checker error
     row = sample.decisions.filter(sample.decisions["equity_loss"] == 0.25).row(0, named=True)
     table = re.search(r'<table class="candidates">.*?</table>', art, re.S)
-    assert table
+    assert table is not None
     body = re.findall(r"<tr class=\"([^\"]*)\">(.*?)</tr>", table.group(0), re.S)
     assert len(body) == len(row["candidates"]) == 3
     best = max(c["equity"] for c in row["candidates"])
@@ -171,7 +172,7 @@ def test_cube_table(report: str) -> None:
     for art in cube_arts:
         assert '<table class="candidates">' not in art
         table = re.search(r'<table class="cube">.*?</table>', art, re.S)
-        assert table
+        assert table is not None
         rows = re.findall(r"<tr><td>([^<]+)</td><td class=\"num\">([^<]*)</td><td class=\"num\">([^<]*)</td></tr>",
                           table.group(0))
         # ND 0.61, D/T 0.74, D/P 1.0: best is double/take
@@ -217,10 +218,21 @@ def test_other_variants(variant: str) -> None:
         assert f'class="board {variant}"' in art
         assert "Position ID" not in art and "XGID" not in art and "<th>Key</th>" in art
     assert "Money session" in html and ">Equity</th>" in html
-    if variant == "mahbusa":
-        assert "pinned" in html
-    else:
-        assert "reserve" in html
+    # each board draws its own position's reserves (Dutch) or pinned checkers (Mahbusa)
+    shown = 0
+    for art in arts:
+        [key] = re.findall(r"<code>([DM]\.[^<]+)</code>", art)
+        pos = decode_key(key)
+        assert pos.variant == variant
+        if variant == "dutch":
+            counts = sorted(int(n) for n in re.findall(r'<text class="reserve-count"[^>]*>(\d+)</text>', art))
+            assert counts == sorted(r for r in (pos.mover_reserve, pos.opponent_reserve) if r), key
+            shown += len(counts)
+        else:
+            pins = len(re.findall(r'class="checker [xo] pinned"', art))
+            assert pins == pos.to_notation().count("+"), key
+            shown += pins
+    assert shown > 0
 
 
 def test_write_report_options(sample: SampleAnalysis, tmp_path: Path) -> None:
