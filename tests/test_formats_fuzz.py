@@ -1,72 +1,118 @@
-"""Damaged copies of real match files never crash the readers, the replay or the writers: every
-problem comes out as an InputError on the record or the game."""
+"""Seeded mutants of real match files through ``replay``, ``convert`` and ``batch``: the invariants
+of issue 31 (no traceback, no hang, exit 0 only when every game replayed, every error line names
+the file and the line, what convert writes replays). The mutations and the checks live in
+``bench/fuzz_inputs.py``, whose larger runs give the counts quoted in the issue's note."""
 
 from __future__ import annotations
 
-import io
-import random
+import codecs
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-from analyzer.analysis.replay import decision_ids, normalise, replay_games
+from analyzer.analysis.replay import replay_games
 from analyzer.core.errors import InputError
-from analyzer.formats.mat import read_match_text, read_matches
-from analyzer.formats.mat_writer import format_match
-from analyzer.formats.sgf import read_sgf
-from analyzer.formats.sgf_writer import format_sgf
+from analyzer.formats import read_any
+from analyzer.formats.mat import read_match_text
 
-CORPUS = Path(__file__).parent / "data" / "corpus"
-FILES = [*sorted((CORPUS / "bglab" / "backgammon-studio").glob("*.txt"))[::15],
-         *sorted((CORPUS / "bglab" / "galaxy").glob("*.txt"))[::300],
-         *sorted((CORPUS / "gnubgparser").glob("*.mat")), *sorted((CORPUS / "gnubgparser").glob("*.sgf"))]
-ALPHABET = b" \n0123456789/*():;[]\"abcdoffbarWinsDoublesTakesDrops?\t\r\x00\xff"
+N_KINDS = 14
+SEEDS = range(101, 101 + 2 * N_KINDS)  # two mutants of each kind
+BATCH_SEEDS = range(201, 201 + N_KINDS)
 
 
-def damage(data: bytes, rng: random.Random) -> bytes:
-    buf = bytearray(data)
-    for _ in range(rng.randint(1, 8)):
-        op, i = rng.random(), rng.randrange(len(buf))
-        if op < 0.3:
-            del buf[i:i + rng.randint(1, 20)]
-        elif op < 0.6:
-            buf[i:i] = bytes(rng.choice(ALPHABET) for _ in range(rng.randint(1, 5)))
-        elif op < 0.8:
-            j = rng.randrange(len(buf))
-            buf[i], buf[j] = buf[j], buf[i]
-        else:
-            buf[i:i] = buf[rng.randrange(len(buf)):][:rng.randint(1, 200)]
-    return bytes(buf)
+@pytest.fixture
+def fuzz(bench_script: Callable[[str], ModuleType]) -> ModuleType:
+    mod = bench_script("fuzz_inputs")
+    assert len(mod.KINDS) == N_KINDS
+    return mod
 
 
-def exercise(records) -> int:
-    problems = 0
-    for m in records:
-        problems += len(m.errors)
-        for g in replay_games(m):
-            problems += g.error is not None
-            for d in g.decisions:
-                decision_ids(d)
-        norm = normalise(m)
-        format_match(norm)
-        format_sgf(norm)
-    return problems
+@pytest.mark.parametrize("seed", SEEDS)
+def test_mutant_keeps_the_invariants(fuzz: ModuleType, seed: int, tmp_path: Path) -> None:
+    m = fuzz.make_mutant(seed, fuzz.corpus_sources())
+    out = fuzz.check_mutant(m, tmp_path, timeout=20.0)
+    assert set(out.exits) >= {"replay-jsonl", "replay-table", "convert"}
+    assert not out.failures, "\n".join(map(str, out.failures))
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_damaged_files_give_input_errors_only(seed):
-    rng = random.Random(seed)
-    for _ in range(25):
-        path = rng.choice(FILES)
-        data = damage(path.read_bytes(), rng)
-        reader = read_sgf if path.suffix == ".sgf" else read_matches
-        exercise(reader(io.BytesIO(data), name=path.name))
+def test_batch_of_mutants_keeps_the_invariants(fuzz: ModuleType, tmp_path: Path) -> None:
+    sources = fuzz.corpus_sources()
+    mutants = [fuzz.make_mutant(s, sources) for s in BATCH_SEEDS]
+    exits = {}
+    for m in mutants:
+        (tmp_path / m.name).write_bytes(m.data)
+        exits[m.seed] = fuzz.run_cli(["replay", str(tmp_path / m.name), "--format", "jsonl", "--no-progress"],
+                                     20.0).code
+    out = fuzz.check_batch(mutants, tmp_path, exits, timeout=60.0)
+    assert out.exits["batch"] == 1  # the set holds broken files
+    assert not out.failures, "\n".join(map(str, out.failures))
+
+
+# ---------------------------------------------------------------------- the fuzzer itself
+def test_mutants_are_seeded_and_every_kind_damages(fuzz: ModuleType) -> None:
+    sources = fuzz.corpus_sources()
+    assert {p.suffix for p in sources} == {".txt", ".mat", ".sgf"}
+    for seed in range(40, 40 + 3 * N_KINDS):
+        a, b = fuzz.make_mutant(seed, sources), fuzz.make_mutant(seed, sources)
+        assert (a.kind, a.source, a.data) == (b.kind, b.source, b.data)
+        original = next(p for p in sources if p.name == a.source).read_bytes()
+        assert a.data != original or a.note.endswith("(unchanged)"), (seed, a.kind, a.note)
+    assert {fuzz.make_mutant(s, sources).kind for s in range(N_KINDS)} == set(fuzz.KINDS)
+
+
+def test_game_count_agrees_with_the_readers_on_intact_files(fuzz: ModuleType) -> None:
+    for path in fuzz.corpus_sources():
+        data = path.read_bytes()
+        games = sum(len(list(replay_games(r))) for r in read_any(str(path)))
+        assert fuzz.expected_games(data, path.suffix) == games, path.name
+        if path.suffix != ".sgf":  # the count survives a change of encoding and line endings
+            text = fuzz.decode_like_a_reader(data).replace("\n", "\r")
+            assert fuzz.expected_games(codecs.BOM_UTF16_LE + text.encode("utf-16-le"), path.suffix) == games
+
+
+def test_sgf_game_trees_skip_brackets(fuzz: ModuleType) -> None:
+    assert fuzz.sgf_game_trees("(;FF[4]C[a (; b \\] (;])(;GM[6](;B[12]))") == 2
+    assert fuzz.sgf_game_trees("") == fuzz.sgf_game_trees("just text (no tree)") == 0
+
+
+def test_replayed_games_split_on_game_or_move_number(fuzz: ModuleType) -> None:
+    rows = [{"game": 1, "move": 1}, {"game": 1, "move": 2}, {"game": 1, "move": 1}, {"game": 2, "move": 1}]
+    assert fuzz.replayed_games(rows) == 3
+    assert fuzz.replayed_games([]) == 0
+
+
+def test_the_checks_catch_each_broken_invariant(fuzz: ModuleType) -> None:
+    """The invariants fail on the kinds of output issue 31 describes."""
+    path = "/tmp/x/m.txt"
+
+    def failures(run: object, expected: int, done: int) -> set[str]:
+        out = fuzz.Outcome(0, "test")
+        fuzz._common(out, "replay", run, path, expected, done)
+        return {f.invariant for f in out.failures}
+
+    good = f"error: {path}:12:3: illegal move: '8/2'\n"
+    assert failures(fuzz.Run(1, "", good, None), 3, 2) == set()
+    assert failures(fuzz.Run(0, "", "", None), 3, 3) == set()
+    assert failures(fuzz.Run(0, "", "", None), 3, 2) == {"exit"}  # a game lost without a word
+    assert failures(fuzz.Run(0, "", "", None), 0, 0) == {"exit"}  # no game at all, exit 0
+    assert failures(fuzz.Run(1, "", "", None), 3, 2) == {"exit"}  # failed, said nothing
+    assert failures(fuzz.Run(1, "", good, "ValueError: boom"), 3, 2) == {"traceback"}
+    assert failures(fuzz.Run(1, "", f"error: {path}: internal error (KeyError: 1), please report it\n", None),
+                    3, 2) == {"traceback", "location"}
+    assert failures(fuzz.Run(1, "", f"error: {path}\N{HUNDRED POINTS SYMBOL}34: unreadable move\n", None),
+                    3, 2) == {"location"}
+    assert failures(fuzz.Run(1, "", "error: no game found in the SGF file\n", None), 1, 0) == {"location"}
+    with pytest.raises(fuzz.Hang), fuzz.time_limit(0.05):
+        while True:
+            pass
 
 
 @pytest.mark.parametrize("text", [" 99999 point match\n Game 1\n a : 0   b : 0\n  1) 31: 8/5 6/5\n",
                                   " 0 point match\n Game 1\n a : 99999999   b : 0\n  1) 31: 8/5 6/5\n",
                                   " 7 point match\n Game 1\n a : 0   b : 0\n  1) 31: 8/5 6/5  Doubles => 99\n"])
-def test_out_of_range_numbers_are_errors(text):
+def test_out_of_range_numbers_are_errors(text: str) -> None:
     [m] = read_match_text(text)
     [g] = replay_games(m)
     assert isinstance(g.error, InputError)
