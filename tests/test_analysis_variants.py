@@ -366,7 +366,12 @@ def test_deeper_analysis_never_asks_the_standard_engine() -> None:
     df = a.decisions
     assert set(df["ply"]) == {V.VARIANT_MAX_PLY} and a.metadata["variant_ply"] == V.VARIANT_MAX_PLY
     unforced = df.filter(~pl.col("forced"))
-    assert all(c["play"] for row in unforced["candidates"].to_list() for c in row)
+    assert unforced.height > 0
+    for row in unforced.iter_rows(named=True):
+        plays = [c["play"] for c in row["candidates"]]
+        equities = [c["equity"] for c in row["candidates"]]
+        assert len(set(plays)) == len(plays) and all(isinstance(p, str) and p for p in plays)
+        assert plays[0] == row["best"] and equities[0] == pytest.approx(row["equity_best"])
 
 
 def test_cli_variant_without_evaluator_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
