@@ -215,6 +215,18 @@ def test_cube_play_rollouts(engine: Engine) -> None:
     assert a.best.cubeful_se is not None and a.best.cubeful_equity is not None and a.best.cubeful_equity > 1.0
     b = rollout(engine, CLOSED_OUT, workers=2, **kw)  # type: ignore[arg-type]
     assert a.as_dict() == b.as_dict()
+    # the cubeless side of the same trials is unchanged by the cube games
+    plain = rollout(engine, CLOSED_OUT, workers=1, trials=72, truncate=6, seed=4)
+    assert plain.equity == a.equity and plain.best.cubeful_se is None
+    moves = rollout(engine, START, dice=(3, 1), trials=36, truncate=3, workers=1, max_plays=2, threshold=1.0,
+                    cube_play=True)
+    assert all(c.cubeful_se is not None for c in moves.candidates)
+    with pytest.raises(ValueError):
+        rollout(engine, START, trials=36, cube_play=True, match=MatchState(jacoby=True))
+
+
+@pytest.mark.integration
+def test_cube_play_rollout_of_a_race_at_the_doubling_point(engine: Engine) -> None:
     # 8% ahead at 100 pips is about the doubling point: played out, Double/take and No double are
     # within a few hundredths, and the taker has a clear take
     r = rollout(engine, RACE_8PCT, workers=1, trials=144, cube_play=True, seed=4)
@@ -224,11 +236,6 @@ def test_cube_play_rollouts(engine: Engine) -> None:
     # the cubeless side of the same trials is unchanged by the cube games
     plain = rollout(engine, RACE_8PCT, workers=1, trials=144, seed=4)
     assert plain.equity == r.equity and plain.best.cubeful_se is None
-    moves = rollout(engine, START, dice=(3, 1), trials=36, truncate=3, workers=1, max_plays=2, threshold=1.0,
-                    cube_play=True)
-    assert all(c.cubeful_se is not None for c in moves.candidates)
-    with pytest.raises(ValueError):
-        rollout(engine, START, trials=36, cube_play=True, match=MatchState(jacoby=True))
 
 
 def test_variance_reduction_of_the_cube_games(engine: Engine) -> None:
@@ -255,12 +262,13 @@ def _cube_games(engine: Engine, pos: Position, state: MatchState, trials: int, s
     return out[:, 0, :], cf[:, 0]
 
 
-def test_match_cube_play_is_reproducible_bit_for_bit(engine: Engine) -> None:
-    kw = {"trials": 72, "truncate": 8, "cube_play": True, "seed": 11, "match": MatchState(length=7, score=(2, 4)),
-          "met": KXG}
+MATCH_CUBE_PLAY = {"trials": 72, "truncate": 8, "cube_play": True, "seed": 11,
+                   "match": MatchState(length=7, score=(2, 4)), "met": KXG}
+
+
+def test_match_cube_play_rollout_values_and_seed(engine: Engine) -> None:
+    kw = MATCH_CUBE_PLAY
     a = rollout(engine, RACE_8PCT, workers=1, **kw)  # type: ignore[arg-type]
-    b = rollout(engine, RACE_8PCT, workers=2, **kw)  # type: ignore[arg-type]
-    assert a.as_dict() == b.as_dict()
     assert a.best.cubeful_se is not None and a.cube is not None and a.cube.nd_mwc is not None
     assert a.best.cubeful_equity == pytest.approx(mwc_to_emg(KXG, kw["match"], 0, a.cube.nd_mwc))  # type: ignore[arg-type]
     c = rollout(engine, RACE_8PCT, workers=1, **{**kw, "seed": 12})  # type: ignore[arg-type]
@@ -268,6 +276,14 @@ def test_match_cube_play_is_reproducible_bit_for_bit(engine: Engine) -> None:
     moves = rollout(engine, START, dice=(3, 1), trials=36, truncate=3, workers=1, max_plays=2, threshold=1.0,
                     cube_play=True, match=MatchState(length=5, score=(1, 3)), met=KXG)
     assert all(c.cubeful_se is not None for c in moves.candidates)
+
+
+@pytest.mark.integration
+def test_match_cube_play_is_reproducible_bit_for_bit_with_one_or_two_workers(engine: Engine) -> None:
+    a = rollout(engine, RACE_8PCT, workers=1, **MATCH_CUBE_PLAY)  # type: ignore[arg-type]
+    again = rollout(engine, RACE_8PCT, workers=1, **MATCH_CUBE_PLAY)  # type: ignore[arg-type]
+    b = rollout(engine, RACE_8PCT, workers=2, **MATCH_CUBE_PLAY)  # type: ignore[arg-type]
+    assert a.as_dict() == again.as_dict() == b.as_dict()
 
 
 def test_match_double_pass_ends_most_trials_at_the_first_double(engine: Engine) -> None:
@@ -302,7 +318,8 @@ def test_match_cube_never_turned_at_dmp(engine: Engine) -> None:
     assert np.allclose(cf, out[:, :3].sum(axis=1), rtol=0, atol=1e-6)
 
 
-@pytest.mark.parametrize("state", [DMP, MatchState(length=7, score=(6, 3), crawford=True)])
+@pytest.mark.parametrize("state", [DMP, pytest.param(MatchState(length=7, score=(6, 3), crawford=True),
+                                                    marks=pytest.mark.integration, id="crawford")])
 def test_dead_cube_rollout_is_the_cubeless_rollout_within_its_ci(engine: Engine, state: MatchState) -> None:
     kw = {"trials": 72, "truncate": 10, "seed": 2, "workers": 1, "match": state, "met": KXG}
     played = rollout(engine, START, cube_play=True, **kw)  # type: ignore[arg-type]
