@@ -177,10 +177,13 @@ SHORT_DUTCH = """; [Variation "Dutch"]
 """
 
 
-def _short_record():
+def _short_record(moves=3):
+    """SHORT_DUTCH with its first ``moves`` numbered lines (every rolled-out decision costs seconds)."""
     from analyzer.formats.mat import read_match_text
 
-    (record,) = read_match_text(SHORT_DUTCH, name="short-dutch.mat")
+    lines = SHORT_DUTCH.splitlines()
+    last = next(i for i, line in enumerate(lines) if line.strip().startswith(f"{moves})"))
+    (record,) = read_match_text("\n".join(lines[:last + 1]) + "\n", name="short-dutch.mat")
     return record
 
 
@@ -189,7 +192,7 @@ def test_analyze_rolls_out_variant_checker_plays():
     from analyzer.analysis.replay import replay_games
     from analyzer.analysis.variants import analyze_variant_checker, rollout_variant_checker
 
-    record = _short_record()
+    record = _short_record(moves=2)  # three decisions, both sides
     settings = RolloutSettings(trials=36, workers=1, plays=3, threshold=0.5)
     analysis = analyze_match(record, engine=None, rollout=settings, seed=5)
     meta = analysis.metadata
@@ -197,7 +200,7 @@ def test_analyze_rolls_out_variant_checker_plays():
     assert meta["rollout"]["variance_reduction"] is False and "played out" in meta["rollout"]["variants"]
     assert meta["variant_ply"] is None and "rollouts" in meta["equity"]
     rows = analysis.decisions.filter(~analysis.decisions["forced"]).to_dicts()
-    assert rows and all(r["ply"] == 0 for r in rows)
+    assert len(rows) == 3 and {r["side"] for r in rows} == {0, 1} and all(r["ply"] == 0 for r in rows)
     # the first unforced decision, rolled out again directly: the same candidates and values
     eng = engine_for("dutch")
     (game,) = list(replay_games(record))
@@ -220,12 +223,17 @@ def test_analyze_refuses_truncated_variant_rollouts():
         analyze_match(_short_record(), engine=None, rollout=RolloutSettings(trials=36, workers=1, truncate=4))
 
 
-def test_cli_analyze_variant_rollout(tmp_path):
+def test_cli_analyze_refuses_a_truncated_variant_rollout(tmp_path):
     src = tmp_path / "short-dutch.mat"
     src.write_text(SHORT_DUTCH)
     res = runner.invoke(app, ["analyze", str(src), "--rollout", "--trials", "36", "--truncate", "4",
                               "--out", str(tmp_path / "o")])
     assert res.exit_code == 2 and "--truncate" in res.output
+
+
+def test_cli_analyze_variant_rollout(tmp_path):
+    src = tmp_path / "short-dutch.mat"
+    src.write_text(SHORT_DUTCH[:SHORT_DUTCH.index("  2)")])  # one rolled-out decision: the CLI's path, not its cost
     res = runner.invoke(app, ["analyze", str(src), "--rollout", "--trials", "36", "--no-html",
                               "--out", str(tmp_path / "o"), "--format", "json"])
     assert res.exit_code == 0, res.output
