@@ -109,6 +109,7 @@ def test_dutch_starts_from_the_standard_contact_net(tmp_path: Path) -> None:
         VariantNet.from_standard("mahbusa", std)
 
 
+@pytest.mark.integration
 def test_a_short_td_run_beats_random_play(tmp_path: Path) -> None:
     cfg = VariantTDConfig(variant="mahbusa", hidden=16, games_per_iter=16, eval_every=0, seed=5, lr=3e-3)
     tr = VariantTDTrainer.create(tmp_path / "m.npz", cfg)
@@ -236,11 +237,11 @@ def test_rollout_targets_are_outcome_frequencies_and_resume_alike(tmp_path: Path
     cfg = VariantTargetsConfig(variant="dutch", teacher=str(tmp_path / "teacher.npz"), trials=36,
                                games_per_chunk=1, sample_every=25, seed=5)
     whole = VariantTargetBuilder.create(tmp_path / "a.npz", cfg)
-    whole.run(positions=6)
+    whole.run(positions=3)  # each position is 36 played-out games
     part = VariantTargetBuilder.create(tmp_path / "b.npz", cfg)
     part.run(positions=1)
     part = VariantTargetBuilder.load(tmp_path / "b.npz")
-    part.run(positions=6)
+    part.run(positions=3)
     assert np.array_equal(part.boards, whole.boards) and np.array_equal(part.targets, whole.targets)
     t = whole.targets[:, :4]
     assert np.allclose(t.sum(axis=1), 1.0) and np.allclose(t * 36, np.round(t * 36), atol=1e-4)
