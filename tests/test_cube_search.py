@@ -69,10 +69,7 @@ def _positions(count: int, seed: int) -> list[Position]:
 
 
 # ---------------------------------------------------------------------- the compiled model
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.floats(0.0, 1.0), min_size=6, max_size=6).filter(lambda v: sum(v) > 0.01),
-       st.sampled_from(STATES), st.integers(0, 1), st.floats(0.0, 1.0))
-def test_kernel_equals_the_python_model(raw: list[float], state: MatchState, player: int, x: float) -> None:
+def _kernel_equals_the_python_model(raw: list[float], state: MatchState, player: int, x: float) -> None:
     o = np.array(raw, np.float32)
     pr = GameProbabilities.of(Probabilities.from_outcomes(o.tolist()), clamp=True)
     d = cube_decision(pr, state, player, cube_life=x, met=KXG)
@@ -85,6 +82,15 @@ def test_kernel_equals_the_python_model(raw: list[float], state: MatchState, pla
     if d.available and not d.beaver:
         assert out[1] == (d.dt * state.cube if money else d.dt_mwc)
         assert out[2] == (d.dp * state.cube if money else d.dp_mwc)
+
+
+_MODEL_INPUTS = given(st.lists(st.floats(0.0, 1.0), min_size=6, max_size=6).filter(lambda v: sum(v) > 0.01),
+                      st.sampled_from(STATES), st.integers(0, 1), st.floats(0.0, 1.0))
+# the default tier tries 50 examples; the integration tier the full 300
+test_kernel_equals_the_python_model = settings(max_examples=50, deadline=None)(
+    _MODEL_INPUTS(_kernel_equals_the_python_model))
+test_kernel_equals_the_python_model_300 = pytest.mark.integration(settings(max_examples=300, deadline=None)(
+    _MODEL_INPUTS(_kernel_equals_the_python_model)))
 
 
 def test_kernel_cube_life_is_cube_life_of() -> None:
