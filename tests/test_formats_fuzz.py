@@ -50,6 +50,56 @@ def test_batch_of_mutants_keeps_the_invariants(fuzz: ModuleType, tmp_path: Path)
     assert not out.failures, "\n".join(map(str, out.failures))
 
 
+def _issue_cases() -> list[object]:
+    galaxy = (Path(__file__).parent / "data" / "corpus" / "bglab" / "galaxy" / "match3128361.txt").read_bytes()
+    game = " 3 point match\n\n Game 1\n alice : {0}                     bob : 0\n  1) 31: 8/5 6/5   42: 8/4 6/4\n"
+    line_100 = "".join(f"; comment {i}\n" for i in range(95)) + game.format(0).replace("8/4 6/4", "8/2 6/2")
+    pending = "issue 31 follow-up (found by bench/fuzz_inputs.py, not fixed yet): "
+    return [
+        pytest.param(".mat", game.format(3).encode(), id="1-score-reaches-the-length"),
+        pytest.param(".mat", b"", id="2-empty"),
+        pytest.param(".mat", b" \n\t\n", id="2-blank"),
+        pytest.param(".mat", game.format(0).replace("\n", "\r").encode(), id="2-cr-only"),
+        pytest.param(".txt", b"".join(galaxy.splitlines(keepends=True)[:89] + galaxy.splitlines(keepends=True)[90:]),
+                     id="5-convert-of-a-failed-game"),
+        pytest.param(".mat", line_100.encode(), id="6-error-on-line-100"),
+        pytest.param(".sgf", b"", marks=pytest.mark.xfail(strict=True, reason=pending + "an empty SGF file's "
+                                                             "error names no line"), id="empty-sgf"),
+        pytest.param(".mat", (b'; [Player 1 "ann"]\n; [Player 2 "bob"]\r; [X "y"]\n\n' + game.format(0).encode()
+                              + b"  2)                             31: 8/5 6/5\n"),
+                     marks=pytest.mark.xfail(strict=True, reason=pending + "convert prints a raw CR of a header "
+                                             "value inside its error line"), id="raw-cr-in-an-error-line"),
+        pytest.param(".mat", (game.format(0) + "\n Game 2\n alice : 0                     bob : 0\n").encode(),
+                     marks=pytest.mark.xfail(strict=True, reason=pending + "a last game with no move is accepted "
+                                             "(exit 0, no decision)"), id="game-without-moves"),
+        pytest.param(".sgf", b"(;FF[4]GM[6]PW[a]PB[b]MI[length:3])",
+                     marks=pytest.mark.xfail(strict=True, reason=pending + "an SGF game tree with no move is "
+                                             "accepted (exit 0, no decision)"), id="sgf-game-without-moves"),
+    ]
+
+
+@pytest.mark.parametrize(("suffix", "data"), _issue_cases())
+def test_cases_of_the_issue_keep_the_invariants(fuzz: ModuleType, suffix: str, data: bytes, tmp_path: Path) -> None:
+    """The examples of issue 31 (numbered by defect) and later findings of the fuzzer, through the
+    same checks as the mutants."""
+    m = fuzz.Mutant(0, "hand-made", "issue 31", suffix, data)
+    out = fuzz.check_mutant(m, tmp_path, timeout=20.0)
+    assert not out.failures, "\n".join(map(str, out.failures))
+
+
+@pytest.mark.parametrize("eol", ["\r", "\r\n"])
+def test_other_line_endings_replay_like_lf(fuzz: ModuleType, eol: str, tmp_path: Path) -> None:
+    """Issue 31, defect 2: CR-only files are read like the others (they failed, or said nothing)."""
+    for src in [p for p in fuzz.corpus_sources() if p.suffix == ".txt"][::6]:
+        runs = []
+        for name, data in (("lf.txt", src.read_bytes()), ("other.txt", src.read_bytes().replace(b"\n", eol.encode()))):
+            (tmp_path / name).write_bytes(data)
+            run = fuzz.run_cli(["replay", str(tmp_path / name), "--format", "jsonl", "--no-progress"], 20.0)
+            runs.append((run.code, [{k: v for k, v in r.items() if k != "file"} for r in fuzz._rows(run.stdout)]))
+        assert runs[1] == runs[0], src.name
+        assert runs[0][0] == 0 and runs[0][1]
+
+
 # ---------------------------------------------------------------------- the fuzzer itself
 def test_mutants_are_seeded_and_every_kind_damages(fuzz: ModuleType) -> None:
     sources = fuzz.corpus_sources()
