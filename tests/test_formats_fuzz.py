@@ -54,7 +54,6 @@ def _issue_cases() -> list[object]:
     galaxy = (Path(__file__).parent / "data" / "corpus" / "bglab" / "galaxy" / "match3128361.txt").read_bytes()
     game = " 3 point match\n\n Game 1\n alice : {0}                     bob : 0\n  1) 31: 8/5 6/5   42: 8/4 6/4\n"
     line_100 = "".join(f"; comment {i}\n" for i in range(95)) + game.format(0).replace("8/4 6/4", "8/2 6/2")
-    pending = "issue 31 follow-up (found by bench/fuzz_inputs.py, not fixed yet): "
     return [
         pytest.param(".mat", game.format(3).encode(), id="1-score-reaches-the-length"),
         pytest.param(".mat", b"", id="2-empty"),
@@ -63,18 +62,12 @@ def _issue_cases() -> list[object]:
         pytest.param(".txt", b"".join(galaxy.splitlines(keepends=True)[:89] + galaxy.splitlines(keepends=True)[90:]),
                      id="5-convert-of-a-failed-game"),
         pytest.param(".mat", line_100.encode(), id="6-error-on-line-100"),
-        pytest.param(".sgf", b"", marks=pytest.mark.xfail(strict=True, reason=pending + "an empty SGF file's "
-                                                             "error names no line"), id="empty-sgf"),
+        pytest.param(".sgf", b"", id="empty-sgf"),
         pytest.param(".mat", (b'; [Player 1 "ann"]\n; [Player 2 "bob"]\r; [X "y"]\n\n' + game.format(0).encode()
-                              + b"  2)                             31: 8/5 6/5\n"),
-                     marks=pytest.mark.xfail(strict=True, reason=pending + "convert prints a raw CR of a header "
-                                             "value inside its error line"), id="raw-cr-in-an-error-line"),
+                              + b"  2)                             31: 8/5 6/5\n"), id="raw-cr-in-an-error-line"),
         pytest.param(".mat", (game.format(0) + "\n Game 2\n alice : 0                     bob : 0\n").encode(),
-                     marks=pytest.mark.xfail(strict=True, reason=pending + "a last game with no move is accepted "
-                                             "(exit 0, no decision)"), id="game-without-moves"),
-        pytest.param(".sgf", b"(;FF[4]GM[6]PW[a]PB[b]MI[length:3])",
-                     marks=pytest.mark.xfail(strict=True, reason=pending + "an SGF game tree with no move is "
-                                             "accepted (exit 0, no decision)"), id="sgf-game-without-moves"),
+                     id="game-without-moves"),
+        pytest.param(".sgf", b"(;FF[4]GM[6]PW[a]PB[b]MI[length:3])", id="sgf-game-without-moves"),
     ]
 
 

@@ -250,6 +250,9 @@ def _replay_game(record: MatchRecord, game: GameRecord, base: MatchState, varian
         rules = find_variant(variant_name)
     except ParseError as err:
         return replace(head, error=err.located(file=record.source, line=game.line))
+    if not game.actions:  # a truncated file, or a game started and never played: not a game to skip silently
+        return replace(head, error=RulesError(f"game {game.number} has no move", file=record.source,
+                                              line=game.score_where, token=f"Game {game.number}"))
     t = _Turn(pos=rules.start(), state=base)
     out: list[Decision] = []
     act: Action | None = None

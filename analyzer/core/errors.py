@@ -59,7 +59,19 @@ class InputError(AnalyzerError, ValueError):
         elif self.line is not None:
             where = f"line {self.line}: "
         tail = f": {self.token!r}" if self.token is not None else ""
-        return f"{where}{self.message}{tail}"
+        return printable(f"{where}{self.message}") + tail
+
+
+def printable(text: str) -> str:
+    """``text`` with every non-printable character escaped (``\\r``, ``\\x1b``, ``\\u2028``), so that
+    a name or a file name from an input file cannot break or forge an error line.
+
+    >>> printable("bob\\r; evil\\x1b[2J")
+    'bob\\\\r; evil\\\\x1b[2J'
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class ParseError(InputError):

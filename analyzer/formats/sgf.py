@@ -260,7 +260,7 @@ def _game(nodes: list[_Node], name: str) -> tuple[dict[str, str], GameRecord]:
                 actions[-1] = replace(last, note="????")
             actions.append(Win(side=winner, points=int(m.group(2)), line=line, column=col))
     crawford = "crawfordgame" in rules
-    game = GameRecord(number=number, line=root.line, score=score, actions=tuple(actions),
+    game = GameRecord(number=number, line=root.line, score_line=root.line, score=score, actions=tuple(actions),
                       variation=variation, names=(info.get("PW", ""), info.get("PB", "")),
                       resigned=resigned, crawford=crawford if "crawford" in rules else None)
     info["crawford"] = "On" if "crawford" in rules else "Off"
@@ -338,5 +338,5 @@ def _read(fh: IO[str], name: str) -> Iterator[MatchRecord]:
     if info is None:
         info = {"length": "0"}
         if not errors:
-            errors.append(ParseError("no game found in the SGF file", file=name))
+            errors.append(ParseError("no game found in the SGF file", file=name, line=1))
     yield build()
