@@ -48,11 +48,12 @@ from __future__ import annotations
 import numpy as np
 
 from analyzer.core.jit import njit
+from analyzer.core.layout import NSLOTS
 from analyzer.eval import features as F
 from analyzer.eval import jitcache
 from analyzer.eval._cube_kernel import cube_life, cube_values
 from analyzer.eval.bearoff import bearoff_class
-from analyzer.eval.engine import best_reply, eval0, new_scratch
+from analyzer.eval.engine import _after_play, _generate, best_reply, eval0, new_scratch
 from analyzer.eval.net import NOUT, equity6, swap_outcomes
 from analyzer.rules.kernel import flip_into
 
@@ -176,6 +177,75 @@ def _match_result(ref: Arr, vt: Arr, level: int) -> float:
 
 
 @njit
+def new_cache(bits: int) -> tuple:  # type: ignore[type-arg]
+    """An evaluation cache of ``2 ** bits`` slots (direct mapped): ``(boards, values, full)``.
+
+    A slot holds an afterstate (a play's result, still seen from the side that moved) and its
+    0-ply outcome distribution for that side, exactly as :func:`analyzer.eval.engine.best_reply`
+    computes it; a hit compares the whole board, so a cached value is the value itself and
+    results do not depend on what the cache held. One per worker: it keeps its values across
+    trials (the first plies of a rollout repeat from trial to trial) and only with one evaluator.
+    """
+    size = 1 << bits
+    return (np.zeros((size, NSLOTS), np.int8), np.zeros((size, NOUT), np.float32), np.zeros(size, np.bool_))
+
+
+@njit
+def _best_cached(b: Arr, d1: int, d2: int, ev: tuple, ws: tuple, sc: tuple,  # type: ignore[type-arg]
+                 cache: tuple, bestp: Arr) -> int:  # type: ignore[type-arg]
+    """:func:`analyzer.eval.engine.best_reply` without pruning (every play evaluated in the
+    generator's order, the first of equal equities kept), each play's value looked up in
+    ``cache`` before it is evaluated. Returns the pool row (-1 on overflow), ``bestp`` its
+    distribution (mover's view)."""
+    if ev[6]:
+        return best_reply(b, d1, d2, ev, ws, sc, bestp)
+    n = _generate(b, d1, d2, ws)
+    if n < 0:
+        return -1
+    pool, phash, results = ws[0], ws[1], ws[11]
+    W, use_db, dist, first, win2 = ev[0], ev[1], ev[2], ev[3], ev[4]
+    xc, xr, hid, tmp, pa, pb = sc
+    cb, cv, full = cache
+    mask = cb.shape[0] - 1
+    best = -1e30
+    best_row = int(results[0])
+    for kk in range(n):
+        row = int(results[kk])
+        cand = pool[row]
+        if cand[26] >= 15:
+            e = _after_play(cand, W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb)
+        else:
+            slot = int(phash[row] & np.uint64(mask))
+            hit = full[slot]
+            if hit:
+                key = cb[slot]
+                for i in range(NSLOTS):
+                    if key[i] != cand[i]:
+                        hit = False
+                        break
+            if hit:
+                val = cv[slot]
+                for i in range(NOUT):
+                    pb[i] = val[i]
+                e = equity6(pb)
+            else:
+                e = _after_play(cand, W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb)
+                key = cb[slot]
+                val = cv[slot]
+                for i in range(NSLOTS):
+                    key[i] = cand[i]
+                for i in range(NOUT):
+                    val[i] = pb[i]
+                full[slot] = True
+        if e > best:
+            best = e
+            best_row = row
+            for i in range(NOUT):
+                bestp[i] = pb[i]
+    return best_row
+
+
+@njit
 def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int, vr: bool,
               cube_play: bool, cube0: float, owner0: int, double_first: bool,
               match: bool, vt: Arr, may: Arr, crawford: bool, max_level: int,
@@ -198,70 +268,108 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     to ``max_level``; ``cf[0]`` receives the reference side's MWC.
     With ``vr`` the cube game's luck is subtracted too: per roll, the cube value after the best
     play (the opponent's cube value before his roll) minus its mean over the rolls.
+
+    (:func:`run_group` with one cube game and a fresh one-slot cache.)
     """
+    return run_group(start, side0, r1, r2, seed, truncate, vr, cube_play, np.array([cube0]),
+                     np.array([owner0], np.int64), double_first, match, vt, may, crawford, max_level, ev, ws,
+                     new_cache(0), out, cf)
+
+
+@njit
+def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int, vr: bool,
+              cube_play: bool, cubes: Arr, owners: Arr, double_first: bool,
+              match: bool, vt: Arr, may: Arr, crawford: bool, max_level: int,
+              ev: tuple, ws: tuple, cache: tuple, out: Arr, cf: Arr) -> int:  # type: ignore[type-arg]
+    """:func:`run_trial` with ``m`` cube games on the same board (cube ``cubes[g]`` owned by
+    ``owners[g]``, points or MWC into ``cf[g]``): the checker play is cubeless, so the games of
+    one start and one dice sequence share every board, play and evaluation, and the board is
+    played once for all of them (No double and Double/take of a position before the roll).
+    ``cache``: :func:`new_cache`. Each cube game's numbers are those :func:`run_trial` gives it
+    alone, bit for bit."""
+    m = cubes.shape[0]
     np.random.seed(seed)
     board = start.copy()
     sc = new_scratch(ev[0])
     tmp, pa = sc[3], sc[4]
     pool = ws[0]
     bestp = np.zeros(NOUT, np.float32)
+    here = np.zeros(NOUT, np.float32)  # the 0-ply distribution of ``board`` (valid when ``known``)
+    known = False
     mean = np.zeros(NOUT, np.float64)
     luck = np.zeros(NOUT, np.float64)
     ref = np.zeros(NOUT, np.float64)
     side = side0
     t = 0
-    cube = cube0
-    level = 0 if cube0 < 1.5 else 1
-    owner = owner0
-    live = cube_play
-    cf[0] = np.nan
+    cube = np.zeros(m, np.float64)
+    level = np.zeros(m, np.int64)
+    owner = np.zeros(m, np.int64)
+    live = np.zeros(m, np.bool_)
+    cmean = np.zeros(m, np.float64)
+    cluck = np.zeros(m, np.float64)
+    for g in range(m):
+        cube[g] = cubes[g]
+        level[g] = 0 if cubes[g] < 1.5 else 1
+        owner[g] = owners[g]
+        live[g] = cube_play
+        cf[g] = np.nan
     cv = np.zeros(4, np.float64)
     oppv = np.zeros(NOUT, np.float32)
-    row_of = np.zeros(1, np.int64)
-    cmean = 0.0
-    cluck = 0.0
     while True:
         over = F.classify(board) == F.CLASS_OVER
         stop = over or t >= MAX_TRIAL_PLIES or (0 < truncate <= t)
         if not stop and ev[1] and bearoff_class(board) != 0:
             stop = True
         if stop:
-            eval0(board, ev, sc, pa)
+            if known:
+                for i in range(NOUT):
+                    pa[i] = here[i]
+            else:
+                eval0(board, ev, sc, pa)
             _to_reference(pa, side, ref)
-            if live:
-                if over:
-                    cf[0] = _match_result(ref, vt, level) if match else cube * equity6(ref)
-                elif match:
-                    match_cube(pa, cube_life(board), side, level, _cube_owner_for(owner, side), vt, may, crawford,
-                               max_level, cv)
-                    cf[0] = cv[3] if side == 0 else 1.0 - cv[3]
-                else:
-                    money_cube(pa, cube_life(board), _cube_owner_for(owner, side), cv)
-                    cf[0] = cube * cv[3] if side == 0 else -cube * cv[3]
+            for g in range(m):
+                if live[g]:
+                    if over:
+                        cf[g] = _match_result(ref, vt, level[g]) if match else cube[g] * equity6(ref)
+                    elif match:
+                        match_cube(pa, cube_life(board), side, level[g], _cube_owner_for(owner[g], side), vt, may,
+                                   crawford, max_level, cv)
+                        cf[g] = cv[3] if side == 0 else 1.0 - cv[3]
+                    else:
+                        money_cube(pa, cube_life(board), _cube_owner_for(owner[g], side), cv)
+                        cf[g] = cube[g] * cv[3] if side == 0 else -cube[g] * cv[3]
             break
-        if live and (t > 0 or double_first):
-            mine = _cube_owner_for(owner, side)
-            if match:
-                if _may_redouble(mine, level, vt, crawford, max_level):
-                    eval0(board, ev, sc, pa)
-                    match_cube(pa, cube_life(board), side, level, mine, vt, may, crawford, max_level, cv)
+        if t > 0 or double_first:
+            for g in range(m):
+                if not live[g]:
+                    continue
+                mine = _cube_owner_for(owner[g], side)
+                if match:
+                    if not _may_redouble(mine, level[g], vt, crawford, max_level):
+                        continue
+                elif mine == 2:
+                    continue
+                if not known:
+                    eval0(board, ev, sc, here)
+                    known = True
+                if match:
+                    match_cube(here, cube_life(board), side, level[g], mine, vt, may, crawford, max_level, cv)
                     if min(cv[1], cv[2]) > cv[0]:  # double
                         if cv[1] > cv[2]:  # pass: the doubler wins the cube's points
-                            cf[0] = vt[0, level, 0] if side == 0 else vt[0, level, 3]
-                            live = False
+                            cf[g] = vt[0, level[g], 0] if side == 0 else vt[0, level[g], 3]
+                            live[g] = False
                         else:
-                            level += 1
-                            owner = 2 if side == 0 else 1
-            elif mine != 2:
-                eval0(board, ev, sc, pa)
-                money_cube(pa, cube_life(board), mine, cv)
-                if min(cv[1], cv[2]) > cv[0]:  # double
-                    if cv[1] > cv[2]:  # pass
-                        cf[0] = cube if side == 0 else -cube
-                        live = False
-                    else:
-                        cube *= 2.0
-                        owner = 2 if side == 0 else 1
+                            level[g] += 1
+                            owner[g] = 2 if side == 0 else 1
+                else:
+                    money_cube(here, cube_life(board), mine, cv)
+                    if min(cv[1], cv[2]) > cv[0]:  # double
+                        if cv[1] > cv[2]:  # pass
+                            cf[g] = cube[g] if side == 0 else -cube[g]
+                            live[g] = False
+                        else:
+                            cube[g] *= 2.0
+                            owner[g] = 2 if side == 0 else 1
         if t == 0:
             d1, d2 = r1 // 6 + 1, r1 % 6 + 1
         elif t == 1:
@@ -270,27 +378,29 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
             d1, d2 = np.random.randint(1, 7), np.random.randint(1, 7)
         hi, lo = (d1, d2) if d1 >= d2 else (d2, d1)
         if vr:
-            cmean = 0.0
+            for g in range(m):
+                cmean[g] = 0.0
             for i in range(NOUT):
                 mean[i] = 0.0
             for a in range(1, 7):
                 for c in range(1, a + 1):
                     if a == hi and c == lo:
                         continue
-                    row_of[0] = best_reply(board, a, c, ev, ws, sc, bestp)
-                    if row_of[0] < 0:
+                    r = _best_cached(board, a, c, ev, ws, sc, cache, bestp)
+                    if r < 0:
                         return -1
                     wt = 1.0 if a == c else 2.0
                     for i in range(NOUT):
                         mean[i] += wt * bestp[i]
-                    if live:
-                        opp_owner = _cube_owner_for(owner, 1 - side)
-                        if match:
-                            cmean += wt * _after_value_match(pool[row_of[0]], bestp, tmp, oppv, cv, side, level,
-                                                             opp_owner, vt, may, crawford, max_level)
-                        else:
-                            cmean += wt * _after_value(pool[row_of[0]], bestp, tmp, oppv, cv, opp_owner)
-        row = best_reply(board, hi, lo, ev, ws, sc, bestp)
+                    for g in range(m):
+                        if live[g]:
+                            opp_owner = _cube_owner_for(owner[g], 1 - side)
+                            if match:
+                                cmean[g] += wt * _after_value_match(pool[r], bestp, tmp, oppv, cv, side, level[g],
+                                                                    opp_owner, vt, may, crawford, max_level)
+                            else:
+                                cmean[g] += wt * _after_value(pool[r], bestp, tmp, oppv, cv, opp_owner)
+        row = _best_cached(board, hi, lo, ev, ws, sc, cache, bestp)
         if row < 0:
             return -1
         if vr:
@@ -300,17 +410,18 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
             for i in range(NOUT):
                 j = i if side == 0 else (i + 3) % 6
                 luck[j] += bestp[i] - mean[i]
-            if live:
-                opp_owner = _cube_owner_for(owner, 1 - side)
-                if match:
-                    v = _after_value_match(pool[row], bestp, tmp, oppv, cv, side, level, opp_owner, vt, may,
-                                           crawford, max_level)
-                    cmean = (cmean + wt * v) / 36.0
-                    cluck += (v - cmean) if side == 0 else -(v - cmean)
-                else:
-                    v = _after_value(pool[row], bestp, tmp, oppv, cv, opp_owner)
-                    cmean = (cmean + wt * v) / 36.0
-                    cluck += cube * (v - cmean) if side == 0 else -cube * (v - cmean)
+            for g in range(m):
+                if live[g]:
+                    opp_owner = _cube_owner_for(owner[g], 1 - side)
+                    if match:
+                        v = _after_value_match(pool[row], bestp, tmp, oppv, cv, side, level[g], opp_owner, vt,
+                                               may, crawford, max_level)
+                        cmean[g] = (cmean[g] + wt * v) / 36.0
+                        cluck[g] += (v - cmean[g]) if side == 0 else -(v - cmean[g])
+                    else:
+                        v = _after_value(pool[row], bestp, tmp, oppv, cv, opp_owner)
+                        cmean[g] = (cmean[g] + wt * v) / 36.0
+                        cluck[g] += cube[g] * (v - cmean[g]) if side == 0 else -cube[g] * (v - cmean[g])
         chosen = pool[row]
         t += 1
         if chosen[26] >= 15:
@@ -318,15 +429,19 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
                 pa[i] = 0.0
             pa[F.game_over_outcome(chosen)] = 1.0
             _to_reference(pa, side, ref)
-            if live:
-                cf[0] = _match_result(ref, vt, level) if match else cube * equity6(ref)
+            for g in range(m):
+                if live[g]:
+                    cf[g] = _match_result(ref, vt, level[g]) if match else cube[g] * equity6(ref)
             break
         flip_into(chosen, board)
+        swap_outcomes(bestp, here)  # the next board's 0-ply value: the chosen play's, seen by its opponent
+        known = True
         side = 1 - side
     for i in range(NOUT):
         out[i] = ref[i] - luck[i]
     if cube_play:
-        cf[0] -= cluck
+        for g in range(m):
+            cf[g] -= cluck[g]
     return t
 
 
@@ -334,17 +449,36 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
 def run_trials(starts: Arr, side0: int, rolls1: Arr, rolls2: Arr, seeds: Arr, truncate: int, vr: bool,
                cube_play: bool, cubes: Arr, owners: Arr, double_first: bool,
                match: bool, vt: Arr, may: Arr, crawford: bool, max_level: int,
-               ev: tuple, ws: tuple, out: Arr, plies: Arr, cf: Arr) -> int:  # type: ignore[type-arg]
+               ev: tuple, ws: tuple, cache: tuple, out: Arr, plies: Arr,  # type: ignore[type-arg]
+               cf: Arr) -> int:
     """:func:`run_trial` for every trial ``i`` (rolls ``rolls1[i]``, ``rolls2[i]``, seed
     ``seeds[i]``) and every start board ``k`` (same dice for all, cube ``cubes[k]`` owned by
     ``owners[k]``): ``out[i, k]`` gets the result, ``plies[i, k]`` the plies played, ``cf[i, k]``
-    the cube game's points. Returns -1 on buffer overflow, else 0."""
+    the cube game's points. Equal start boards are played once (:func:`run_group`); ``cache``:
+    :func:`new_cache`. Returns -1 on buffer overflow, else 0."""
+    k_n = starts.shape[0]
+    lead = np.arange(k_n)  # the first start with the same board
+    for k in range(k_n):
+        for j in range(k):
+            if lead[j] == j and (starts[j] == starts[k]).all():
+                lead[k] = j
+                break
     for i in range(seeds.shape[0]):
-        for k in range(starts.shape[0]):
-            n = run_trial(starts[k], side0, int(rolls1[i]), int(rolls2[i]), int(seeds[i]), truncate, vr,
-                          cube_play, float(cubes[k]), int(owners[k]), double_first, match, vt, may, crawford,
-                          max_level, ev, ws, out[i, k], cf[i, k:k + 1])
+        for k in range(k_n):
+            if lead[k] != k:
+                continue
+            members = np.nonzero(lead == k)[0]
+            gcf = np.zeros(members.shape[0], np.float64)
+            n = run_group(starts[k], side0, int(rolls1[i]), int(rolls2[i]), int(seeds[i]), truncate, vr,
+                          cube_play, cubes[members].astype(np.float64), owners[members].astype(np.int64),
+                          double_first, match, vt, may, crawford, max_level, ev, ws, cache, out[i, k], gcf)
             if n < 0:
                 return -1
-            plies[i, k] = n
+            for g in range(members.shape[0]):
+                kk = members[g]
+                plies[i, kk] = n
+                cf[i, kk] = gcf[g]
+                if kk != k:
+                    for o in range(NOUT):
+                        out[i, kk, o] = out[i, k, o]
     return 0

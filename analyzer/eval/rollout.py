@@ -66,6 +66,8 @@ ROUND = 324
 """Trials per round: the early-stop test and the progress callback run between rounds."""
 CHUNK = 36
 """Trials per task sent to a worker process."""
+CACHE_BITS = 16
+"""Each worker's evaluation cache holds ``2 ** CACHE_BITS`` play results (about 5 MB at 16)."""
 Z95 = 1.959963984540054
 ProgressFn = Callable[[int, int], None]
 """``progress(trials done, trials planned)``."""
@@ -214,7 +216,8 @@ _STATE: dict[str, Any] = {}
 def _init_worker(W: tuple[NDArray[np.float32], ...], use_db: bool) -> None:
     # the kernels' evaluator (Engine.evaluator_args) without pruning: the contact net's four
     # arrays, of the pruning net's types, only fill its slot
-    _STATE.update(ev=(W, use_db, *bearoff_arrays(use_db), W[:4], False), ws=Workspace(8192))
+    _STATE.update(ev=(W, use_db, *bearoff_arrays(use_db), W[:4], False), ws=Workspace(8192),
+                  cache=K.new_cache(CACHE_BITS))
 
 
 _Task = tuple[NDArray[np.int8], int, int, int, int, int, bool, bool, NDArray[np.float64], NDArray[np.int64], bool,
@@ -232,7 +235,7 @@ def _run_chunk(task: _Task) -> tuple[NDArray[np.float64], NDArray[np.int64], NDA
     ws: Workspace = _STATE["ws"]
     while True:
         rc = cast(Any, K.run_trials)(starts, side0, r1, r2, seeds, truncate, vr, cube_play, cubes, owners,
-                                     double_first, *mc, _STATE["ev"], ws.args(), out, plies, cf)
+                                     double_first, *mc, _STATE["ev"], ws.args(), _STATE["cache"], out, plies, cf)
         if rc >= 0:
             return out, plies, cf
         ws.resize(ws.capacity * 4)
