@@ -1,12 +1,20 @@
-"""Rollout speed: full 0-ply cubeless rollout games per second of the opening position.
+"""Rollout speed: 0-ply rollout games per second, ours beside GNU Backgammon's with the same settings.
 
-Plays ``--trials`` games to the end (bear-off databases stop them early, as gnubg's do) with
-``--workers`` processes, without and (``--vr``) with variance reduction. When the ``gnubg`` wheel
-is importable, GNU Backgammon rolls out the same position with the same settings (0-ply,
-cubeless, no truncation, bear-off truncation on, 2 threads) in a separate process and the ratio
-is printed. gnubg is only a referee here: nothing of it is used by ``analyzer``.
+For every combination of ``--position`` (``opening``: the start position; ``middle``: a
+mutual-holding middle game, :data:`MIDDLE`), ``--truncate`` (0: played out, bear-off databases
+stopping the games as gnubg's do; N: stopped after N plies with the 0-ply evaluation), cube
+(``--cubeful``: cube play inside the rollout, money, cube centred, no Jacoby; else cubeless) and
+variance reduction (off with ``--trials`` games, on with ``--vr-trials`` when ``--vr``), we roll
+the position out with ``--workers`` processes, and when the ``gnubg`` wheel is importable GNU
+Backgammon rolls out the same position with the same settings (0-ply chequer play and cube
+decisions, quasi-random dice, the same truncation, 2 threads) in a separate process; one line
+each, with the ratio. gnubg is only a referee here: nothing of it is used by ``analyzer``.
 
-    .venv/bin/python bench/rollout.py [--trials 1296] [--workers 2] [--vr] [--no-gnubg]
+A cubeful trial of ours plays No double and Double/take side by side with the same dice (one
+board, two cube games); gnubg's plays the position as it is. Both count as one game per trial.
+
+    .venv/bin/python bench/rollout.py [--trials 1296] [--workers 2] [--vr] [--vr-trials 144]
+        [--position opening middle] [--truncate 0 7 11] [--cubeful] [--no-gnubg]
 
 ``--variant dutch|mahbusa`` times our variant rollouts instead (cubeless, played out, no variance
 reduction; no other engine plays these games): the opening position, and the two best plays of a
@@ -28,35 +36,66 @@ from analyzer.core.position import Position
 from analyzer.eval.engine import Engine
 from analyzer.eval.rollout import rollout
 
+MIDDLE = Position.from_points({20: 2, 13: 4, 8: 3, 6: 4, 5: 2}, {4: 2, 12: 4, 17: 2, 18: 2, 19: 4, 21: 1})
+"""A middle game: both sides hold an anchor on the other's 5- or 4-point, the side on roll 4 pips ahead."""
+POSITIONS = {"opening": Position.start(), "middle": MIDDLE}
+
 GNUBG_SCRIPT = r"""
 import json, sys, time
 import gnubg
-n, threads, vr = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
-for c in ["set threads %d" % threads, "set rollout trials %d" % n, "set rollout cubeful off",
-          "set rollout varredn %s" % ("on" if vr else "off"), "set rollout truncation enable off",
+n, threads, vr, trunc, cubeful, xgid = (int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1", int(sys.argv[4]),
+                                       sys.argv[5] == "1", sys.argv[6])
+for c in ["set threads %d" % threads, "set rollout trials %d" % n, "set jacoby off",
+          "set rollout cubeful %s" % ("on" if cubeful else "off"),
+          "set rollout varredn %s" % ("on" if vr else "off"),
+          "set rollout truncation enable %s" % ("on" if trunc > 0 else "off"),
+          "set rollout truncation plies %d" % max(trunc, 1),
+          "set rollout truncation chequerplay plies 0", "set rollout truncation cubedecision plies 0",
           "set rollout chequerplay plies 0", "set rollout cubedecision plies 0", "set rollout later enable off",
           "set rollout quasirandom on", "set rollout seed 1", "set rollout bearofftruncation exact on",
           "set rollout bearofftruncation onesided on"]:
     gnubg.command(c)
-gnubg.setgnubgid("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10")
+gnubg.setgnubgid(xgid)
 t = time.perf_counter()
 gnubg.command("rollout")
 sys.stderr.write(json.dumps({"seconds": time.perf_counter() - t}) + "\n")
 """
 
 
-def ours(engine: Engine, trials: int, workers: int, vr: bool) -> tuple[float, float, float]:
+def xgid(pos: Position) -> str:
+    """The XGID of ``pos`` before the roll, its side on roll at the bottom, money, cube centred at 1."""
+    me, them = pos.mover, pos.opponent
+    chars = ["-" if pos.opponent_bar == 0 else chr(ord("a") + pos.opponent_bar - 1)]
+    for p in range(24):
+        if me[p]:
+            chars.append(chr(ord("A") + me[p] - 1))
+        elif them[p]:
+            chars.append(chr(ord("a") + them[p] - 1))
+        else:
+            chars.append("-")
+    chars.append("-" if pos.mover_bar == 0 else chr(ord("A") + pos.mover_bar - 1))
+    return "XGID=" + "".join(chars) + ":0:0:1:00:0:0:0:0:10"
+
+
+def ours(engine: Engine, pos: Position, trials: int, workers: int, vr: bool, truncate: int,
+         cubeful: bool) -> tuple[float, float, float]:
+    """(games/s, cubeless or cubeful equity, its standard error) of one timed rollout."""
     t = time.perf_counter()
-    r = rollout(engine, Position.start(), trials=trials, workers=workers, cubeful=False, variance_reduction=vr,
-                seed=1)
+    r = rollout(engine, pos, trials=trials, workers=workers, cubeful=cubeful, cube_play=cubeful,
+                variance_reduction=vr, truncate=truncate or None, seed=1)
     dt = time.perf_counter() - t
+    c = r.best
+    if cubeful and c.cubeful_equity is not None and c.cubeful_se is not None:
+        return trials / dt, c.cubeful_equity, c.cubeful_se
     return trials / dt, r.equity, r.equity_se
 
 
-def gnubg(trials: int, threads: int, vr: bool) -> float | None:
+def gnubg(pos: Position, trials: int, threads: int, vr: bool, truncate: int, cubeful: bool) -> float | None:
+    """gnubg's games/s with the same settings, or None without the wheel."""
     if importlib.util.find_spec("gnubg") is None:
         return None
-    p = subprocess.run([sys.executable, "-c", GNUBG_SCRIPT, str(trials), str(threads), "1" if vr else "0"],
+    p = subprocess.run([sys.executable, "-c", GNUBG_SCRIPT, str(trials), str(threads), "1" if vr else "0",
+                        str(truncate), "1" if cubeful else "0", xgid(pos)],
                        capture_output=True, text=True, timeout=3600, check=False)
     for line in p.stderr.splitlines():
         if line.startswith("{"):
@@ -88,10 +127,14 @@ def variant_speed(variant: str, trials: int, workers: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--trials", type=int, default=1296)
-    ap.add_argument("--vr-trials", type=int, default=144, help="trials of the variance-reduced run")
+    ap.add_argument("--trials", type=int, default=1296, help="trials of the runs without variance reduction")
+    ap.add_argument("--vr-trials", type=int, default=144, help="trials of the variance-reduced runs")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--vr", action="store_true", help="also time rollouts with variance reduction")
+    ap.add_argument("--only-vr", action="store_true", help="time only rollouts with variance reduction")
+    ap.add_argument("--position", nargs="+", choices=sorted(POSITIONS), default=["opening"])
+    ap.add_argument("--truncate", nargs="+", type=int, default=[0], help="plies (0: play the games out)")
+    ap.add_argument("--cubeful", action="store_true", help="cube play in the rollouts (money, no Jacoby)")
     ap.add_argument("--no-gnubg", action="store_true")
     ap.add_argument("--variant", choices=("dutch", "mahbusa", "plakoto"), help="time the variant rollouts")
     a = ap.parse_args()
@@ -99,20 +142,27 @@ def main() -> None:
         variant_speed(a.variant, a.trials, a.workers)
         return
     engine = Engine()
-    rollout(engine, Position.start(), trials=36, workers=1, cubeful=False, variance_reduction=True, truncate=2)
-    runs = [(False, a.trials)] + ([(True, a.vr_trials)] if a.vr else [])
-    for vr, n in runs:
-        gps, eq, se = ours(engine, n, a.workers, vr)
-        line = (f"bgreview: {n} full 0-ply cubeless games of the opening position, variance reduction "
-                f"{'on' if vr else 'off'}, {a.workers} workers: {gps:.1f} games/s (equity {eq:+.3f} +- {se:.3f})")
-        print(line, flush=True)
-        if not a.no_gnubg:
-            g = gnubg(n, a.workers, vr)
-            if g is None:
-                print("gnubg: wheel not installed (pip install gnubg), no comparison")
-            else:
-                print(f"gnubg:    same settings, {a.workers} threads: {g:.1f} games/s; "
-                      f"ratio bgreview/gnubg = {gps / g:.2f}", flush=True)
+    rollout(engine, Position.start(), trials=36, workers=1, cubeful=True, cube_play=True, variance_reduction=True,
+            truncate=2)  # compile / load the kernels
+    runs = ([] if a.only_vr else [(False, a.trials)]) + ([(True, a.vr_trials)] if a.vr or a.only_vr else [])
+    for name in a.position:
+        pos = POSITIONS[name]
+        for trunc in a.truncate:
+            for vr, n in runs:
+                gps, eq, se = ours(engine, pos, n, a.workers, vr, trunc, a.cubeful)
+                what = (f"{n} {'played-out' if trunc <= 0 else f'{trunc}-ply truncated'} 0-ply "
+                        f"{'cubeful' if a.cubeful else 'cubeless'} games of the {name} position, variance reduction "
+                        f"{'on' if vr else 'off'}")
+                print(f"bgreview: {what}, {a.workers} workers: {gps:.1f} games/s "
+                      f"({'cubeful' if a.cubeful else 'cubeless'} equity {eq:+.3f} +- {se:.3f})", flush=True)
+                if a.no_gnubg:
+                    continue
+                g = gnubg(pos, n, a.workers, vr, trunc, a.cubeful)
+                if g is None:
+                    print("gnubg:    wheel not installed (pip install gnubg) or no result, no comparison", flush=True)
+                else:
+                    print(f"gnubg:    same settings, {a.workers} threads: {g:.1f} games/s; "
+                          f"ratio bgreview/gnubg = {gps / g:.2f}", flush=True)
 
 
 if __name__ == "__main__":
