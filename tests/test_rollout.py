@@ -329,3 +329,49 @@ def test_dead_cube_rollout_is_the_cubeless_rollout_within_its_ci(engine: Engine,
     assert played.best.cubeful_equity == pytest.approx(converted.best.cubeful_equity,
                                                        abs=max(2 * played.best.cubeful_se, 1e-6))
     assert played.equity == converted.equity  # the cubeless games do not change
+
+
+# a mutual holding game (bench/rollout.py's middle-game position)
+MIDDLE = Position.from_points({20: 2, 13: 4, 8: 3, 6: 4, 5: 2}, {4: 2, 12: 4, 17: 2, 18: 2, 19: 4, 21: 1})
+
+
+def _kernel_trials(engine: Engine, starts: np.ndarray, cubes: np.ndarray, owners: np.ndarray, cache_bits: int,
+                   state: MatchState | None = None, n: int = 12,
+                   truncate: int = 5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    from analyzer.eval import _rollout_kernel as K
+
+    R._init_worker(engine.nets.kernel_args(), True)
+    st = state if state is not None else MatchState()
+    mc = R._match_cube(st, 0, None if st.is_money else KXG, True)
+    r1, r2, seeds = trial_dice(9, 0, n)
+    out = np.zeros((n, starts.shape[0], 6))
+    plies = np.zeros((n, starts.shape[0]), np.int64)
+    cf = np.zeros((n, starts.shape[0]))
+    rc = K.run_trials(starts, 0, r1, r2, seeds, truncate, True, True, cubes, owners, False, *mc, R._STATE["ev"],
+                      R._STATE["ws"].args(), K.new_cache(cache_bits), out, plies, cf)
+    assert rc == 0
+    return out, plies, cf
+
+
+@pytest.mark.parametrize("state", [None, MatchState(length=7, score=(3, 4))], ids=["money", "match"])
+def test_no_double_and_double_take_played_on_one_board_are_each_trial_alone(engine: Engine,
+                                                                            state: MatchState | None) -> None:
+    # run_trials plays equal start boards once with one cube game each: every number is the one
+    # of the start rolled out alone
+    b = MIDDLE.array()
+    both = _kernel_trials(engine, np.stack([b, b]), np.array([1.0, 2.0]), np.array([0, 2], np.int64), 16, state)
+    for k, (cube, owner) in enumerate(((1.0, 0), (2.0, 2))):
+        alone = _kernel_trials(engine, b[None, :].copy(), np.array([cube]), np.array([owner], np.int64), 16, state)
+        for x, y in zip(both, alone, strict=True):
+            assert np.array_equal(x[:, k], y[:, 0], equal_nan=True)
+    assert not np.array_equal(both[2][:, 0], both[2][:, 1])  # two different cube games
+
+
+def test_evaluation_cache_never_changes_a_result(engine: Engine) -> None:
+    # one slot (every play collides with the last one stored), a few, and many: the same bits
+    starts = np.stack([MIDDLE.array(), START.array()])
+    cubes, owners = np.ones(2), np.zeros(2, np.int64)
+    ref = _kernel_trials(engine, starts, cubes, owners, 16)
+    for bits in (0, 3):
+        for x, y in zip(_kernel_trials(engine, starts, cubes, owners, bits), ref, strict=True):
+            assert np.array_equal(x, y, equal_nan=True)
