@@ -553,3 +553,38 @@ def test_a_file_without_a_match_gets_an_error_row_with_a_line(tmp_path: Path,
     assert res.errors == 1
     row = res.tables.errors.row(0, named=True)
     assert (row["file"], row["line"], row["kind"]) == (str(src), 1, "parse")
+
+
+HUGE_GAME = """ 3 point match
+
+ Game {number}
+ ann : 0                        bob : 0
+  1) 31: {play}                 64: 24/18 13/9
+  2)  Doubles => 2                Drops
+      Wins 1 point
+"""
+
+
+@pytest.mark.parametrize("number", ["2147483648", "99999999999999999999"])
+def test_a_game_number_beyond_the_columns_costs_one_match_only(tmp_path: Path, number: str) -> None:
+    """Found from bench/fuzz_inputs.py (a 'Game 2147483648' line, which replay accepts): a failed
+    game with such a number crashed the whole batch at the end (the errors table's Int32 game
+    column), and one that replayed lost every later match of its file."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    good = TINY.format(a="cy", b="dee")
+    (folder / "failed.mat").write_text(HUGE_GAME.format(number=number, play="8/2 6/5") + "\n" + good)
+    (folder / "replayed.mat").write_text(HUGE_GAME.format(number=number, play="8/5 6/5") + "\n" + good)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["batch", str(folder), "--out", str(out), "--replay-only", "--jobs", "1",
+                                   "--no-progress"])
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.output
+    assert res.exit_code == 1
+    t = _tables(out)
+    assert t["matches"].height == 4  # every match of both files is in the dataset
+    assert set(t["decisions"].filter(pl.col("player") == "cy")["file"]) == {str(folder / "failed.mat"),
+                                                                             str(folder / "replayed.mat")}
+    errors = t["errors"].sort("file")
+    assert errors["file"].to_list() == [str(folder / "failed.mat"), str(folder / "replayed.mat")]  # one each
+    assert errors["line"].to_list() == [5, 3]
+    assert errors["match_index"].to_list() == [0, 0]

@@ -26,7 +26,7 @@ import datetime as dt
 import os
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -233,13 +233,28 @@ def _replay_frame(file: str, index: int, games: list[GameReplay]) -> pl.DataFram
     return pl.DataFrame(rows, schema=REPLAY_SCHEMA, orient="row")
 
 
+GAME_MAX = 2**31 - 1
+"""The largest game number the dataset's Int32 ``game`` columns hold."""
+
+
+def _storable(games: list[GameReplay]) -> list[GameReplay]:
+    """The games with a number the dataset cannot hold (readers take any 'Game N') turned into
+    failed games: an error on the game's line, no decisions, the other games untouched."""
+    return [g if 0 <= g.number <= GAME_MAX else
+            replace(g, decisions=(), error=g.error or InputError(
+                f"game number beyond the dataset's range (at most {GAME_MAX})", file=g.file, line=g.line,
+                token=str(g.number)[:40]))
+            for g in games]
+
+
 def _errors(record: MatchRecord, index: int, games: list[GameReplay], file: str) -> list[dict[str, Any]]:
     out = [error_row(e, file=file, kind="parse", match_index=index) for e in record.errors]
     for g in games:
+        number = g.number if 0 <= g.number <= GAME_MAX else None
         if g.error is not None:
-            out.append(error_row(g.error, file=file, kind="replay", match_index=index, game=g.number))
+            out.append(error_row(g.error, file=file, kind="replay", match_index=index, game=number))
         if g.score_error is not None:
-            out.append(error_row(g.score_error, file=file, kind="score", match_index=index, game=g.number))
+            out.append(error_row(g.score_error, file=file, kind="score", match_index=index, game=number))
     return out
 
 
@@ -321,11 +336,15 @@ def analysis_schema() -> dict[str, pl.DataType]:
 def _match_part(record: MatchRecord, index: int, unit: Unit,
                 options: BatchOptions) -> tuple[pl.DataFrame, dict[str, Any]]:
     """The part of one match: its decisions and its metadata (stamp, match row, errors, summary)."""
-    games = list(replay_games(record))
+    games = _storable(list(replay_games(record)))
     errors = _errors(record, index, games, unit.path)
     summary: dict[str, Any] | None = None
     if options.replay_only:
-        frame = _replay_frame(unit.path, index, games)
+        try:
+            frame = _replay_frame(unit.path, index, games)
+        except Exception as e:  # one match must not stop its file: the error is recorded
+            frame = pl.DataFrame(schema=REPLAY_SCHEMA)
+            errors.append(error_row(e, file=unit.path, kind="internal", match_index=index))
     else:
         frame = pl.DataFrame(schema=analysis_schema())
         if record.games:
