@@ -45,6 +45,7 @@ from typing import Any, cast
 import numpy as np
 import polars as pl
 
+from analyzer.analysis.confirm import Confirmed, Confirmer, ConfirmSettings, wants_checker
 from analyzer.analysis.decisions import (
     DEEP_FILTER,
     Candidate,
@@ -83,8 +84,8 @@ from analyzer.eval.met import MatchEquityTable, met_by_name, mwc, outcome_mwc
 from analyzer.eval.probabilities import Probabilities
 from analyzer.formats.records import MatchRecord
 
-__all__ = ["EQUITY_BASIS", "MatchAnalysis", "NoEvaluatorError", "RolloutSettings", "RolloutUnavailableError",
-           "analyze_match"]
+__all__ = ["EQUITY_BASIS", "ConfirmSettings", "MatchAnalysis", "NoEvaluatorError", "RolloutSettings",
+           "RolloutUnavailableError", "analyze_match"]
 
 SCHEMA_VERSION = 1
 EQUITY_BASIS = ("cubeful EMG: cubeless n-ply probabilities turned cubeful with Janowski's cube-life "
@@ -287,10 +288,13 @@ def _candidate_dicts(ca: CheckerAnalysis) -> list[dict[str, Any]]:
 class _Rows:
     """Builds decision rows with the shared columns filled in."""
 
-    def __init__(self, ply: int, thresholds: Thresholds, met: MatchEquityTable | None) -> None:
+    def __init__(self, ply: int, thresholds: Thresholds, met: MatchEquityTable | None, method: str,
+                 trials: int | None = None) -> None:
         self.ply = ply
         self.thresholds = thresholds
         self.met = met
+        self.method = method
+        self.trials = trials
         self.rows: list[dict[str, Any]] = []
 
     def base(self, d: Decision, kind: str, side: int, player: str) -> dict[str, Any]:
@@ -300,7 +304,13 @@ class _Rows:
                 "score_me": s.score[side], "score_opp": s.score[1 - side], "cube": s.cube,
                 "candidates": [], "cube_nd": None, "cube_dt": None, "cube_dp": None,
                 "cube_action": None, "close": None, "cube_error": None, "luck": None,
-                "luck_mwc": None, "ply": self.ply}
+                "luck_mwc": None, "ply": self.ply, "method": self.method, "trials": self.trials,
+                "loss_se": None, "equity_loss_first": None}
+
+    def confirmed(self, row: dict[str, Any], how: Confirmed | None, first_loss: float) -> None:
+        """Mark ``row`` as valued again by the confirmation pass (its first loss kept)."""
+        if how is not None:
+            row.update(method=how.method, trials=how.trials, loss_se=how.loss_se, equity_loss_first=first_loss)
 
     def losses(self, row: dict[str, Any], state: MatchState, side: int, played: float,
                best: float, *, cubeless: bool = False) -> None:
@@ -314,7 +324,8 @@ class _Rows:
         row["mwc"] = mb
         row["error_class"] = self.thresholds.classify(loss)
 
-    def checker(self, d: Decision, ca: CheckerAnalysis, luck: float, luck_mwc: float | None) -> None:
+    def checker(self, d: Decision, ca: CheckerAnalysis, luck: float, luck_mwc: float | None,
+                how: Confirmed | None = None, first_loss: float = 0.0) -> None:
         ids = decision_ids(d)
         row = self.base(d, "checker", d.side, d.player)
         row.update(dice=_dice_text(d.dice), position_id=ids.position_id or None,
@@ -323,20 +334,26 @@ class _Rows:
                    luck_mwc=luck_mwc, win_prob=ca.best.probabilities.win)
         self.losses(row, d.state, d.side, ca.played.equity, ca.best.equity)
         row["candidates"] = _candidate_dicts(ca)
+        self.confirmed(row, how, first_loss)
         self.rows.append(row)
 
-    def variant_checker(self, d: Decision, ca: CheckerAnalysis, luck: float, ply: int) -> None:
+    def variant_checker(self, d: Decision, ca: CheckerAnalysis, luck: float, ply: int,
+                        how: Confirmed | None = None, first_loss: float = 0.0) -> None:
         """A checker row of a cubeless variant: no cube, no IDs but the key, points not EMG."""
         ids = decision_ids(d)
         row = self.base(d, "checker", d.side, d.player)
         row.update(dice=_dice_text(d.dice), position_id=None, match_id=None, xgid=None, key=ids.key,
                    played=ca.played.play, best=ca.best.play, forced=ca.forced, luck=luck, cube=None,
                    win_prob=ca.best.probabilities.win, ply=ply)
+        if self.method.endswith("-ply"):
+            row["method"] = f"{ply}-ply"
         self.losses(row, d.state, d.side, ca.played.equity, ca.best.equity, cubeless=True)
         row["candidates"] = _candidate_dicts(ca)
+        self.confirmed(row, how, first_loss)
         self.rows.append(row)
 
-    def cube(self, d: Decision, cd: CubeDecision, score: CubeScore, *, taker: bool) -> None:
+    def cube(self, d: Decision, cd: CubeDecision, score: CubeScore, *, taker: bool,
+             how: Confirmed | None = None, first_loss: float = 0.0) -> None:
         side = 1 - d.on_roll if taker else d.on_roll
         player = d.player
         row = self.base(d, "take" if taker else "cube", side, player)
@@ -358,6 +375,7 @@ class _Rows:
                    win_prob=1.0 - win if taker else win, cube_nd=cd.nd, cube_dt=cd.dt, cube_dp=cd.dp,
                    cube_action=cd.action)
         self.losses(row, d.state, side, score.equity_played, score.equity_best)
+        self.confirmed(row, how, first_loss)
         self.rows.append(row)
 
 
@@ -379,12 +397,39 @@ def _cube_probabilities(engine: Evaluator, games: list[GameReplay], ply: int) ->
     return {p: Probabilities.from_outcomes(o) for p, o in zip(positions, out, strict=True)}
 
 
+def _variant_net(engine: VariantEvaluator, variant: str) -> Any:
+    """The variant net engine behind ``engine`` (only its nets can play rollouts)."""
+    from analyzer.eval.variants.engine import VariantEngine
+
+    if not isinstance(engine, VariantEngine):
+        raise NoEvaluatorError(f"the confirmation of {variant} plays needs the variant net engine, "
+                               f"not {type(engine).__name__}")
+    return engine
+
+
+def _confirmed_counts(decisions: pl.DataFrame, thresholds: Thresholds) -> dict[str, Any]:
+    """How many decisions the confirmation pass valued again, by kind and method, and how many of
+    them changed error class (``downgraded``: a smaller class, ``upgraded``: a bigger one)."""
+    again = decisions.filter(pl.col("equity_loss_first").is_not_null())
+    order = {name: i for i, name in enumerate(["none", *(n for n, _ in thresholds.levels)])}
+    down = up = 0
+    for first, now in again.select("equity_loss_first", "error_class").iter_rows():
+        a, b = order[thresholds.classify(first)], order[now]
+        down += b < a
+        up += b > a
+    by_kind = {k: int(n) for k, n in again.group_by("kind").len().iter_rows()}
+    by_method = {m: int(n) for m, n in again.group_by("method").len().iter_rows()}
+    return {"decisions": again.height, "by_kind": dict(sorted(by_kind.items())),
+            "by_method": dict(sorted(by_method.items())), "downgraded": down, "upgraded": up}
+
+
 # ---------------------------------------------------------------------- the analysis
 def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2, thresholds: Thresholds = XG,
                   met: MatchEquityTable | None = None, seed: int = 0,
                   move_filter: MoveFilter = ANALYSIS_FILTER, deep_filter: MoveFilter = DEEP_FILTER,
                   rollout: RolloutSettings | None = None, progress: Progress | None = None,
-                  variant_engines: Mapping[str, VariantEvaluator] | None = None) -> MatchAnalysis:
+                  variant_engines: Mapping[str, VariantEvaluator] | None = None,
+                  confirm: ConfirmSettings | None = None) -> MatchAnalysis:
     """Analyse ``record`` with ``engine`` at ``ply`` (see the module docstring).
 
     ``engine`` may be ``None``: the shipped standard engine is then loaded only if the match has
@@ -402,6 +447,11 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
     :class:`NoEvaluatorError` for a variant
     without an evaluator and :class:`ValueError` for a ply outside
     0..:data:`~analyzer.eval.engine.MAX_PLY`.
+
+    ``confirm`` runs the confirmation pass (:mod:`analyzer.analysis.confirm`) over the decisions
+    that would be shown as errors, the close ones and every cube decision that was doubled: their
+    values are replaced by the stronger method's (rows record ``method``, ``trials``, ``loss_se``
+    and the first pass's loss); ignored with ``rollout``, which values every decision that way.
     """
     if not 0 <= ply <= MAX_PLY:
         raise ValueError(f"ply must be 0..{MAX_PLY}, not {ply}")
@@ -421,7 +471,11 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
         raise ValueError("Dutch and Mahbusa rollouts play every game out: no truncation")
     table = met if met is not None else met_by_name()
     match_met = None if not record.length else table
-    rows = _Rows(ply if rollout is None else 0, thresholds, match_met)
+    first_label = f"{ply}-ply" if rollout is None else "rollout"
+    rows = _Rows(ply if rollout is None else 0, thresholds, match_met, first_label,
+                 None if rollout is None else rollout.trials)
+    confirmer = None if confirm is None or rollout is not None else Confirmer(
+        confirm, thresholds, seed, match_met, move_filter=move_filter)
     total = sum(len(g.decisions) for g in good)
     done = 0
 
@@ -461,19 +515,33 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
                         ca = rollout_variant_checker(venv, d.position, d.dice, ca, trials=rollout.trials,
                                                      plays=rollout.plays, threshold=rollout.threshold,
                                                      workers=rollout.workers, seed=seed)
-                    rows.variant_checker(d, ca, luck, checker_ply)
+                    how: Confirmed | None = None
+                    first_loss = ca.loss
+                    if confirmer is not None and wants_checker(ca, confirmer.settings):
+                        ca, how = confirmer.variant_checker(_variant_net(venv, g.variant), d.position, d.dice, ca,
+                                                            game=d.game, move=d.move)
+                    rows.variant_checker(d, ca, luck, checker_ply, how, first_loss)
                 done += 1
                 if progress is not None:
                     progress(done, total)
             continue
         doubled = False
         pending: CubeDecision | None = None
+        pending_how: Confirmed | None = None
+        first_take: CubeDecision | None = None
         for d in g.decisions:
             if d.kind == "move" and d.dice is not None:
                 if d.move > 1 and not doubled and can_double(d.state, d.side):
                     cd = cube_of(d)
                     if cd.available:
-                        rows.cube(d, cd, score_cube(cd, False, close_cut=thresholds.close_cube), taker=False)
+                        score = score_cube(cd, False, close_cut=thresholds.close_cube)
+                        cube_how: Confirmed | None = None
+                        if confirmer is not None and score.close:
+                            first_cube = score.loss
+                            cd, cube_how = confirmer.cube(std, d.position, d.state, d.on_roll, game=d.game, move=d.move)
+                            score = score_cube(cd, False, close_cut=thresholds.close_cube)
+                        rows.cube(d, cd, score, taker=False, how=cube_how,
+                                  first_loss=first_cube if cube_how is not None else 0.0)
                 doubled = False
                 assert d.result is not None
                 values = roll_values(std, d.position, d.state, d.side, match_met)
@@ -492,16 +560,30 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
                                      move_filter=move_filter, deep_filter=deep_filter)
                 if rolls is not None:
                     ca = rolls.checker(d, ca)
-                rows.checker(d, ca, luck, luck_mwc)
+                checker_how: Confirmed | None = None
+                first_checker = ca.loss
+                if confirmer is not None and wants_checker(ca, confirmer.settings):
+                    ca, checker_how = confirmer.checker(std, d.position, d.dice, d.state, d.side, ca, game=d.game,
+                                                        move=d.move, deep_filter=deep_filter)
+                rows.checker(d, ca, luck, luck_mwc, checker_how, first_checker)
             elif d.kind == "double" and d.side == d.on_roll:
                 pending = cube_of(d)
+                pending_how, first_take = None, None
                 if pending.available:
-                    rows.cube(d, pending, score_cube(pending, True, close_cut=thresholds.close_cube),
-                              taker=False)
+                    score = score_cube(pending, True, close_cut=thresholds.close_cube)
+                    first_double = score.loss
+                    if confirmer is not None:
+                        first_take = pending
+                        pending, pending_how = confirmer.cube(std, d.position, d.state, d.on_roll, game=d.game,
+                                                              move=d.move)
+                        score = score_cube(pending, True, close_cut=thresholds.close_cube)
+                    rows.cube(d, pending, score, taker=False, how=pending_how, first_loss=first_double)
                 doubled = True
             elif d.kind in ("take", "drop") or (d.kind == "double" and d.side != d.on_roll):
                 if pending is not None and pending.available:
-                    rows.cube(d, pending, score_take(pending, d.kind != "drop"), taker=True)
+                    took = d.kind != "drop"
+                    before = 0.0 if first_take is None else score_take(first_take, took).loss
+                    rows.cube(d, pending, score_take(pending, took), taker=True, how=pending_how, first_loss=before)
                 pending = None
             done += 1
             if progress is not None:
@@ -521,6 +603,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
                             "candidate"} if engines else {})},
         **({"variant_ply": variant_ply if rollout is None else None} if engines else {}),
         "luck_ply": 0,
+        "confirm": None if confirmer is None else confirm.as_dict() if confirm is not None else None,
         "move_filter": {"count": move_filter.count, "threshold": move_filter.threshold},
         "deep_filter": {"count": deep_filter.count, "threshold": deep_filter.threshold},
         "seed": seed,
@@ -551,6 +634,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
         "variant": record.variant,
         "cube": not cubeless,
         "results": _game_summaries(games, players),
+        "confirmed": _confirmed_counts(decisions, thresholds) if confirmer is not None else None,
     }
     summary = {"metadata": metadata, "match": match,
                "players": player_stats(decisions, thresholds, players, results, money=money or cubeless)}

@@ -24,7 +24,11 @@ never renamed or removed. ``docs/decisions-schema.md`` explains every column; in
 * cube: ``cube_nd``, ``cube_dt``, ``cube_dp`` (the doubler's normalised equities, also on take
   rows), ``cube_action`` (the proper action in gnubg's words), ``cube_error`` (``"missed double"``,
   ``"wrong double"``, ``"wrong take"``, ``"wrong pass"`` or null);
-* ``ply``: the lookahead the row was evaluated at.
+* ``ply``: the lookahead the row's first pass was evaluated at;
+* confirmation: ``method`` (how the row's values were finally obtained: ``"2-ply"``, ``"rollout"``,
+  ``"3-ply"``), ``trials`` (games per candidate of a rollout, else null), ``loss_se`` (standard
+  error of ``equity_loss``, null for n-ply) and ``equity_loss_first`` (the first pass's loss of a
+  row the confirmation pass valued again, else null).
 
 >>> list(DECISIONS_SCHEMA)[:6]
 ['file', 'game', 'move_no', 'player', 'side', 'kind']
@@ -94,6 +98,10 @@ DECISIONS_SCHEMA: dict[str, pl.DataType] = {
     "cube_error": pl.String(),
     "luck_mwc": pl.Float64(),
     "ply": pl.Int32(),
+    "method": pl.String(),
+    "trials": pl.Int32(),
+    "loss_se": pl.Float64(),
+    "equity_loss_first": pl.Float64(),
 }
 """Column name -> polars type of the decisions table, in column order."""
 

@@ -72,6 +72,17 @@ def analyze(
     = True,
     progress: Annotated[bool | None, typer.Option("--progress/--no-progress",
                                                   help="Progress bar (default: on a terminal).")] = None,
+    confirm: Annotated[bool, typer.Option(
+        "--confirm/--no-confirm",
+        help="Value again, by rollouts, every decision shown as an error, the close ones and every double.")] = False,
+    confirm_method: Annotated[str, typer.Option("--confirm-method", help="rollout or ply (a deeper n-ply).")]
+    = "rollout",
+    confirm_threshold: Annotated[float, typer.Option("--confirm-threshold",
+                                                     help="Confirm checker plays losing at least this (EMG).")]
+    = 0.02,
+    confirm_trials: Annotated[int, typer.Option("--confirm-trials",
+                                                help="Most rollout games per candidate in the confirmation.")]
+    = 576,
 ) -> None:
     """Analyse every checker play, cube decision and take/pass of a match, with luck and PR.
 
@@ -81,11 +92,22 @@ def analyze(
     not be replayed (the others are analysed), 2 usage error, unreadable file or a variant
     whose evaluator is missing. Dutch and Mahbusa have no cube: checker plays only, in points;
     with --rollout their candidates are rolled out cubeless and played to the end.
+
+    The confirmation pass (on by default) values again every decision the first pass would show
+    as an error, every close one and every double: rollouts with variance reduction, in rounds
+    until the error's class is settled at 95% or --confirm-trials games; the rows say how each
+    decision was valued (method, trials, loss_se) and the summary how many were confirmed.
     """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from analyzer.analysis.analyze import NoEvaluatorError, RolloutSettings, RolloutUnavailableError, analyze_match
+    from analyzer.analysis.analyze import (
+        ConfirmSettings,
+        NoEvaluatorError,
+        RolloutSettings,
+        RolloutUnavailableError,
+        analyze_match,
+    )
     from analyzer.analysis.thresholds import load_thresholds
     from analyzer.formats import read_any
     from analyzer.render.tables import default_out_dir, write_tables
@@ -100,6 +122,14 @@ def analyze(
         except ValueError as e:
             fail(str(e))
     check_ply(ply)
+    confirming: ConfirmSettings | None = None
+    if confirm and not rollout:
+        try:
+            base = ConfirmSettings()
+            confirming = ConfirmSettings(method=confirm_method, threshold=confirm_threshold,
+                                         trials=min(base.trials, confirm_trials), max_trials=confirm_trials)
+        except ValueError as e:
+            fail(str(e))
     try:
         thr = load_thresholds(thresholds)
     except ValueError as e:
@@ -135,7 +165,7 @@ def analyze(
 
             try:
                 analysis = analyze_match(record, engine=engine, ply=ply, thresholds=thr, rollout=settings,
-                                         progress=tick)
+                                         confirm=confirming, progress=tick)
             except (NoEvaluatorError, RolloutUnavailableError) as e:
                 fail(str(e))
         for msg in analysis.summary["match"]["errors"]:

@@ -30,6 +30,7 @@ from analyzer.core.errors import AnalyzerError
 from analyzer.core.ids import decode_key, decode_match_id
 from analyzer.render.board_svg import HomeSide, board_svg
 from analyzer.render.charts import CHARTS, AnalysisLike, chart_svg, inline_svg, player_names
+from analyzer.render.terminal import confirm_text, valued_by
 
 TEMPLATES = Path(__file__).parent / "templates"
 CLASS_ORDER = ("doubtful", "error", "bad", "blunder", "very bad", "howler")
@@ -40,7 +41,8 @@ SETTING_LABELS = (
     ("evaluator", "Evaluator"), ("nets", "Nets"), ("nets_feature_version", "Net features"),
     ("ply", "Ply"), ("luck_ply", "Luck ply"), ("move_filter", "Move filter"), ("seed", "Seed"),
     ("thresholds", "Error thresholds"), ("met", "Match equity table"), ("equity", "Equity"),
-    ("cube_model", "Cube model"), ("bearoff", "Bear-off databases"), ("schema_version", "Schema version"),
+    ("cube_model", "Cube model"), ("confirm", "Confirmation pass"), ("bearoff", "Bear-off databases"),
+    ("schema_version", "Schema version"),
 )
 CUBE_ERROR_TYPES = ("missed double", "wrong double", "wrong take", "wrong pass")
 PR_NOTE = ("PR (Performance Rating, XG style) = 500 \u00d7 mean equity loss (EMG) per unforced decision; "
@@ -437,6 +439,7 @@ def _errors(analysis: AnalysisLike, names: tuple[str, str], home_side: HomeSide,
             "draws": row.get("variant") == "mahbusa",
             "cube_rows": _cube_rows(row) if kind in ("cube", "take") else [],
             "ids": ids,
+            "valued_by": valued_by(row) if row.get("equity_loss_first") is not None else None,
         })
     return out
 
@@ -468,6 +471,7 @@ def render_html_report(analysis: AnalysisLike, *, home_side: HomeSide = "right",
         charts=_charts(analysis) if charts else [], errors=errors, total_errors=total_errors,
         money=info["money"], cube_error_types=CUBE_ERROR_TYPES, cubeless=info["cubeless"],
         unit="points" if info["cubeless"] else "EMG", cubeless_note=CUBELESS_NOTE,
+        confirm_line=confirm_text(analysis.summary),
     )
 
 

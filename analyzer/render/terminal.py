@@ -15,7 +15,7 @@ Proper cube action: double, take
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console, Group, RenderableType
@@ -140,6 +140,9 @@ def worst_table(analysis: MatchAnalysis, n: int = 5) -> Table:
     cols = [("game", "right"), ("move", "right"), ("player", "left"), ("kind", "left"), ("dice", "left"),
             ("played", "left"), ("best", "left"), ("loss (millipoints)" if cubeless else "loss (mEMG)", "right")]
     cols += [("MWC", "right")] if match else []
+    confirmed = (worst.height > 0 and "equity_loss_first" in worst.columns
+                 and worst["equity_loss_first"].null_count() < worst.height)
+    cols += [("valued by", "left")] if confirmed else []
     cols += [("class", "left"), ("XGID / key", "left")]
     for col, just in cols:
         table.add_column(col, justify=just)  # type: ignore[arg-type]
@@ -148,14 +151,59 @@ def worst_table(analysis: MatchAnalysis, n: int = 5) -> Table:
                  r["played"] or "(no move)", r["best"] or "(no move)", f"{1000 * r['equity_loss']:.0f}"]
         if match:
             cells.append(_num(r["mwc_loss"], ".2f", -100.0) + "%")
+        if confirmed:
+            cells.append(valued_by(r))
         cells += [str(r["error_class"]), r["xgid"] or r["key"] or ""]
         table.add_row(*(Text(c) for c in cells))
     return table
 
 
+def valued_by(row: Mapping[str, Any]) -> str:
+    """How a decision row was valued, for a table cell: its method, the games of a rollout with the
+    loss's standard error, and the first pass's loss when the confirmation pass valued it again.
+
+    >>> valued_by({"method": "rollout", "trials": 288, "loss_se": 0.0042, "equity_loss_first": 0.295})
+    'rollout 288 (±4; first 295)'
+    >>> valued_by({"method": "2-ply", "trials": None, "loss_se": None, "equity_loss_first": None})
+    '2-ply'
+    """
+    text = str(row.get("method") or "")
+    if row.get("trials") is not None:
+        text += f" {row['trials']}"
+    extra = []
+    if row.get("loss_se") is not None:
+        extra.append(f"±{1000 * row['loss_se']:.0f}")
+    if row.get("equity_loss_first") is not None:
+        extra.append(f"first {1000 * row['equity_loss_first']:.0f}")
+    return text + (f" ({'; '.join(extra)})" if extra else "")
+
+
+def confirm_text(summary: Mapping[str, Any]) -> str | None:
+    """One line on the confirmation pass of an analysis (``None`` when it did not run).
+
+    >>> print(confirm_text({"metadata": {"confirm": {"method": "rollout", "max_trials": 576}},
+    ...                     "match": {"confirmed": {"decisions": 9, "downgraded": 4, "upgraded": 1}}}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Confirmation pass: 9 decisions valued again by rollout (at most 576 games each): 4 to a smaller error
+    class, 1 to a bigger one.
+    """
+    meta = summary.get("metadata", {}).get("confirm")
+    counts = summary.get("match", {}).get("confirmed")
+    if not isinstance(meta, dict) or not isinstance(counts, dict):
+        return None
+    how = (f"rollout (at most {meta.get('max_trials')} games each)" if meta.get("method") == "rollout"
+           else f"{meta.get('ply')}-ply")
+    return (f"Confirmation pass: {counts.get('decisions', 0)} decisions valued again by {how}: "
+            f"{counts.get('downgraded', 0)} to a smaller error class, {counts.get('upgraded', 0)} to a bigger one.")
+
+
 def analysis_view(analysis: MatchAnalysis, *, worst: int = 5) -> Group:
-    """The terminal report: the per-player table and the worst decisions."""
-    return Group(summary_table(analysis), worst_table(analysis, worst))
+    """The terminal report: the per-player table, the confirmation line and the worst decisions."""
+    line = confirm_text(analysis.summary)
+    parts: list[RenderableType] = [summary_table(analysis)]
+    if line is not None:
+        parts.append(Text(line))
+    return Group(*parts, worst_table(analysis, worst))
 
 
 def hint_table(candidates: Sequence[Candidate], dice: tuple[int, int], *, match: bool = False) -> Table:

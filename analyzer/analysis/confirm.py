@@ -1,0 +1,295 @@
+"""The confirmation pass: the decisions a review would headline, valued again by a stronger method.
+
+A first pass at n-ply values every decision; its evaluation errors become a review's false
+blunders (and its near-zero ratings hide real ones). The confirmation pass takes the decisions
+that matter and values them again, and the stronger value stands:
+
+* **checker plays** whose loss reaches ``threshold`` (the lowest error class, 0.02 by default),
+  and those where the best two candidates lie within ``margin`` of each other (a near-zero rating
+  that a better evaluation may overturn): the best ``plays`` candidates of the first pass and the
+  played play are rolled out with the same dice for all (cubeful at the match score through the
+  cube model, variance reduction, quasi-random dice, truncated at ``truncate`` plies with the net
+  at the horizon), in rounds of ``trials``, ``2 x trials``, ... games until the loss's error
+  class is settled at 95% confidence or ``max_trials`` games are played;
+* **cube decisions** that are close (gnubg's cut) or were doubled, and so every take/pass: the
+  position before the roll is rolled out the same way and the cube decision taken from the
+  rolled-out chances;
+* Dutch and Mahbusa plays (no cube): cubeless rollouts played to the end by the variant net.
+
+Method ``"ply"`` instead re-evaluates the same decisions at ``ply`` (3 by default: the first pass's
+candidate filter with a deeper last stage, and the n-ply cube search).
+
+The standard error of a loss is that of the difference of two rolled-out values, counted as if they
+were independent (conservative: the same dice make them positively correlated).
+
+>>> s = ConfirmSettings()
+>>> s.method, s.threshold, s.trials, s.max_trials
+('rollout', 0.02, 72, 576)
+>>> from analyzer.analysis.thresholds import XG
+>>> settled(0.10, 0.005, XG), settled(0.085, 0.01, XG), settled(0.0, 0.0, XG)
+(True, False, True)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from analyzer.analysis.decisions import Candidate, CheckerAnalysis, Evaluator, analyze_checker
+from analyzer.analysis.thresholds import Thresholds
+from analyzer.core.match import MatchState
+from analyzer.core.position import Position
+from analyzer.eval.cube import CubeDecision, GameProbabilities, cube_decision, cube_decision_nply, cube_life_of
+from analyzer.eval.engine import ANALYSIS_FILTER, Engine, MoveFilter
+from analyzer.eval.met import MatchEquityTable
+from analyzer.eval.probabilities import Probabilities
+
+__all__ = ["METHODS", "ConfirmSettings", "Confirmed", "Confirmer", "settled"]
+
+METHODS = ("rollout", "ply")
+Z95 = 1.959963984540054
+_SEED_STEP = 1_000_003
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmSettings:
+    """Which decisions the confirmation pass values again, and how (see the module docstring)."""
+
+    method: str = "rollout"
+    threshold: float = 0.02
+    margin: float = 0.02
+    trials: int = 72
+    max_trials: int = 576
+    truncate: int | None = 7
+    ply: int = 3
+    plays: int = 3
+    workers: int = 1
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ValueError(f"confirmation method must be one of {', '.join(METHODS)}, not {self.method!r}")
+        if self.trials < 1 or self.max_trials < self.trials or self.plays < 1 or self.workers < 1:
+            raise ValueError("confirmation trials (>= 1, max >= first round), plays and workers must be positive")
+        if self.truncate is not None and self.truncate < 1:
+            raise ValueError("confirmation truncation must be at least 1 ply")
+        if self.threshold <= 0 or self.margin < 0:
+            raise ValueError("the confirmation threshold must be positive and the margin not negative")
+
+    def as_dict(self) -> dict[str, Any]:
+        """The settings as recorded in an analysis's metadata."""
+        return {"method": self.method, "threshold": self.threshold, "margin": self.margin,
+                "trials": self.trials, "max_trials": self.max_trials, "truncate": self.truncate,
+                "ply": self.ply if self.method == "ply" else None, "plays": self.plays, "workers": self.workers,
+                "variance_reduction": self.method == "rollout", "playing_ply": 0}
+
+    @property
+    def label(self) -> str:
+        """How a confirmed row was valued, for its ``method`` column."""
+        return "rollout" if self.method == "rollout" else f"{self.ply}-ply"
+
+
+@dataclass(frozen=True, slots=True)
+class Confirmed:
+    """How a decision was valued again: ``method`` (``"rollout"``, ``"3-ply"``), the games played per
+    candidate (``None`` for n-ply) and the standard error of the loss (``None`` for n-ply)."""
+
+    method: str
+    trials: int | None
+    loss_se: float | None
+
+
+def settled(loss: float, se: float, thresholds: Thresholds, z: float = Z95) -> bool:
+    """Whether a loss measured with standard error ``se`` is in one error class at the confidence of
+    ``z`` (both ends of its interval, clipped at 0, classify alike)."""
+    return thresholds.classify(max(0.0, loss - z * se)) == thresholds.classify(max(0.0, loss + z * se))
+
+
+def wants_checker(first: CheckerAnalysis, s: ConfirmSettings) -> bool:
+    """Whether the confirmation pass values this checker play again.
+
+    >>> from analyzer.core.position import Position
+    >>> p = Probabilities(0.5, 0.0, 0.0, 0.0, 0.0)
+    >>> a, b = (Candidate(t, Position.start(), e, p, 2) for t, e in (("a", 0.1), ("b", 0.05)))
+    >>> wants_checker(CheckerAnalysis((a, b), a, 2), ConfirmSettings())
+    False
+    >>> wants_checker(CheckerAnalysis((a, b), b, 2), ConfirmSettings())
+    True
+    """
+    if first.forced:
+        return False
+    if first.loss >= s.threshold:
+        return True
+    return len(first.candidates) > 1 and first.candidates[0].equity - first.candidates[1].equity < s.margin
+
+
+@dataclass
+class _Sum:
+    """Running totals of one rolled-out candidate over the rounds."""
+
+    play: str
+    result: Position
+    games: int = 0
+    value: float = 0.0  # sum of games x mean
+    var: float = 0.0  # sum of games^2 x se^2
+    probs: tuple[float, ...] = (0.0,) * 6
+
+    def add(self, games: int, value: float, se: float, p: Probabilities) -> None:
+        self.games += games
+        self.value += games * value
+        self.var += (games * se) ** 2
+        vec = (p.win, p.win_gammon, p.win_backgammon, p.lose_gammon, p.lose_backgammon, p.draw)
+        self.probs = tuple(a + games * b for a, b in zip(self.probs, vec, strict=True))
+
+    @property
+    def mean(self) -> float:
+        return self.value / self.games
+
+    @property
+    def se(self) -> float:
+        return math.sqrt(self.var) / self.games
+
+    @property
+    def probabilities(self) -> Probabilities:
+        return Probabilities(*(x / self.games for x in self.probs))
+
+
+def _loss(sums: Sequence[_Sum], played: Position) -> tuple[float, float]:
+    """The played play's loss against the best other candidate and its standard error."""
+    mine = next(s for s in sums if s.result == played)
+    others = [s for s in sums if s is not mine]
+    if not others:
+        return 0.0, 0.0
+    rival = max(others, key=lambda s: s.mean)
+    return rival.mean - mine.mean, math.hypot(rival.se, mine.se)
+
+
+class Confirmer:
+    """The confirmation pass of one analysis: its settings, evaluators, thresholds and seed."""
+
+    def __init__(self, settings: ConfirmSettings, thresholds: Thresholds, seed: int,
+                 met: MatchEquityTable | None, *, move_filter: MoveFilter = ANALYSIS_FILTER) -> None:
+        self.settings = settings
+        self.thresholds = thresholds
+        self.seed = seed
+        self.met = met
+        self.move_filter = move_filter
+        self.counts: dict[str, int] = {}
+
+    def _count(self, kind: str) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+
+    def _seed(self, game: int, move: int) -> int:
+        return self.seed * _SEED_STEP + game * 1000 + move
+
+    # ------------------------------------------------------------------ checker plays
+    def checker(self, engine: Evaluator, position: Position, dice: tuple[int, int], state: MatchState,
+                player: int, first: CheckerAnalysis, *, game: int = 0, move: int = 0,
+                deep_filter: MoveFilter | None = None) -> tuple[CheckerAnalysis, Confirmed]:
+        """``first`` valued again (call it when :func:`wants_checker` says so)."""
+        s = self.settings
+        self._count("checker")
+        if s.method == "ply":
+            kw: dict[str, Any] = {} if deep_filter is None else {"deep_filter": deep_filter}
+            ca = analyze_checker(engine, position, dice, first.played.result, state, player, ply=s.ply,
+                                 met=self.met, move_filter=self.move_filter, **kw)
+            return ca, Confirmed(s.label, None, None)
+        if not isinstance(engine, Engine):
+            raise TypeError(f"rollouts need the standard net engine, not {type(engine).__name__}")
+        from analyzer.eval.rollout import rollout
+
+        chosen: dict[Position, Candidate] = {}
+        for c in [*first.candidates[: s.plays], first.played]:
+            chosen.setdefault(c.result, c)
+        sums = {r: _Sum(c.play, r) for r, c in chosen.items()}
+        plays = [c.play for c in chosen.values()]
+        trials, done, k = s.trials, 0, 0
+        while True:
+            res = rollout(engine, position, dice=dice, trials=trials, truncate=s.truncate, cubeful=True,
+                          match=state, player=player, seed=self._seed(game, move) + k, variance_reduction=True,
+                          plays=plays, workers=s.workers, met=self.met)
+            for rc in res.candidates:
+                value = rc.cubeful_equity if rc.cubeful_equity is not None else rc.equity
+                sums[rc.result].add(res.trials, value, rc.equity_se, rc.probabilities)
+            done += res.trials
+            loss, se = _loss(list(sums.values()), first.played.result)
+            if done >= s.max_trials or settled(max(0.0, loss), se, self.thresholds):
+                break
+            trials, k = min(done, s.max_trials - done), k + 1
+        cands = sorted((Candidate(x.play, x.result, x.mean, x.probabilities, 0) for x in sums.values()),
+                       key=lambda c: -c.equity)
+        mine = next(c for c in cands if c.result == first.played.result)
+        return CheckerAnalysis(tuple(cands), mine, first.legal), Confirmed(s.label, done, se)
+
+    def variant_checker(self, engine: Any, position: Position, dice: tuple[int, int], first: CheckerAnalysis, *,
+                        game: int = 0, move: int = 0) -> tuple[CheckerAnalysis, Confirmed]:
+        """A Dutch or Mahbusa play valued again: cubeless rollouts played out by the variant net
+        (method ``"ply"``: the variants search at most 2-ply, so rollouts are used for them too)."""
+        from analyzer.eval.variants.rollout import variant_rollout
+
+        s = self.settings
+        self._count("checker")
+        chosen: dict[Position, Candidate] = {}
+        for c in [*first.candidates[: s.plays], first.played]:
+            chosen.setdefault(c.result, c)
+        sums = {r: _Sum(c.play, r) for r, c in chosen.items()}
+        pairs = [(c.play, r) for r, c in chosen.items()]
+        trials, done, k = s.trials, 0, 0
+        while True:
+            res = variant_rollout(engine, position, dice=dice, trials=trials, seed=self._seed(game, move) + k,
+                                  workers=s.workers, plays=pairs)
+            for vc in res.candidates:
+                sums[vc.result].add(res.trials, vc.equity, vc.equity_se, vc.probabilities)
+            done += res.trials
+            loss, se = _loss(list(sums.values()), first.played.result)
+            if done >= s.max_trials or settled(max(0.0, loss), se, self.thresholds):
+                break
+            trials, k = min(done, s.max_trials - done), k + 1
+        cands = sorted((Candidate(x.play, x.result, x.mean, x.probabilities, 0) for x in sums.values()),
+                       key=lambda c: -c.equity)
+        mine = next(c for c in cands if c.result == first.played.result)
+        return CheckerAnalysis(tuple(cands), mine, first.legal), Confirmed("rollout", done, se)
+
+    # ------------------------------------------------------------------ cube decisions
+    def cube(self, engine: Evaluator, position: Position, state: MatchState, player: int, *,
+             game: int = 0, move: int = 0) -> tuple[CubeDecision, Confirmed]:
+        """The cube decision of ``player`` on roll in ``position``, valued again."""
+        s = self.settings
+        self._count("cube")
+        if s.method == "ply":
+            if not isinstance(engine, Engine):
+                raise TypeError(f"the n-ply cube search needs the standard net engine, not {type(engine).__name__}")
+            return cube_decision_nply(engine, position, state, player, s.ply, met=self.met), \
+                Confirmed(s.label, None, None)
+        if not isinstance(engine, Engine):
+            raise TypeError(f"rollouts need the standard net engine, not {type(engine).__name__}")
+        from analyzer.eval.rollout import rollout
+
+        total = _Sum("", position)
+        trials, done, k = s.trials, 0, 0
+        while True:
+            res = rollout(engine, position, trials=trials, truncate=s.truncate, cubeful=True, match=state,
+                          player=player, seed=self._seed(game, move) + k, variance_reduction=True,
+                          workers=s.workers, met=self.met)
+            total.add(res.trials, res.equity, res.equity_se, res.probabilities)
+            done += res.trials
+            cd = self._decision(position, state, player, total.probabilities)
+            se = 2.0 * total.se  # a double doubles the stake: the decision's values move twice as far
+            if done >= s.max_trials or settled(_cube_gap(cd), se, self.thresholds):
+                break
+            trials, k = min(done, s.max_trials - done), k + 1
+        return cd, Confirmed(s.label, done, se)
+
+    def _decision(self, position: Position, state: MatchState, player: int, p: Probabilities) -> CubeDecision:
+        gp = GameProbabilities.of(p, clamp=True)
+        table = None if state.is_money else self.met
+        return cube_decision(gp, state, player, cube_life=cube_life_of(position), met=table)
+
+
+def _cube_gap(cd: CubeDecision) -> float:
+    """How far the right cube action is from the other one, for the class test: what the wrong
+    choice between no double and double would cost."""
+    if cd.dt is None or cd.dp is None:
+        return 0.0
+    return abs(min(cd.dt, cd.dp) - cd.nd)

@@ -1,0 +1,123 @@
+"""The confirmation pass (issue 24): which decisions it values again, how, and what the rows and the
+summary say about it."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from analyzer.analysis.analyze import analyze_match
+from analyzer.analysis.confirm import Confirmer, ConfirmSettings, settled, wants_checker
+from analyzer.analysis.decisions import analyze_checker
+from analyzer.analysis.thresholds import XG
+from analyzer.cli import app
+from analyzer.core.match import MatchState
+from analyzer.core.position import Position
+from analyzer.eval.engine import Engine
+from analyzer.formats.mat import read_match_text
+
+FAST = ConfirmSettings(trials=36, max_trials=72, truncate=3, plays=2)
+MATCH = """ 3 point match
+
+ Game 1
+ ann : 0                        bob : 0
+  1) 31: 6/2                       64: 24/18 13/9
+  2) 52: 13/8 6/4                  61: 13/7 8/7
+  3)  Doubles => 2                 Drops
+      Wins 1 point
+"""
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine()
+
+
+def test_settings_are_checked():
+    for bad in ({"method": "3ply"}, {"trials": 0}, {"trials": 100, "max_trials": 50}, {"truncate": 0},
+                {"threshold": 0.0}, {"margin": -0.1}):
+        with pytest.raises(ValueError):
+            ConfirmSettings(**bad)  # type: ignore[arg-type]
+    assert ConfirmSettings(method="ply").label == "3-ply" and FAST.as_dict()["max_trials"] == 72
+
+
+def test_a_class_is_settled_when_both_ends_of_the_interval_agree():
+    assert settled(0.05, 0.001, XG) and not settled(0.05, 0.02, XG)  # 0.011..0.089 spans three classes
+    assert settled(0.5, 0.1, XG) and not settled(0.02, 0.001, XG)
+
+
+def test_which_checker_plays_are_confirmed(engine):
+    pos = Position.start()
+    first = analyze_checker(engine, pos, (3, 1), _result(engine, pos, (3, 1), "6/2"), MatchState(), 0, ply=0, met=None)
+    assert first.loss >= 0.02 and wants_checker(first, FAST)
+    best = analyze_checker(engine, pos, (3, 1), first.best.result, MatchState(), 0, ply=0, met=None)
+    gap = best.candidates[0].equity - best.candidates[1].equity
+    assert wants_checker(best, ConfirmSettings(margin=gap + 0.001))
+    assert not wants_checker(best, ConfirmSettings(margin=gap))
+
+
+def _result(engine: Engine, pos: Position, dice: tuple[int, int], play: str) -> Position:
+    return next(r.result for r in engine.rank_plays(pos, dice, 0) if r.play == play)
+
+
+def test_a_rolled_out_checker_play_keeps_the_played_play_and_is_seeded(engine):
+    pos = Position.start()
+    first = analyze_checker(engine, pos, (3, 1), _result(engine, pos, (3, 1), "6/2"), MatchState(), 0, ply=0, met=None)
+    runs = [Confirmer(FAST, XG, 7, None).checker(engine, pos, (3, 1), MatchState(), 0, first, game=1, move=1)
+            for _ in range(2)]
+    (ca, how), (ca2, how2) = runs
+    assert (ca, how) == (ca2, how2)  # the same seed, the same dice
+    assert how.method == "rollout" and how.trials in (36, 72) and how.loss_se is not None and how.loss_se > 0
+    assert ca.played.result == first.played.result and ca.played in ca.candidates
+    assert {c.result for c in ca.candidates} == {c.result for c in first.candidates[:2]} | {first.played.result}
+    assert [c.equity for c in ca.candidates] == sorted((c.equity for c in ca.candidates), reverse=True)
+    other = Confirmer(FAST, XG, 8, None).checker(engine, pos, (3, 1), MatchState(), 0, first, game=1, move=1)
+    assert other[0].played.equity != ca.played.equity  # another seed, other dice
+
+
+def test_analysis_with_the_confirmation_pass(engine):
+    [m] = read_match_text(MATCH)
+    plain = analyze_match(m, engine=engine, ply=0)
+    a = analyze_match(m, engine=engine, ply=0, confirm=FAST)
+    d = a.decisions
+    again = d.filter(pl.col("equity_loss_first").is_not_null())
+    assert again.height >= 2  # the bad opening play and the double (every double is confirmed)
+    assert set(again["method"]) == {"rollout"} and again["trials"].min() >= 36 and again["loss_se"].min() > 0
+    kept = d.filter(pl.col("equity_loss_first").is_null())
+    assert set(kept["method"]) == {"0-ply"} and kept["trials"].null_count() == kept.height
+    # a row valued again keeps its first loss: the same as the plain analysis's
+    first = plain.decisions.join(again.select("game", "move_no", "kind", pl.col("equity_loss_first").alias("kept")),
+                                 on=["game", "move_no", "kind"])
+    assert first.height == again.height
+    assert first["equity_loss"].to_list() == pytest.approx(first["kept"].to_list())
+    counts = a.summary["match"]["confirmed"]
+    assert counts["decisions"] == again.height and sum(counts["by_kind"].values()) == again.height
+    assert counts["by_method"] == {"rollout": again.height}
+    assert a.summary["metadata"]["confirm"] == FAST.as_dict() and plain.summary["metadata"]["confirm"] is None
+    double = d.filter(pl.col("kind") == "cube", pl.col("played") == "double").row(0, named=True)
+    take = d.filter(pl.col("kind") == "take").row(0, named=True)
+    assert double["method"] == take["method"] == "rollout" and double["cube_nd"] == take["cube_nd"]
+
+
+def test_the_deeper_ply_method(engine):
+    [m] = read_match_text(MATCH)
+    a = analyze_match(m, engine=engine, ply=0, confirm=ConfirmSettings(method="ply", ply=1))
+    again = a.decisions.filter(pl.col("equity_loss_first").is_not_null())
+    assert again.height >= 2 and set(again["method"]) == {"1-ply"}
+    assert again["trials"].null_count() == again.height and again["loss_se"].null_count() == again.height
+
+
+def test_cli_confirm_options(tmp_path):
+    path = tmp_path / "m.mat"
+    path.write_text(MATCH)
+    runner = CliRunner()
+    res = runner.invoke(app, ["analyze", str(path), "--ply", "0", "--confirm", "--confirm-trials", "36",
+                              "--out", str(tmp_path / "out"), "--no-html", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout)
+    assert summary["metadata"]["confirm"]["max_trials"] == 36 and summary["match"]["confirmed"]["decisions"] >= 2
+    res = runner.invoke(app, ["analyze", str(path), "--confirm", "--confirm-method", "deeper"])
+    assert res.exit_code == 2 and "confirmation method" in res.stderr
