@@ -393,6 +393,18 @@ def show_worst(items: list[tuple[dict[str, Any], pl.DataFrame, Pairing, float]],
     return out
 
 
+def show_players(items: list[tuple[dict[str, Any], pl.DataFrame, Pairing, float]]) -> list[str]:
+    """One line per player: unforced moves, checker error rates (mEMG per move) and luck, both sides."""
+    out = ["    player                                  unforced  gnubg   ours  ratio   luck gnubg  ours"]
+    for p in player_rows([(doc, ours) for doc, ours, _, _ in items]):
+        g, o = p["rate_gnubg"], p["rate_ours"]
+        r = f"{o / g:6.2f}" if g > 0 else "   inf"
+        who = f"{p['match']}:{p['name']}"[:40]
+        out.append(f"    {who:40s} {p['unforced_gnubg']:5d} {g:6.1f} {o:6.1f} {r}   {p['luck_gnubg']:+6.2f} "
+                   f"{p['luck_ours']:+6.2f}")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--configs", default="0ply,1ply,2ply", help=f"comma-separated, of {', '.join(CONFIGS)}")
@@ -402,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fresh", action="store_true", help="recompute cached analyses")
     ap.add_argument("--only", nargs="*", help="match ids")
     ap.add_argument("--show", type=int, default=0, help="print the N decisions where we differ most")
+    ap.add_argument("--players", action="store_true", help="print every player's rates and luck")
     ap.add_argument("--json", type=Path, help="write the figures here")
     args = ap.parse_args(argv)
     names = [c.strip() for c in args.configs.split(",") if c.strip()]
@@ -438,6 +451,8 @@ def main(argv: list[str] | None = None) -> int:
             f = figures(sel)
             out[name][group] = f
             print("\n".join(line for line in report(group, f) if line))
+        if args.players:
+            print("\n".join(show_players(items)))
         if args.show:
             print("\n".join(show_worst(items, args.show)))
     if args.json:
