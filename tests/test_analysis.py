@@ -284,7 +284,9 @@ def test_player_stats_by_hand() -> None:
     assert a["checker"] == {"error": 0, "blunder": 1} and a["cube"] == {"error": 1, "blunder": 0}
     assert a["cube_errors"]["missed double"] == 1 and a["cube_errors"]["missed double below CP"] == 1
     assert a["cube_errors"]["missed double above CP"] == 0 and b["cube_errors"]["wrong take"] == 0
-    assert a["luck"] == pytest.approx(0.15) and a["luck_points"] == pytest.approx(0.35)
+    assert a["luck_gnubg_emg"] == pytest.approx(0.15) and a["luck_points"] == pytest.approx(0.35)
+    # the EMG total is the points total at the session's stake: (0.4 + 0.05 + 0.1) / (0.2 + 0.05 + 0.1)
+    assert a["luck"] == pytest.approx(0.35 / (0.55 / 0.35))
     # gnubg: actual result - own luck + the opponent's luck (points in money play)
     assert a["luck_adjusted_result"] == pytest.approx(1.0 - 0.35 + 0.1)
     assert b["luck_adjusted_result"] == pytest.approx(-1.0 - 0.1 + 0.35)

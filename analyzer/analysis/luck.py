@@ -1,12 +1,31 @@
-"""The luck of a roll, as gnubg measures it.
+"""The luck of a roll, as gnubg measures it, and what a player's luck adds up to.
 
-Luck = the value of the best play with the roll thrown minus the average, over all 36 rolls, of
-the value of the best play with each roll. The opening roll (never a double) is averaged over
-its 30 outcomes, each non-double played by either player, as gnubg's ``LuckFirst`` does: it
-includes the luck of winning the opening roll. Values are 0-ply, as gnubg's luck analysis: the best play of each roll is
-the one the 0-ply evaluation prefers, valued as a cubeful normalised equity (EMG) with
-:func:`analyzer.analysis.decisions.equity_after`. A dance is valued like any play (the position
-is unchanged), so dancing shows negative luck.
+**A roll's luck** (gnubg's ``luck-value``, ``LuckNormal``/``LuckFirst`` in ``analysis.c``) is the
+value of the best play with the roll thrown minus the average, over all 36 rolls, of the value
+of the best play with each roll. Values are 0-ply, as gnubg's luck analysis: the best play of each
+roll is the one the 0-ply evaluation prefers, valued as a cubeful normalised equity (EMG, the
+cube's value = 1) at the score and cube of the decision with :func:`analyzer.analysis.decisions.equity_after`.
+A dance is valued like any play (the position is unchanged), so dancing shows negative luck.
+
+**The opening roll** (never a double) is averaged over its 30 outcomes, each non-double played by
+either player, as gnubg's ``LuckFirst`` does: it includes the luck of winning the opening roll.
+
+**In match play** a roll's luck in match-winning chance is gnubg's ``eq2mwc(luck) - eq2mwc(0)``
+at the decision's score and cube (:func:`mwc_luck`): the luck times the roll's *stake*
+(:func:`stake`), the MWC that one EMG is worth there, half the MWC gap between winning and
+losing the cube's points. A roll at a 4-cube near the end of a match is worth many rolls at a
+1-cube early on; EMG and MWC luck of one roll always have the same sign.
+
+**Per-player totals** (:mod:`analyzer.analysis.stats`) add up the luck in the match's currency:
+MWC in a match (gnubg's "luck cost"), points (luck x cube) in money play. gnubg's own "Luck total
+EMG" adds the EMG of rolls at different stakes, so its sign can differ from the MWC total (-0.60
+EMG but +13.7% MWC for BoardLord in the shipped 7-point sample, by gnubg as by us); the EMG total
+shown here is the MWC (or points) total divided by the match's average stake, so the two always
+agree in sign and equal gnubg's sum whenever every roll has the same stake. Luck is not a zero-sum
+quantity: in a game where both players keep missing shots both are unlucky (gnubg gives -90% and
+-38% MWC to the two players of one 13-point corpus match); the luck-adjusted result subtracts
+one's own luck and adds the opponent's. ``docs/luck.md`` explains it with examples and the
+agreement with gnubg (``bench/luck_agreement.py``).
 
 >>> from analyzer.core.dice import ALL_21
 >>> values = {r.dice: float(r.high + r.low) for r in ALL_21}
@@ -26,11 +45,11 @@ from analyzer.analysis.decisions import Evaluator, equity_after
 from analyzer.core.dice import ALL_21
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position, flip_boards
-from analyzer.eval.met import MatchEquityTable
+from analyzer.eval.met import MatchEquityTable, emg_to_mwc
 from analyzer.eval.probabilities import Probabilities
 from analyzer.rules import find_variant
 
-__all__ = ["luck_of", "roll_values"]
+__all__ = ["luck_of", "mwc_luck", "roll_values", "stake"]
 
 
 def _key(dice: tuple[int, int]) -> tuple[int, int]:
@@ -92,3 +111,35 @@ def luck_of(values: Mapping[tuple[int, int], float], dice: tuple[int, int], *, o
         total += roll.weight * values[roll.dice]
         weight += roll.weight
     return values[_key(dice)] - total / weight
+
+
+def stake(state: MatchState, player: int, met: MatchEquityTable | None) -> float:
+    """What one EMG of ``player``'s luck is worth at the score and cube of ``state``: MWC in a
+    match (half the MWC gap between winning and losing the cube's points), points (the cube's
+    value) in money play or without a table.
+
+    >>> from analyzer.eval.met import met_by_name
+    >>> stake(MatchState(length=1), 0, met_by_name()), stake(MatchState(cube=4), 0, None)
+    (0.5, 4.0)
+    """
+    if met is None or state.is_money:
+        return float(state.cube)
+    return emg_to_mwc(met, state, player, 1.0) - emg_to_mwc(met, state, player, 0.0)
+
+
+def mwc_luck(luck: float, state: MatchState, player: int, met: MatchEquityTable | None) -> float | None:
+    """The match-winning chance ``luck`` (EMG, :func:`luck_of`) is worth to ``player`` at the score
+    and cube of ``state``, as gnubg's ``eq2mwc(luck) - eq2mwc(0)``; ``None`` in money play.
+
+    The cube counts: at 4-2 to 7 a 4-cube puts the match on the game, so each EMG there is worth
+    more than four times an EMG of the same game at a 1-cube.
+
+    >>> from analyzer.eval.met import met_by_name
+    >>> from dataclasses import replace
+    >>> s = MatchState(length=7, score=(4, 2))
+    >>> mwc_luck(0.5, s, 0, met_by_name()) * 4 < mwc_luck(0.5, replace(s, cube=4), 0, met_by_name())
+    True
+    """
+    if met is None or state.is_money:
+        return None
+    return emg_to_mwc(met, state, player, luck) - emg_to_mwc(met, state, player, 0.0)

@@ -9,9 +9,14 @@ Definitions (gnubg-referee notes §5, conventions Part 2):
   the unforced decisions. *PR* (XG's Performance Rating) is 500 times the same mean; the data
   keeps the raw mean (``pr_raw``) and the renderers multiply.
 * ratings: the XG scale names PR bands, the gnubg scale names bands of the mean error.
-* luck: the sum of the luck of the player's rolls (EMG, and MWC in match play). The
-  luck-adjusted result is gnubg's: actual result - own luck + the opponent's luck, in MWC for a
-  match and in points for money play.
+* luck (:mod:`analyzer.analysis.luck`): each roll's luck is gnubg's (EMG at the roll's own
+  score and cube); the totals add it up in the match's currency: ``luck_mwc`` (MWC, gnubg's "luck
+  cost") in a match, ``luck_points`` (luck x cube) in money play. ``luck`` (EMG) is that total
+  divided by the match's stake (:func:`luck_stake`: the MWC, or points, one EMG of luck was worth
+  on average over the match's rolls), so EMG and MWC totals always have the same sign; it equals
+  gnubg's "Luck total EMG" (``luck_gnubg_emg``, the plain sum of the rolls' EMG) when every roll
+  has the same stake. ``luck_rate`` is ``luck`` per roll. The luck-adjusted result is gnubg's:
+  actual result - own luck + the opponent's luck, in MWC for a match and in points for money play.
 
 >>> xg_rating(0.004), xg_rating(0.03)
 ('World Champ', 'Intermediate')
@@ -28,7 +33,8 @@ import polars as pl
 
 from analyzer.analysis.thresholds import NO_ERROR, Thresholds
 
-__all__ = ["CUBE_ERROR_KINDS", "GNUBG_SCALE", "XG_APPROXIMATE", "XG_SCALE", "gnubg_rating", "player_stats", "xg_rating"]
+__all__ = ["CUBE_ERROR_KINDS", "GNUBG_SCALE", "XG_APPROXIMATE", "XG_SCALE", "gnubg_rating", "luck_at_stake",
+           "luck_stake", "player_stats", "xg_rating"]
 
 XG_SCALE: tuple[tuple[float, str], ...] = (
     (2.5, "World Champ"),
@@ -79,6 +85,46 @@ def gnubg_rating(mean_error: float) -> str:
     return next(name for bound, name in GNUBG_SCALE if mean_error < bound)
 
 
+def _luck_unit(money: bool) -> pl.Expr:
+    """A roll's luck in the match's currency: MWC in a match, points (luck x cube) in money play."""
+    if money:
+        return pl.col("luck") * pl.col("cube").fill_null(1)
+    return pl.col("luck_mwc")
+
+
+def luck_stake(decisions: pl.DataFrame, *, money: bool = False) -> float | None:
+    """What one EMG of luck was worth in this match, on average over the luck of all its rolls
+    (both players): the sum of the rolls' absolute luck in MWC (money: points) divided by the sum
+    of their absolute luck in EMG. ``None`` when no roll had any luck.
+
+    Every roll at one stake gives that stake: 0.5 MWC per EMG in a 1-point match, the cube in money.
+
+    >>> df = pl.DataFrame({"luck": [0.2, -0.1, None], "luck_mwc": [0.1, -0.05, None], "cube": [1, 1, 1]})
+    >>> luck_stake(df), luck_stake(df, money=True), luck_stake(df.head(0))
+    (0.5, 1.0, None)
+    """
+    got = decisions.select(_luck_unit(money).abs().sum().alias("unit"),
+                           pl.col("luck").filter(_luck_unit(money).is_not_null()).abs().sum().alias("emg"))
+    unit, emg = (float(v or 0.0) for v in got.row(0))
+    return unit / emg if emg > 0.0 and unit > 0.0 else None
+
+
+def luck_at_stake(decisions: pl.DataFrame, *, money: bool = False) -> pl.Series:
+    """Each row's luck in EMG at the match's stake (:func:`luck_stake`): the luck in the match's
+    currency divided by the stake. Its running sum per player ends at the player's ``luck``
+    (the cumulative luck of a chart); null where the row has no luck.
+
+    >>> df = pl.DataFrame({"luck": [0.2, -0.1], "luck_mwc": [0.3, -0.05], "cube": [4, 1]})
+    >>> luck_stake(df) == (0.3 + 0.05) / (0.2 + 0.1)
+    True
+    >>> [round(x, 3) for x in luck_at_stake(df)]  # 0.3 / (7/6), -0.05 / (7/6)
+    [0.257, -0.043]
+    """
+    rate = luck_stake(decisions, money=money)
+    unit = decisions.select(_luck_unit(money).alias("luck")).to_series()
+    return unit * 0.0 if rate is None else unit / rate
+
+
 def _counted() -> pl.Expr:
     """Rows that count in the rates: unforced checker plays, close or actual cube decisions."""
     checker = pl.col("kind") == "checker"
@@ -99,9 +145,9 @@ def _aggregates(decisions: pl.DataFrame) -> pl.DataFrame:
             pl.col("equity_loss").filter(checker).sum().alias("checker_error"),
             pl.col("equity_loss").filter(~checker).sum().alias("cube_error"),
             pl.col("mwc_loss").sum().alias("total_mwc_loss"),
-            pl.col("luck").sum().alias("luck"),
+            pl.col("luck").sum().alias("luck_gnubg_emg"),
             pl.col("luck_mwc").sum().alias("luck_mwc"),
-            (pl.col("luck") * pl.col("cube").fill_null(1)).sum().alias("luck_points"),
+            _luck_unit(True).sum().alias("luck_points"),
             pl.col("luck").is_not_null().sum().alias("rolls"),
         )
         .sort("side")
@@ -161,6 +207,7 @@ def player_stats(decisions: pl.DataFrame, thresholds: Thresholds, names: Sequenc
     ('ann', 0, None, {'error': 0, 'blunder': 0})
     """
     agg = {int(r["side"]): r for r in _aggregates(decisions).iter_rows(named=True)}
+    rate = luck_stake(decisions, money=money)
     out: list[dict[str, Any]] = []
     for side in (0, 1):
         r = agg.get(side, {})
@@ -169,9 +216,10 @@ def player_stats(decisions: pl.DataFrame, thresholds: Thresholds, names: Sequenc
         cube_n = int(r.get("cube_decisions") or 0)
         total = float(r.get("total_error") or 0.0)
         mean = _ratio(total, unforced)
-        luck_total = float(r.get("luck") or 0.0)
         luck_mwc = None if money else float(r.get("luck_mwc") or 0.0)
         luck_unit = float(r.get("luck_points") or 0.0) if money else (luck_mwc or 0.0)
+        luck_total = 0.0 if rate is None else luck_unit / rate
+        rolls = int(r.get("rolls") or 0)
         out.append({
             "name": names[side],
             "side": side,
@@ -193,8 +241,10 @@ def player_stats(decisions: pl.DataFrame, thresholds: Thresholds, names: Sequenc
             "rating_xg": None if mean is None else xg_rating(mean),
             "rating_xg_approximate": mean is not None and xg_rating(mean) in XG_APPROXIMATE,
             "rating_gnubg": None if mean is None else gnubg_rating(mean),
-            "rolls": int(r.get("rolls") or 0),
+            "rolls": rolls,
             "luck": luck_total,
+            "luck_rate": luck_total / rolls if rolls else None,
+            "luck_gnubg_emg": float(r.get("luck_gnubg_emg") or 0.0),
             "luck_mwc": luck_mwc,
             "luck_points": float(r.get("luck_points") or 0.0) if money else None,
             "_luck_unit": luck_unit,
