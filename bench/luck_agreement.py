@@ -146,7 +146,7 @@ def our_rolls(source: Path) -> tuple[list[str], list[list[dict[str, Any]]]]:
             cls = classify(np.frombuffer(d.position.board, dtype=np.int8))
             rolls.append({"side": d.side, "dice": f"{max(d.dice)}{min(d.dice)}", "luck": luck,
                           "luck_mwc": mwc_luck(luck, d.state, d.side, met), "cube": d.state.cube,
-                          "game": d.game, "move": d.move,
+                          "game": d.game, "move": d.move, "file": source.stem[:24],
                           "phase": "opening" if opening else "race" if cls == CLASS_RACE else "contact",
                           "id": d.position.gnubg_id()})
     return list(record.players), games
@@ -250,11 +250,11 @@ def compare(show: int) -> None:
           f"ours {mismatch_ours}")
     if show:
         print()
-        print("largest per-roll differences (EMG): game move side dice phase cube ours gnubg")
+        print("largest per-roll differences (EMG): file game move side dice phase cube ours gnubg position")
         worst = sorted(everything, key=lambda p: -abs(p[0]["luck"] - float(p[1][2])))[:show]
         for m, t in worst:
-            print(f"  {m['game']:3d} {m['move']:3d} {m['side']} {m['dice']} {m['phase']:8s} {m['cube']:2d} "
-                  f"{m['luck']:+.3f} {float(t[2]):+.3f}  {m['id']}")
+            print(f"  {m['file']:24s} {m['game']:3d} {m['move']:3d} {m['side']} {m['dice']} {m['phase']:8s} "
+                  f"{m['cube']:2d} {m['luck']:+.3f} {float(t[2]):+.3f}  {m['id']}")
 
 
 def main(argv: list[str] | None = None) -> None:
