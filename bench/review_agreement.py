@@ -431,6 +431,8 @@ def main(argv: list[str] | None = None) -> int:
     n_sp = sum("selfplay" in d for d in docs)
     print(f"review agreement with GNU Backgammon {docs[0]['gnubg']['plies']}-ply: {len(docs)} matches "
           f"({n_sp} gnubg self-play, {len(docs) - n_sp} corpus); blunder >= {BLUNDER}, found/real >= {FOUND}")
+    print("issue 24 targets: blunder recall and precision >= 95%; checker error rate within +-15% for >= 90% "
+          "of players; cube agreement >= 96%, close >= 85%")
     gnubg_secs = [d["gnubg"].get("analysis_seconds") for d in docs if d["gnubg"].get("analysis_seconds")]
     if gnubg_secs:
         print(f"gnubg's own 2-ply analysis: {statistics.fmean(gnubg_secs):.1f} s per match "
