@@ -22,6 +22,9 @@ Usage::
     .venv/bin/python bench/luck_agreement.py [--show 8]
     .venv/bin/python bench/luck_agreement.py --make FILE.mat [FILE.mat ...]   # fixtures, needs gnubg
 
+``bench/data/gnubg_luck/gnubg_money_session.mat`` is a gnubg 0-ply self-play money session (6 games,
+seed 7, player 1 with noise 0.05, Jacoby and beavers off), exported with ``export match mat``.
+
 Fixture format (one match): ``source`` (path from the repository root), ``gnubg`` (version),
 ``length``, ``players`` (gnubg's X then O: the first and second player of the file),
 ``games``: per game a list of rolls ``[side, "d1d2", luck]`` in the order played, ``totals``: per
@@ -215,7 +218,7 @@ def compare(show: int) -> None:
             mine = df.filter(pl.col("side") == side)
             unit = float(mine["luck_mwc"].sum()) if not money else float((mine["luck"] * mine["cube"]).sum())
             players.append((names[side], fx["totals"][side], {
-                "plain": float(mine["luck"].sum()), "mwc": unit,
+                "plain": float(mine["luck"].sum()), "mwc": unit, "money": money,
                 "emg": unit / stake if stake else 0.0, "stake": stake or 0.0}))
     print()
     print(_line("all rolls", everything))
@@ -227,27 +230,28 @@ def compare(show: int) -> None:
         print(f"{'per-roll MWC luck':34s} {len(mwc_pairs[0]):5d}  r={_corr(*mwc_pairs):.3f}  "
               "(gnubg's EMG at our stake)")
     print()
-    print("per player  gnubg EMG sum / ours | gnubg MWC / ours | our EMG at the match's stake (stake MWC/EMG)"
-          " | signs EMG vs MWC: gnubg, ours")
+    print("per player  gnubg EMG sum / ours | gnubg MWC (money: points) / ours | our EMG at the match's stake "
+          "(stake: MWC or points per EMG) | signs EMG vs MWC: gnubg, ours")
     mismatch_gnubg = mismatch_ours = 0
     for name, g, o in players:
         sg = (g["luck"] < 0) == (g["luck_mwc"] < 0)
         so = (o["emg"] < 0) == (o["mwc"] < 0)
         mismatch_gnubg += not sg
         mismatch_ours += not so
-        print(f"  {name[:16]:16s} {g['luck']:+7.3f} / {o['plain']:+7.3f} | {100 * g['luck_mwc']:+6.1f}% / "
-              f"{100 * o['mwc']:+6.1f}% | {o['emg']:+7.3f} ({o['stake']:.3f}) | "
-              f"{'agree' if sg else 'DIFFER'}, {'agree' if so else 'DIFFER'}")
-    gm = [g["luck_mwc"] for _, g, _ in players]
-    om = [o["mwc"] for _, _, o in players]
+        cost = (f"{g['luck_mwc']:+6.2f}pt / {o['mwc']:+6.2f}pt" if o["money"]
+                else f"{100 * g['luck_mwc']:+6.1f}% / {100 * o['mwc']:+6.1f}% ")
+        print(f"  {name[:16]:16s} {g['luck']:+7.3f} / {o['plain']:+7.3f} | {cost} | {o['emg']:+7.3f} "
+              f"({o['stake']:.3f}) | {'agree' if sg else 'DIFFER'}, {'agree' if so else 'DIFFER'}")
+    gm = [g["luck_mwc"] for _, g, o in players if not o["money"]]
+    om = [o["mwc"] for _, _, o in players if not o["money"]]
     ge = [g["luck"] for _, g, _ in players]
     oe = [o["plain"] for _, _, o in players]
-    n = len(players)
-    mean_diff = 100 * sum(abs(a - b) for a, b in zip(gm, om, strict=True)) / n
-    print(f"players {n}: MWC totals r={_corr(gm, om):.3f}, mean |diff| {mean_diff:.1f}%"
+    n = len(gm)
+    mean_diff = 100 * sum(abs(a - b) for a, b in zip(gm, om, strict=True)) / max(n, 1)
+    print(f"match players {n}: MWC totals r={_corr(gm, om):.3f}, mean |diff| {mean_diff:.1f}%"
           f" MWC, same sign {sum((a < 0) == (b < 0) for a, b in zip(gm, om, strict=True))}/{n}; "
-          f"plain EMG sums r={_corr(ge, oe):.3f}; EMG and MWC totals of different sign: gnubg {mismatch_gnubg}, "
-          f"ours {mismatch_ours}")
+          f"all {len(players)} players: plain EMG sums r={_corr(ge, oe):.3f}; EMG and MWC (points) totals of "
+          f"different sign: gnubg {mismatch_gnubg}, ours {mismatch_ours}")
     if show:
         print()
         print("largest per-roll differences (EMG): file game move side dice phase cube ours gnubg position")
