@@ -100,6 +100,17 @@ def test_money_totals_in_points() -> None:
     assert a["luck_adjusted_result"] == pytest.approx(4.0 - 1.0 + 0.2)
 
 
+def test_luck_at_stake_finds_the_currency() -> None:
+    """Without ``money`` the helpers read the table: no MWC luck means points (money, the variants)."""
+    variant = pl.DataFrame({"luck": [0.5, -0.2, None], "luck_mwc": [None, None, None], "cube": [None, None, None]},
+                           schema={"luck": pl.Float64, "luck_mwc": pl.Float64, "cube": pl.Int32})
+    assert luck_stake(variant) == pytest.approx(1.0)
+    assert luck_at_stake(variant).to_list()[:2] == pytest.approx([0.5, -0.2])
+    money = pl.DataFrame({"luck": [0.5, -0.2], "luck_mwc": [None, None], "cube": [2, 1]},
+                         schema={"luck": pl.Float64, "luck_mwc": pl.Float64, "cube": pl.Int32})
+    assert luck_stake(money) == pytest.approx((1.0 + 0.2) / (0.5 + 0.2))
+
+
 def test_no_luck_at_all() -> None:
     s = MatchState(length=3)
     df = pl.DataFrame([_roll(0, 0.0, s), _roll(1, 0.0, s)], schema=DECISIONS_SCHEMA)

@@ -85,6 +85,13 @@ def gnubg_rating(mean_error: float) -> str:
     return next(name for bound, name in GNUBG_SCALE if mean_error < bound)
 
 
+def _is_money(decisions: pl.DataFrame, money: bool | None) -> bool:
+    """``money`` as given, or else whether no row has an MWC luck (money play, the cubeless variants)."""
+    if money is not None:
+        return money
+    return "luck_mwc" not in decisions.columns or decisions["luck_mwc"].null_count() == decisions.height
+
+
 def _luck_unit(money: bool) -> pl.Expr:
     """A roll's luck in the match's currency: MWC in a match, points (luck x cube) in money play."""
     if money:
@@ -92,24 +99,26 @@ def _luck_unit(money: bool) -> pl.Expr:
     return pl.col("luck_mwc")
 
 
-def luck_stake(decisions: pl.DataFrame, *, money: bool = False) -> float | None:
+def luck_stake(decisions: pl.DataFrame, *, money: bool | None = None) -> float | None:
     """What one EMG of luck was worth in this match, on average over the luck of all its rolls
     (both players): the sum of the rolls' absolute luck in MWC (money: points) divided by the sum
-    of their absolute luck in EMG. ``None`` when no roll had any luck.
+    of their absolute luck in EMG. ``None`` when no roll had any luck. ``money`` defaults to
+    whether no row has an MWC luck.
 
     Every roll at one stake gives that stake: 0.5 MWC per EMG in a 1-point match, the cube in money.
 
     >>> df = pl.DataFrame({"luck": [0.2, -0.1, None], "luck_mwc": [0.1, -0.05, None], "cube": [1, 1, 1]})
-    >>> luck_stake(df), luck_stake(df, money=True), luck_stake(df.head(0))
+    >>> luck_stake(df), luck_stake(df, money=True), luck_stake(df.head(0), money=False)
     (0.5, 1.0, None)
     """
+    money = _is_money(decisions, money)
     got = decisions.select(_luck_unit(money).abs().sum().alias("unit"),
                            pl.col("luck").filter(_luck_unit(money).is_not_null()).abs().sum().alias("emg"))
     unit, emg = (float(v or 0.0) for v in got.row(0))
     return unit / emg if emg > 0.0 and unit > 0.0 else None
 
 
-def luck_at_stake(decisions: pl.DataFrame, *, money: bool = False) -> pl.Series:
+def luck_at_stake(decisions: pl.DataFrame, *, money: bool | None = None) -> pl.Series:
     """Each row's luck in EMG at the match's stake (:func:`luck_stake`): the luck in the match's
     currency divided by the stake. Its running sum per player ends at the player's ``luck``
     (the cumulative luck of a chart); null where the row has no luck.
@@ -120,6 +129,7 @@ def luck_at_stake(decisions: pl.DataFrame, *, money: bool = False) -> pl.Series:
     >>> [round(x, 3) for x in luck_at_stake(df)]  # 0.3 / (7/6), -0.05 / (7/6)
     [0.257, -0.043]
     """
+    money = _is_money(decisions, money)
     rate = luck_stake(decisions, money=money)
     unit = decisions.select(_luck_unit(money).alias("luck")).to_series()
     return unit * 0.0 if rate is None else unit / rate
