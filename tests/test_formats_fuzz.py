@@ -69,16 +69,10 @@ def _issue_cases() -> list[object]:
                      id="game-without-moves"),
         pytest.param(".sgf", b"(;FF[4]GM[6]PW[a]PB[b]MI[length:3])", id="sgf-game-without-moves"),
         pytest.param(".mat", b'; [Player 1 "ann"]\r; [X "y"]\n\n' + game.format(0).encode(),
-                     marks=pytest.mark.xfail(strict=True, reason=(
-                         "issue 31 follow-up (bench/fuzz_inputs.py seed 3958): the replay table prints a raw CR "
-                         "of a header value in the player column, so its rows break (jsonl escapes it)")),
                      id="raw-cr-in-a-table-row"),
     ]
 
 
-@pytest.mark.xfail(strict=True, reason=("issue 31 follow-up (bench/fuzz_inputs.py seed 3409): readers take any "
-                                        "'Game N', replay exits 0 on 'Game 2147483648' while batch, whose game "
-                                        "columns are Int32, reports the game as failed"))
 def test_batch_and_replay_agree_on_a_huge_game_number(fuzz: ModuleType, tmp_path: Path) -> None:
     text = " 3 point match\n\n Game 2147483648\n alice : 0          bob : 0\n  1) 31: 8/5 6/5   42: 8/4 6/4\n"
     m = fuzz.Mutant(0, "hand-made", "issue 31", ".mat", text.encode())

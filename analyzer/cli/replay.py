@@ -47,10 +47,12 @@ def decision_row(d: Any) -> dict[str, Any]:
 
 
 def _table_line(row: dict[str, Any]) -> str:
+    from analyzer.core.errors import printable
+
     ident = f"{row['position_id']}:{row['match_id']}  {row['xgid']}" if row["position_id"] else row["key"]
-    return (f"{row['file']}  {row['game']:>3} {row['move']:>3}  {row['player'][:16]:<16} {row['side']} "
-            f"{row['kind']:<6} {row['dice']:<2}  {row['played'][:28]:<28} {row['normalised'][:24]:<24} "
-            f"{row['score']:>5}  {ident}")
+    return printable(f"{row['file']}  {row['game']:>3} {row['move']:>3}  {row['player'][:16]:<16} {row['side']} "
+                     f"{row['kind']:<6} {row['dice']:<2}  {row['played'][:28]:<28} {row['normalised'][:24]:<24} "
+                     f"{row['score']:>5}  {ident}")
 
 
 @app.command()

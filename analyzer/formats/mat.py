@@ -59,6 +59,8 @@ MAX_LINE = 4096
 """Longest line read; longer ones are cut and reported (a match file has short lines)."""
 MAX_ERRORS = 50
 """After this many errors in one file the rest of the file is skipped."""
+MAX_NUMBER = 2**31 - 1
+"""Largest game number and match length read (the tables store them as 32-bit integers)."""
 
 _MATCH_RE = re.compile(r"^\s*(\d+)\s+point\s+match\s*$", re.IGNORECASE)
 _GAME_RE = re.compile(r"^\s*game\s+(\d+)\s*$", re.IGNORECASE)
@@ -174,6 +176,7 @@ class _Reader:
         self.preamble: list[tuple[int, int, str]] = []  # unreadable lines before that
         self.preamble_count = 0
         self.lines = 0  # lines read so far
+        self.bad_match = False  # a match whose header could not be read: its games are skipped
 
     # ------------------------------------------------------------------ errors
     def error(self, message: str, line: int, column: int | None, token: str | None) -> None:
@@ -246,12 +249,21 @@ class _Reader:
         m = _MATCH_RE.match(text)
         if m:
             self.found_structure()
-            self.start_match(int(m.group(1)), lineno)
+            length = int(m.group(1))
+            self.start_match(length if length <= MAX_NUMBER else 0, lineno)
+            self.bad_match = length > MAX_NUMBER  # its games are left out, with this one error
+            if self.bad_match:
+                self.error(f"match length over {MAX_NUMBER}", lineno, m.start(1) + 1, m.group(1)[:20])
             return
         m = _GAME_RE.match(text)
         if m:
             self.found_structure()
             self.end_game()
+            if self.bad_match or int(m.group(1)) > MAX_NUMBER:
+                if not self.bad_match:
+                    self.error(f"game number over {MAX_NUMBER}", lineno, m.start(1) + 1, m.group(1)[:20])
+                self.game = _GameBuilder(0, lineno, bad=True)
+                return
             if self.match.length is None:
                 # A game without a match line (a .gam file): one game of a money session.
                 self.match.length = 0
