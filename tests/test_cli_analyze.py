@@ -107,7 +107,6 @@ def test_position_hint_and_cube() -> None:
 
 
 def test_rollout_analysis(short_match: Path, tmp_path: Path) -> None:
-    pytest.importorskip("analyzer.eval.rollout")
     out = tmp_path / "r"
     res = runner.invoke(app, ["analyze", str(short_match), "--rollout", "--trials", "36", "--truncate", "2",
                               "-o", str(out), "-f", "json", "--no-html"])

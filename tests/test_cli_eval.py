@@ -23,9 +23,6 @@ ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = ("dutch", "mahbusa")
 runner = CliRunner()
 
-pytestmark = pytest.mark.skipif(
-    not all((ROOT / "data" / "nets" / f"{v}.npz").exists() for v in VARIANTS), reason="variant nets not shipped")
-
 
 def _midgame(variant: str, move: int = 14) -> Position:
     """A position from the middle of the first game of the variant's sample match."""

@@ -1,0 +1,59 @@
+"""Compile (or load from numba's on-disk cache) every evaluator kernel once, and say how long it took.
+
+A fresh checkout compiles the kernels on first use: about 100 s on two cores, paid by whichever
+command or test runs first. CI runs this before the test suite so that the suite's time measures
+the tests; a user can run it after installing, so that the first review does not wait.
+
+    python tools/warm_kernels.py
+"""
+
+from __future__ import annotations
+
+import time
+
+
+def main() -> None:
+    t0 = time.perf_counter()
+    from analyzer.core.match import MatchState
+    from analyzer.core.position import Position
+    from analyzer.eval.cube import cube_decision_nply
+    from analyzer.eval.engine import Engine
+    from analyzer.eval.rollout import rollout
+    from analyzer.eval.variants.engine import engine_for
+    from analyzer.eval.variants.rollout import variant_rollout
+    from analyzer.rules import find_variant
+
+    steps: list[tuple[str, float]] = []
+
+    def step(name: str, since: float) -> float:
+        now = time.perf_counter()
+        steps.append((name, now - since))
+        return now
+
+    t = step("imports", t0)
+    eng = Engine()
+    start = Position.start()
+    for ply in (0, 1, 2):
+        eng.evaluate(start, ply)
+    eng.rank_plays(start, (3, 1), 0)
+    t = step("standard evaluation (0-2 ply) and ranking", t)
+    cube_decision_nply(eng, start, MatchState(length=5), 0, 1)
+    t = step("n-ply cube search", t)
+    for vr in (False, True):
+        rollout(eng, start, dice=(3, 1), trials=2, truncate=2, workers=1, variance_reduction=vr, max_plays=1)
+    rollout(eng, start, trials=2, truncate=2, workers=1, cube_play=True, match=MatchState(length=5))
+    t = step("rollouts", t)
+    for variant in ("dutch", "mahbusa"):
+        veng = engine_for(variant)
+        vstart = find_variant(variant).start()
+        veng.evaluate(vstart, 1)
+        veng.rank_plays(vstart, (6, 5), 0)
+        variant_rollout(veng, vstart, trials=1, seed=1, max_plies=4)
+    step("Dutch and Mahbusa engines and rollouts", t)
+    for name, secs in steps:
+        print(f"{name:<45} {secs:7.1f} s")
+    print(f"{'total':<45} {time.perf_counter() - t0:7.1f} s")
+
+
+if __name__ == "__main__":
+    main()
