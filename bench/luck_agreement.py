@@ -19,7 +19,7 @@ cubeful, Kazaross-XG2, like ours). Without ``--make`` it recomputes our luck of 
 
 Usage::
 
-    .venv/bin/python bench/luck_agreement.py [--show 8]
+    .venv/bin/python bench/luck_agreement.py [--show 8] [--cubeless]
     .venv/bin/python bench/luck_agreement.py --make FILE.mat [FILE.mat ...]   # fixtures, needs gnubg
 
 ``bench/data/gnubg_luck/gnubg_money_session.mat`` is a gnubg 0-ply self-play money session (6 games,
@@ -120,12 +120,17 @@ def _corr(a: list[float], b: list[float]) -> float:
     return sum((x - ma) * (y - mb) for x, y in zip(a, b, strict=True)) / (sa * sb) if sa and sb else math.nan
 
 
-def our_rolls(source: Path) -> tuple[list[str], list[list[dict[str, Any]]]]:
-    """Our luck of every roll of the (first) match in ``source``, per game, in the order played."""
+def our_rolls(source: Path, cubeless: bool = False) -> tuple[list[str], list[list[dict[str, Any]]]]:
+    """Our luck of every roll of the (first) match in ``source``, per game, in the order played.
+
+    ``cubeless`` adds ``luck_cubeless``: the same definition with each roll's best play valued by
+    its 0-ply cubeless money equity (no cube, no score), to see how much the cube model matters.
+    """
     import numpy as np
 
     from analyzer.analysis.luck import luck_of, mwc_luck, roll_values
     from analyzer.analysis.replay import replay_games
+    from analyzer.core.dice import ALL_21
     from analyzer.eval.engine import Engine
     from analyzer.eval.features import CLASS_RACE, classify
     from analyzer.eval.met import met_by_name
@@ -146,12 +151,18 @@ def our_rolls(source: Path) -> tuple[list[str], list[list[dict[str, Any]]]]:
             opening = d.move == 1
             opp = roll_values(engine, d.position.flip(), d.state, 1 - d.side, met) if opening else None
             luck = luck_of(values, d.dice, opening=opening, opponent=opp)
+            plain = None
+            if cubeless:
+                first = {r.dice: engine.rank_plays(d.position, r.dice, 0)[0].equity for r in ALL_21}
+                other = ({r.dice: engine.rank_plays(d.position.flip(), r.dice, 0)[0].equity for r in ALL_21}
+                         if opening else None)
+                plain = luck_of(first, d.dice, opening=opening, opponent=other)
             cls = classify(np.frombuffer(d.position.board, dtype=np.int8))
             rolls.append({"side": d.side, "dice": f"{max(d.dice)}{min(d.dice)}", "luck": luck,
                           "luck_mwc": mwc_luck(luck, d.state, d.side, met), "cube": d.state.cube,
                           "game": d.game, "move": d.move, "file": source.stem[:24],
                           "phase": "opening" if opening else "race" if cls == CLASS_RACE else "contact",
-                          "id": d.position.gnubg_id()})
+                          "id": d.position.gnubg_id(), "luck_cubeless": plain})
     return list(record.players), games
 
 
@@ -185,7 +196,7 @@ def _line(label: str, pairs: list[Pair]) -> str:
             f"same mark {100 * same:.0f}%")
 
 
-def compare(show: int) -> None:
+def compare(show: int, cubeless: bool = False) -> None:
     import polars as pl
 
     from analyzer.analysis.stats import luck_stake
@@ -199,7 +210,7 @@ def compare(show: int) -> None:
     print("per roll (EMG, ours - gnubg)")
     for f in files:
         fx = json.loads(f.read_text(encoding="utf-8"))
-        names, ours = our_rolls(ROOT / fx["source"])
+        names, ours = our_rolls(ROOT / fx["source"], cubeless)
         pairs, skipped = _pairs(fx, ours)
         everything += pairs
         note = f" ({skipped} games not aligned)" if skipped else ""
@@ -222,6 +233,10 @@ def compare(show: int) -> None:
                 "emg": unit / stake if stake else 0.0, "stake": stake or 0.0}))
     print()
     print(_line("all rolls", everything))
+    if cubeless:
+        plain = [({**m, "luck": m["luck_cubeless"]}, t) for m, t in everything]
+        print(_line("all rolls, ours cubeless", plain))
+        print(_line("  contact, ours cubeless", [(m, t) for m, t in plain if m["phase"] == "contact"]))
     for phase in ("opening", "contact", "race"):
         print(_line(f"  {phase}", [(m, t) for m, t in everything if m["phase"] == phase]))
     for cube in sorted({m["cube"] for m, _ in everything}):
@@ -265,11 +280,13 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--make", nargs="+", metavar="FILE", help="write gnubg fixtures for these match files")
     ap.add_argument("--show", type=int, default=8, help="largest per-roll differences to list")
+    ap.add_argument("--cubeless", action="store_true",
+                    help="also compare our luck from cubeless money equities (how much the cube model matters)")
     a = ap.parse_args(argv)
     if a.make:
         make(a.make)
     else:
-        compare(a.show)
+        compare(a.show, a.cubeless)
 
 
 if ENV in os.environ:  # gnubg runs this file with its own module name
