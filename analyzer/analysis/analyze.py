@@ -57,7 +57,7 @@ from analyzer.analysis.decisions import (
     score_take,
     to_mwc,
 )
-from analyzer.analysis.luck import luck_of, roll_values
+from analyzer.analysis.luck import luck_of, mwc_luck, roll_values
 from analyzer.analysis.replay import Decision, GameReplay, decision_ids, replay_games
 from analyzer.analysis.schema import DECISIONS_SCHEMA
 from analyzer.analysis.stats import player_stats
@@ -549,12 +549,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
                 opp_values = (roll_values(std, d.position.flip(), d.state, 1 - d.side, match_met)
                               if opening else None)
                 luck = luck_of(values, d.dice, opening=opening, opponent=opp_values)
-                luck_mwc = None
-                if match_met is not None:
-                    best0 = values[(max(d.dice), min(d.dice))]
-                    hi, lo = to_mwc(match_met, d.state, d.side, best0), to_mwc(match_met, d.state, d.side,
-                                                                                best0 - luck)
-                    luck_mwc = None if hi is None or lo is None else hi - lo
+                luck_mwc = mwc_luck(luck, d.state, d.side, match_met)
                 ca = analyze_checker(std, d.position, d.dice, d.result, d.state, d.side,
                                      ply=0 if rolls is not None else ply, met=match_met,
                                      move_filter=move_filter, deep_filter=deep_filter)

@@ -41,6 +41,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from analyzer.analysis.stats import luck_at_stake
+
 RC: dict[Any, Any] = {  # rcParams for every chart (keys typed Any for matplotlib's Literal keys)
     "svg.hashsalt": "bgreview",
     "svg.fonttype": "path",
@@ -260,14 +262,16 @@ def cumulative_error_figure(analysis: AnalysisLike) -> Figure:
 
 
 def luck_figure(analysis: AnalysisLike) -> Figure:
-    """Each player's cumulative luck (EMG, or points in the cubeless variants) over the match."""
+    """Each player's cumulative luck (EMG at the match's stake, or points in the cubeless variants) over
+    the match (:func:`analyzer.analysis.stats.luck_at_stake`)."""
     df, names, fig, ax, unit = _cumulative_figure(analysis, "Cumulative luck")
     if df.height == 0:
         _empty(ax)
         return fig
     ax.axhline(0, color="#999999", linewidth=0.8)
+    staked = df.with_columns(luck_at_stake(df).alias("luck")) if {"luck_mwc", "cube"} <= set(df.columns) else df
     for side in (0, 1):
-        xs, cum = _per_side(df, "luck", side)
+        xs, cum = _per_side(staked, "luck", side)  # at the match's stake: the lines end at the players' totals
         _running_line(ax, df, xs, cum, side, names[side])
     ax.legend(loc="upper left", fontsize=8, frameon=False)
     ax.set_ylabel(unit)
