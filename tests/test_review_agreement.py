@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -24,13 +23,18 @@ MATCH = "sp02-wc-int"  # a 5-point gnubg self-play match, 162 decisions
 KEY = ["game", "move_no", "side", "kind"]
 
 
-@cache
-def _analysed(ra: ModuleType) -> tuple[dict[str, Any], pl.DataFrame]:
-    from analyzer.eval.engine import Engine
+_ANALYSED: dict[str, tuple[dict[str, Any], pl.DataFrame]] = {}
 
-    doc = ra.load_reference(DATA / f"{MATCH}.json")
-    ours, _ = ra.analyse(doc, ra.CONFIGS["0ply"], Engine())
-    return doc, ours
+
+def _analysed(ra: ModuleType) -> tuple[dict[str, Any], pl.DataFrame]:
+    """The reference and our 0-ply rows, analysed once for the module's tests."""
+    if MATCH not in _ANALYSED:
+        from analyzer.eval.engine import Engine
+
+        doc = ra.load_reference(DATA / f"{MATCH}.json")
+        ours, _ = ra.analyse(doc, ra.CONFIGS["0ply"], Engine())
+        _ANALYSED[MATCH] = (doc, ours)
+    return _ANALYSED[MATCH]
 
 
 @pytest.fixture
