@@ -393,6 +393,25 @@ def show_worst(items: list[tuple[dict[str, Any], pl.DataFrame, Pairing, float]],
     return out
 
 
+SAMPLE_ID = "c00-boardlord-llabba-7p"  # the shipped sample, data/samples/boardlord-llabba-7p.mat
+
+
+def worst_of_sample(items: list[tuple[dict[str, Any], pl.DataFrame, Pairing, float]], n: int = 5) -> list[str]:
+    """Our ``n`` worst errors of the shipped sample with gnubg's loss on the same decision (issue 24
+    asks that they be errors for gnubg 2-ply as well)."""
+    for doc, _, pr, _ in items:
+        if doc["id"] != SAMPLE_ID:
+            continue
+        rows = sorted(pr.pairs, key=lambda p: -(p[1]["equity_loss"] or 0.0))[:n]
+        out = [f"    the sample's worst {n} (ours; gnubg 2-ply on the same decision):"]
+        for g, o in rows:
+            gl = "n/a" if g.get("error") is None else f"{g['error']:.3f}"
+            out.append(f"      g{g['game']} #{g['move_no']} {g['kind']:7s} {o['played']!r}: "
+                       f"ours {o['equity_loss']:.3f}, gnubg {gl}")
+        return out
+    return []
+
+
 def show_players(items: list[tuple[dict[str, Any], pl.DataFrame, Pairing, float]]) -> list[str]:
     """One line per player: unforced moves, checker error rates (mEMG per move) and luck, both sides."""
     out = ["    player                                  unforced  gnubg   ours  ratio   luck gnubg  ours"]
@@ -453,6 +472,7 @@ def main(argv: list[str] | None = None) -> int:
             f = figures(sel)
             out[name][group] = f
             print("\n".join(line for line in report(group, f) if line))
+        print("\n".join(worst_of_sample(items)))
         if args.players:
             print("\n".join(show_players(items)))
         if args.show:
