@@ -14,7 +14,10 @@ A cubeful trial of ours plays No double and Double/take side by side with the sa
 board, two cube games); gnubg's plays the position as it is. Both count as one game per trial.
 
     .venv/bin/python bench/rollout.py [--trials 1296] [--workers 2] [--vr] [--vr-trials 144]
-        [--position opening middle] [--truncate 0 7 11] [--cubeful] [--no-gnubg]
+        [--position opening middle] [--truncate 0 7 11] [--cubeful] [--luck-prune] [--no-gnubg]
+
+``--luck-prune`` adds a variance-reduced run of ours with ``luck_prune`` (the luck of each roll
+from the pruned 0-ply plays, as gnubg's rollouts with its pruning nets), beside the same gnubg run.
 
 ``--variant dutch|mahbusa`` times our variant rollouts instead (cubeless, played out, no variance
 reduction; no other engine plays these games): the opening position, and the two best plays of a
@@ -78,11 +81,11 @@ def xgid(pos: Position) -> str:
 
 
 def ours(engine: Engine, pos: Position, trials: int, workers: int, vr: bool, truncate: int,
-         cubeful: bool) -> tuple[float, float, float]:
+         cubeful: bool, luck_prune: bool = False) -> tuple[float, float, float]:
     """(games/s, cubeless or cubeful equity, its standard error) of one timed rollout."""
     t = time.perf_counter()
     r = rollout(engine, pos, trials=trials, workers=workers, cubeful=cubeful, cube_play=cubeful,
-                variance_reduction=vr, truncate=truncate or None, seed=1)
+                variance_reduction=vr, truncate=truncate or None, seed=1, luck_prune=luck_prune)
     dt = time.perf_counter() - t
     c = r.best
     if cubeful and c.cubeful_equity is not None and c.cubeful_se is not None:
@@ -135,6 +138,8 @@ def main() -> None:
     ap.add_argument("--position", nargs="+", choices=sorted(POSITIONS), default=["opening"])
     ap.add_argument("--truncate", nargs="+", type=int, default=[0], help="plies (0: play the games out)")
     ap.add_argument("--cubeful", action="store_true", help="cube play in the rollouts (money, no Jacoby)")
+    ap.add_argument("--luck-prune", action="store_true",
+                    help="variance-reduced runs twice: exact luck, and luck from the pruned 0-ply plays (luck_prune)")
     ap.add_argument("--no-gnubg", action="store_true")
     ap.add_argument("--variant", choices=("dutch", "mahbusa", "plakoto"), help="time the variant rollouts")
     a = ap.parse_args()
@@ -144,18 +149,22 @@ def main() -> None:
     engine = Engine()
     rollout(engine, Position.start(), trials=36, workers=1, cubeful=True, cube_play=True, variance_reduction=True,
             truncate=2)  # compile / load the kernels
-    runs = ([] if a.only_vr else [(False, a.trials)]) + ([(True, a.vr_trials)] if a.vr or a.only_vr else [])
+    runs = [] if a.only_vr else [(False, a.trials, False)]
+    if a.vr or a.only_vr:
+        runs.append((True, a.vr_trials, False))
+    if a.luck_prune and (a.vr or a.only_vr):
+        runs.append((True, a.vr_trials, True))
     for name in a.position:
         pos = POSITIONS[name]
         for trunc in a.truncate:
-            for vr, n in runs:
-                gps, eq, se = ours(engine, pos, n, a.workers, vr, trunc, a.cubeful)
+            for vr, n, lp in runs:
+                gps, eq, se = ours(engine, pos, n, a.workers, vr, trunc, a.cubeful, lp)
                 what = (f"{n} {'played-out' if trunc <= 0 else f'{trunc}-ply truncated'} 0-ply "
                         f"{'cubeful' if a.cubeful else 'cubeless'} games of the {name} position, variance reduction "
-                        f"{'on' if vr else 'off'}")
+                        f"{'on' if vr else 'off'}{' (luck_prune)' if lp else ''}")
                 print(f"bgreview: {what}, {a.workers} workers: {gps:.1f} games/s "
                       f"({'cubeful' if a.cubeful else 'cubeless'} equity {eq:+.3f} +- {se:.3f})", flush=True)
-                if a.no_gnubg:
+                if a.no_gnubg or lp:
                     continue
                 g = gnubg(pos, n, a.workers, vr, trunc, a.cubeful)
                 if g is None:

@@ -258,7 +258,7 @@ def _cube_games(engine: Engine, pos: Position, state: MatchState, trials: int, s
     owner = 0 if state.cube_owner is None else (1 if state.cube_owner == 0 else 2)
     starts = np.frombuffer(pos.board, np.int8)[None, :].copy()
     out, _, cf = R._run_chunk((starts, 0, seed, 0, trials, truncate, False, True, np.ones(1),
-                               np.array([owner], np.int64), double_first, mc))
+                               np.array([owner], np.int64), double_first, mc, False))
     return out[:, 0, :], cf[:, 0]
 
 
@@ -348,7 +348,7 @@ def _kernel_trials(engine: Engine, starts: np.ndarray, cubes: np.ndarray, owners
     plies = np.zeros((n, starts.shape[0]), np.int64)
     cf = np.zeros((n, starts.shape[0]))
     rc = K.run_trials(starts, 0, r1, r2, seeds, truncate, True, True, cubes, owners, False, *mc, R._STATE["ev"],
-                      R._STATE["ws"].args(), K.new_cache(cache_bits), out, plies, cf)
+                      R._STATE["ws"].args(), K.new_cache(cache_bits), False, out, plies, cf)
     assert rc == 0
     return out, plies, cf
 
@@ -375,3 +375,20 @@ def test_evaluation_cache_never_changes_a_result(engine: Engine) -> None:
     for bits in (0, 3):
         for x, y in zip(_kernel_trials(engine, starts, cubes, owners, bits), ref, strict=True):
             assert np.array_equal(x, y, equal_nan=True)
+
+
+def test_luck_prune_changes_only_the_luck_and_not_where_nothing_is_pruned(engine: Engine) -> None:
+    # races are never pruned: the same bits; in contact the plays made (so the game lengths) are the
+    # same and the luck-corrected means agree within their standard errors
+    assert _numbers(rollout(engine, RACE_8PCT, trials=36, workers=1, seed=4, truncate=6, luck_prune=True)) == \
+        _numbers(rollout(engine, RACE_8PCT, trials=36, workers=1, seed=4, truncate=6))
+    exact = rollout(engine, MIDDLE, trials=36, workers=1, seed=4, truncate=5, cube_play=True)
+    pruned = rollout(engine, MIDDLE, trials=36, workers=1, seed=4, truncate=5, cube_play=True, luck_prune=True)
+    a, b = exact.best, pruned.best
+    assert a.mean_plies == b.mean_plies
+    assert _numbers(exact) != _numbers(pruned)
+    assert abs(a.equity - b.equity) < 2 * (a.equity_se + b.equity_se)
+    assert a.cubeful_equity is not None and b.cubeful_equity is not None
+    assert a.cubeful_se is not None and b.cubeful_se is not None
+    assert abs(a.cubeful_equity - b.cubeful_equity) < 2 * (a.cubeful_se + b.cubeful_se)
+    assert 0.5 * a.equity_se < b.equity_se < 2.0 * a.equity_se

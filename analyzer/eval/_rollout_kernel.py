@@ -53,8 +53,8 @@ from analyzer.eval import features as F
 from analyzer.eval import jitcache
 from analyzer.eval._cube_kernel import cube_life, cube_values
 from analyzer.eval.bearoff import bearoff_class
-from analyzer.eval.engine import _after_play, _generate, best_reply, eval0, new_scratch
-from analyzer.eval.net import NOUT, equity6, swap_outcomes
+from analyzer.eval.engine import PRUNE_KEEP, _after_play, _generate, best_reply, eval0, new_scratch
+from analyzer.eval.net import NOUT, equity6, forward_one, swap_outcomes
 from analyzer.rules.kernel import flip_into
 
 MAX_TRIAL_PLIES = 2000
@@ -191,58 +191,122 @@ def new_cache(bits: int) -> tuple:  # type: ignore[type-arg]
 
 
 @njit
+def _value_cached(cand: Arr, h: np.uint64, ev: tuple, sc: tuple, cache: tuple) -> float:  # type: ignore[type-arg]
+    """:func:`analyzer.eval.engine._after_play` of the play result ``cand`` (pool hash ``h``):
+    its distribution (mover's view) in ``sc[5]`` and its equity, from ``cache`` when it holds it."""
+    xc, xr, hid, tmp, pa, pb = sc
+    if cand[26] >= 15:
+        return float(_after_play(cand, ev[0], ev[1], ev[2], ev[3], ev[4], xc, xr, hid, tmp, pa, pb))
+    cb, cv, full = cache
+    slot = int(h & np.uint64(cb.shape[0] - 1))
+    key = cb[slot]
+    val = cv[slot]
+    hit = full[slot]
+    if hit:
+        for i in range(NSLOTS):
+            if key[i] != cand[i]:
+                hit = False
+                break
+    if hit:
+        for i in range(NOUT):
+            pb[i] = val[i]
+        return float(equity6(pb))
+    e = _after_play(cand, ev[0], ev[1], ev[2], ev[3], ev[4], xc, xr, hid, tmp, pa, pb)
+    for i in range(NSLOTS):
+        key[i] = cand[i]
+    for i in range(NOUT):
+        val[i] = pb[i]
+    full[slot] = True
+    return float(e)
+
+
+@njit
+def _prune_order(b: Arr, n: int, ev: tuple, ws: tuple, sc: tuple, xp: Arr, hp: Arr) -> Arr:  # type: ignore[type-arg]
+    """The order in which :func:`analyzer.eval.engine.best_reply` with pruning ranks the ``n``
+    plays of the last generation by the pruning net ``ev[5]`` (it evaluates the first
+    ``PRUNE_KEEP`` fully), or an empty array where it does not prune (a race, few plays)."""
+    if n <= PRUNE_KEEP or F.classify(b) == F.CLASS_RACE:
+        return np.empty(0, np.int64)
+    pool, results = ws[0], ws[11]
+    P = ev[5]
+    tmp, pa = sc[3], sc[4]
+    score = np.empty(n, np.float64)
+    for k in range(n):
+        cand = pool[results[k]]
+        if cand[26] >= 15:
+            score[k] = 1e9
+        else:
+            flip_into(cand, tmp)
+            F.encode_raw(tmp, xp)
+            forward_one(xp, P[0], P[1], P[2], P[3], hp, pa)
+            score[k] = -equity6(pa)
+    return np.argsort(-score)
+
+
+@njit
 def _best_cached(b: Arr, d1: int, d2: int, ev: tuple, ws: tuple, sc: tuple,  # type: ignore[type-arg]
-                 cache: tuple, bestp: Arr) -> int:  # type: ignore[type-arg]
-    """:func:`analyzer.eval.engine.best_reply` without pruning (every play evaluated in the
-    generator's order, the first of equal equities kept), each play's value looked up in
-    ``cache`` before it is evaluated. Returns the pool row (-1 on overflow), ``bestp`` its
-    distribution (mover's view)."""
+                 cache: tuple, bestp: Arr, mode: int, xp: Arr, hp: Arr,  # type: ignore[type-arg]
+                 lbest: Arr) -> tuple[int, int]:
+    """The 0-ply best play of (d1, d2) from ``b``: :func:`analyzer.eval.engine.best_reply`
+    without pruning (every play evaluated in the generator's order, the first of equal equities
+    kept), each play's value looked up in ``cache`` before it is evaluated. Returns its pool row
+    (-1 on overflow) and ``bestp`` its distribution (mover's view).
+
+    ``mode`` 1: the choice of ``best_reply`` *with* pruning (by the pruning net ``ev[5]``)
+    instead, 2: both, the pruned choice as the second row with its distribution in ``lbest``
+    (the fully evaluated best is among the plays evaluated anyway)."""
     if ev[6]:
-        return best_reply(b, d1, d2, ev, ws, sc, bestp)
+        r = best_reply(b, d1, d2, ev, ws, sc, bestp)
+        return r, r
     n = _generate(b, d1, d2, ws)
     if n < 0:
-        return -1
+        return -1, -1
     pool, phash, results = ws[0], ws[1], ws[11]
-    W, use_db, dist, first, win2 = ev[0], ev[1], ev[2], ev[3], ev[4]
-    xc, xr, hid, tmp, pa, pb = sc
-    cb, cv, full = cache
-    mask = cb.shape[0] - 1
+    pb = sc[5]
+    order = _prune_order(b, n, ev, ws, sc, xp, hp) if mode != 0 else np.empty(0, np.int64)
+    if mode == 1 and order.shape[0] > 0:
+        best = -1e30
+        best_row = int(results[0])
+        for kk in range(PRUNE_KEEP):
+            row = int(results[order[kk]])
+            e = _value_cached(pool[row], phash[row], ev, sc, cache)
+            if e > best:
+                best = e
+                best_row = row
+                for i in range(NOUT):
+                    bestp[i] = pb[i]
+        return best_row, best_row
+    keep = mode == 2 and order.shape[0] > 0
+    eqs = np.empty(n if keep else 0, np.float64)
+    dists = np.empty((n if keep else 0, NOUT), np.float32)
     best = -1e30
     best_row = int(results[0])
     for kk in range(n):
         row = int(results[kk])
-        cand = pool[row]
-        if cand[26] >= 15:
-            e = _after_play(cand, W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb)
-        else:
-            slot = int(phash[row] & np.uint64(mask))
-            hit = full[slot]
-            if hit:
-                key = cb[slot]
-                for i in range(NSLOTS):
-                    if key[i] != cand[i]:
-                        hit = False
-                        break
-            if hit:
-                val = cv[slot]
-                for i in range(NOUT):
-                    pb[i] = val[i]
-                e = equity6(pb)
-            else:
-                e = _after_play(cand, W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb)
-                key = cb[slot]
-                val = cv[slot]
-                for i in range(NSLOTS):
-                    key[i] = cand[i]
-                for i in range(NOUT):
-                    val[i] = pb[i]
-                full[slot] = True
+        e = _value_cached(pool[row], phash[row], ev, sc, cache)
+        if keep:
+            eqs[kk] = e
+            for i in range(NOUT):
+                dists[kk, i] = pb[i]
         if e > best:
             best = e
             best_row = row
             for i in range(NOUT):
                 bestp[i] = pb[i]
-    return best_row
+    if not keep:
+        for i in range(NOUT):
+            lbest[i] = bestp[i]
+        return best_row, best_row
+    lb = -1e30
+    lrow = int(results[0])
+    for kk in range(PRUNE_KEEP):
+        k = order[kk]
+        if eqs[k] > lb:
+            lb = eqs[k]
+            lrow = int(results[k])
+            for i in range(NOUT):
+                lbest[i] = dists[k, i]
+    return best_row, lrow
 
 
 @njit
@@ -273,20 +337,28 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     """
     return run_group(start, side0, r1, r2, seed, truncate, vr, cube_play, np.array([cube0]),
                      np.array([owner0], np.int64), double_first, match, vt, may, crawford, max_level, ev, ws,
-                     new_cache(0), out, cf)
+                     new_cache(0), False, out, cf)
 
 
 @njit
 def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int, vr: bool,
               cube_play: bool, cubes: Arr, owners: Arr, double_first: bool,
               match: bool, vt: Arr, may: Arr, crawford: bool, max_level: int,
-              ev: tuple, ws: tuple, cache: tuple, out: Arr, cf: Arr) -> int:  # type: ignore[type-arg]
+              ev: tuple, ws: tuple, cache: tuple, luck_prune: bool,  # type: ignore[type-arg]
+              out: Arr, cf: Arr) -> int:
     """:func:`run_trial` with ``m`` cube games on the same board (cube ``cubes[g]`` owned by
     ``owners[g]``, points or MWC into ``cf[g]``): the checker play is cubeless, so the games of
     one start and one dice sequence share every board, play and evaluation, and the board is
     played once for all of them (No double and Double/take of a position before the roll).
     ``cache``: :func:`new_cache`. Each cube game's numbers are those :func:`run_trial` gives it
-    alone, bit for bit."""
+    alone, bit for bit.
+
+    ``luck_prune`` (with ``vr``): the luck of a roll is measured with the play that
+    :func:`analyzer.eval.engine.best_reply` *with* pruning chooses for each of the 21 rolls (the
+    pruning net ``ev[5]`` ranks the plays, the best ``PRUNE_KEEP`` are evaluated), as gnubg's
+    rollouts do; the plays made are still the fully evaluated best. The luck stays exactly
+    unbiased (the roll thrown is valued like the 21 of the mean) and differs only where pruning
+    misses the best play; a ply's luck then costs about a quarter of the net evaluations."""
     m = cubes.shape[0]
     np.random.seed(seed)
     board = start.copy()
@@ -315,6 +387,11 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
         cf[g] = np.nan
     cv = np.zeros(4, np.float64)
     oppv = np.zeros(NOUT, np.float32)
+    xp = np.zeros(F.N_RAW, np.float32)
+    hp = np.zeros(ev[5][0].shape[1], np.float32)
+    lbest = np.zeros(NOUT, np.float32)  # the roll thrown: the distribution after the play its luck is measured with
+    mode_mean = 1 if luck_prune else 0
+    mode_thrown = 2 if (vr and luck_prune) else 0
     while True:
         over = F.classify(board) == F.CLASS_OVER
         stop = over or t >= MAX_TRIAL_PLIES or (0 < truncate <= t)
@@ -386,7 +463,7 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
                 for c in range(1, a + 1):
                     if a == hi and c == lo:
                         continue
-                    r = _best_cached(board, a, c, ev, ws, sc, cache, bestp)
+                    r = _best_cached(board, a, c, ev, ws, sc, cache, bestp, mode_mean, xp, hp, lbest)[0]
                     if r < 0:
                         return -1
                     wt = 1.0 if a == c else 2.0
@@ -400,26 +477,26 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
                                                                     opp_owner, vt, may, crawford, max_level)
                             else:
                                 cmean[g] += wt * _after_value(pool[r], bestp, tmp, oppv, cv, opp_owner)
-        row = _best_cached(board, hi, lo, ev, ws, sc, cache, bestp)
+        row, lrow = _best_cached(board, hi, lo, ev, ws, sc, cache, bestp, mode_thrown, xp, hp, lbest)
         if row < 0:
             return -1
         if vr:
             wt = 1.0 if hi == lo else 2.0
             for i in range(NOUT):
-                mean[i] = (mean[i] + wt * bestp[i]) / 36.0
+                mean[i] = (mean[i] + wt * lbest[i]) / 36.0
             for i in range(NOUT):
                 j = i if side == 0 else (i + 3) % 6
-                luck[j] += bestp[i] - mean[i]
+                luck[j] += lbest[i] - mean[i]
             for g in range(m):
                 if live[g]:
                     opp_owner = _cube_owner_for(owner[g], 1 - side)
                     if match:
-                        v = _after_value_match(pool[row], bestp, tmp, oppv, cv, side, level[g], opp_owner, vt,
+                        v = _after_value_match(pool[lrow], lbest, tmp, oppv, cv, side, level[g], opp_owner, vt,
                                                may, crawford, max_level)
                         cmean[g] = (cmean[g] + wt * v) / 36.0
                         cluck[g] += (v - cmean[g]) if side == 0 else -(v - cmean[g])
                     else:
-                        v = _after_value(pool[row], bestp, tmp, oppv, cv, opp_owner)
+                        v = _after_value(pool[lrow], lbest, tmp, oppv, cv, opp_owner)
                         cmean[g] = (cmean[g] + wt * v) / 36.0
                         cluck[g] += cube[g] * (v - cmean[g]) if side == 0 else -cube[g] * (v - cmean[g])
         chosen = pool[row]
@@ -449,13 +526,13 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
 def run_trials(starts: Arr, side0: int, rolls1: Arr, rolls2: Arr, seeds: Arr, truncate: int, vr: bool,
                cube_play: bool, cubes: Arr, owners: Arr, double_first: bool,
                match: bool, vt: Arr, may: Arr, crawford: bool, max_level: int,
-               ev: tuple, ws: tuple, cache: tuple, out: Arr, plies: Arr,  # type: ignore[type-arg]
-               cf: Arr) -> int:
+               ev: tuple, ws: tuple, cache: tuple, luck_prune: bool, out: Arr,  # type: ignore[type-arg]
+               plies: Arr, cf: Arr) -> int:
     """:func:`run_trial` for every trial ``i`` (rolls ``rolls1[i]``, ``rolls2[i]``, seed
     ``seeds[i]``) and every start board ``k`` (same dice for all, cube ``cubes[k]`` owned by
     ``owners[k]``): ``out[i, k]`` gets the result, ``plies[i, k]`` the plies played, ``cf[i, k]``
     the cube game's points. Equal start boards are played once (:func:`run_group`); ``cache``:
-    :func:`new_cache`. Returns -1 on buffer overflow, else 0."""
+    :func:`new_cache`; ``luck_prune``: see :func:`run_group`. Returns -1 on buffer overflow, else 0."""
     k_n = starts.shape[0]
     lead = np.arange(k_n)  # the first start with the same board
     for k in range(k_n):
@@ -471,7 +548,8 @@ def run_trials(starts: Arr, side0: int, rolls1: Arr, rolls2: Arr, seeds: Arr, tr
             gcf = np.zeros(members.shape[0], np.float64)
             n = run_group(starts[k], side0, int(rolls1[i]), int(rolls2[i]), int(seeds[i]), truncate, vr,
                           cube_play, cubes[members].astype(np.float64), owners[members].astype(np.int64),
-                          double_first, match, vt, may, crawford, max_level, ev, ws, cache, out[i, k], gcf)
+                          double_first, match, vt, may, crawford, max_level, ev, ws, cache, luck_prune, out[i, k],
+                          gcf)
             if n < 0:
                 return -1
             for g in range(members.shape[0]):
