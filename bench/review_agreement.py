@@ -432,6 +432,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-cache", action="store_true")
     ap.add_argument("--fresh", action="store_true", help="recompute cached analyses")
     ap.add_argument("--only", nargs="*", help="match ids")
+    ap.add_argument("--cached-only", action="store_true",
+                    help="figures over the matches already analysed (cached) under each configuration, analyse none")
     ap.add_argument("--show", type=int, default=0, help="print the N decisions where we differ most")
     ap.add_argument("--players", action="store_true", help="print every player's rates and luck")
     ap.add_argument("--json", type=Path, help="write the figures here")
@@ -461,8 +463,13 @@ def main(argv: list[str] | None = None) -> int:
         config = CONFIGS[name]
         items = []
         for doc in docs:
+            if args.cached_only and not (args.cache / name / f"{doc['id']}.parquet").exists():
+                continue
             ours, seconds = cached(doc, config, engine, None if args.no_cache else args.cache, args.fresh)
             items.append((doc, ours, pair(doc, ours), seconds))
+        if not items:
+            print(f"\n{name}: no match analysed yet")
+            continue
         print(f"\n{name}: analyze_match({', '.join(f'{k}={v!r}' for k, v in config.kwargs().items())})")
         out[name] = {}
         for group, sel in (("all", items), ("self-play", [i for i in items if "selfplay" in i[0]]),
