@@ -178,7 +178,7 @@ def _match_result(ref: Arr, vt: Arr, level: int) -> float:
 
 @njit
 def new_cache(bits: int) -> tuple:  # type: ignore[type-arg]
-    """An evaluation cache of ``2 ** bits`` slots (direct mapped): ``(boards, values, full)``.
+    """An evaluation cache of ``2 ** bits`` slots (direct mapped): ``(boards, values, full, hashes)``.
 
     A slot holds an afterstate (a play's result, still seen from the side that moved) and its
     0-ply outcome distribution for that side, exactly as :func:`analyzer.eval.engine.best_reply`
@@ -187,21 +187,24 @@ def new_cache(bits: int) -> tuple:  # type: ignore[type-arg]
     trials (the first plies of a rollout repeat from trial to trial) and only with one evaluator.
     """
     size = 1 << bits
-    return (np.zeros((size, NSLOTS), np.int8), np.zeros((size, NOUT), np.float32), np.zeros(size, np.bool_))
+    return (np.zeros((size, NSLOTS), np.int8), np.zeros((size, NOUT), np.float32), np.zeros(size, np.bool_),
+            np.zeros(size, np.uint64))
 
 
 @njit
-def _value_cached(cand: Arr, h: np.uint64, ev: tuple, sc: tuple, cache: tuple) -> float:  # type: ignore[type-arg]
+def _value_cached(cand: Arr, h: np.uint64, W: tuple, use_db: bool, dist: Arr, first: Arr,  # type: ignore[type-arg]
+                  win2: Arr, xc: Arr, xr: Arr, hid: Arr, tmp: Arr, pa: Arr, pb: Arr, cb: Arr, cv: Arr,
+                  full: Arr, ch: Arr) -> float:
     """:func:`analyzer.eval.engine._after_play` of the play result ``cand`` (pool hash ``h``):
-    its distribution (mover's view) in ``sc[5]`` and its equity, from ``cache`` when it holds it."""
-    xc, xr, hid, tmp, pa, pb = sc
+    its distribution (mover's view) in ``pb`` and its equity, from the cache ``(cb, cv, full, ch)``
+    (``ch``: the slots' hashes, compared before the boards) when it holds it. (Flat arguments, as
+    ``_after_play``'s: the hot path takes nothing out of tuples.)"""
     if cand[26] >= 15:
-        return float(_after_play(cand, ev[0], ev[1], ev[2], ev[3], ev[4], xc, xr, hid, tmp, pa, pb))
-    cb, cv, full = cache
+        return float(_after_play(cand, W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb))
     slot = int(h & np.uint64(cb.shape[0] - 1))
     key = cb[slot]
     val = cv[slot]
-    hit = full[slot]
+    hit = full[slot] and ch[slot] == h
     if hit:
         for i in range(NSLOTS):
             if key[i] != cand[i]:
@@ -211,12 +214,13 @@ def _value_cached(cand: Arr, h: np.uint64, ev: tuple, sc: tuple, cache: tuple) -
         for i in range(NOUT):
             pb[i] = val[i]
         return float(equity6(pb))
-    e = _after_play(cand, ev[0], ev[1], ev[2], ev[3], ev[4], xc, xr, hid, tmp, pa, pb)
+    e = _after_play(cand, W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb)
     for i in range(NSLOTS):
         key[i] = cand[i]
     for i in range(NOUT):
         val[i] = pb[i]
     full[slot] = True
+    ch[slot] = h
     return float(e)
 
 
@@ -249,12 +253,14 @@ def _best_cached(b: Arr, d1: int, d2: int, ev: tuple, ws: tuple, sc: tuple,  # t
                  lbest: Arr) -> tuple[int, int]:
     """The 0-ply best play of (d1, d2) from ``b``: :func:`analyzer.eval.engine.best_reply`
     without pruning (every play evaluated in the generator's order, the first of equal equities
-    kept), each play's value looked up in ``cache`` before it is evaluated. Returns its pool row
-    (-1 on overflow) and ``bestp`` its distribution (mover's view).
+    kept). Returns its pool row (-1 on overflow) and ``bestp`` its distribution (mover's view).
 
-    ``mode`` 1: the choice of ``best_reply`` *with* pruning (by the pruning net ``ev[5]``)
-    instead, 2: both, the pruned choice as the second row with its distribution in ``lbest``
-    (the fully evaluated best is among the plays evaluated anyway)."""
+    ``mode`` 0: as ``best_reply``; 3: each play's value looked up in ``cache`` before it is
+    evaluated (the 21 rolls of variance reduction: results repeat within a ply and across the
+    trials' first plies; one roll per ply does not pay for the look-ups); 1: the choice of
+    ``best_reply`` *with* pruning (by the pruning net ``ev[5]``) instead, through the cache; 2:
+    both, the pruned choice as the second row with its distribution in ``lbest`` (the fully
+    evaluated best is among the plays evaluated anyway)."""
     if ev[6]:
         r = best_reply(b, d1, d2, ev, ws, sc, bestp)
         return r, r
@@ -262,14 +268,31 @@ def _best_cached(b: Arr, d1: int, d2: int, ev: tuple, ws: tuple, sc: tuple,  # t
     if n < 0:
         return -1, -1
     pool, phash, results = ws[0], ws[1], ws[11]
-    pb = sc[5]
-    order = _prune_order(b, n, ev, ws, sc, xp, hp) if mode != 0 else np.empty(0, np.int64)
+    W, use_db, dist, first, win2 = ev[0], ev[1], ev[2], ev[3], ev[4]
+    xc, xr, hid, tmp, pa, pb = sc
+    cb, cv, full, ch = cache
+    if mode == 0:  # every play, no pruning, no cache, nothing kept: best_reply's loop
+        best = -1e30
+        best_row = int(results[0])
+        for kk in range(n):
+            row = int(results[kk])
+            e = _after_play(pool[row], W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb)
+            if e > best:
+                best = e
+                best_row = row
+                for i in range(NOUT):
+                    bestp[i] = pb[i]
+        for i in range(NOUT):
+            lbest[i] = bestp[i]
+        return best_row, best_row
+    order = _prune_order(b, n, ev, ws, sc, xp, hp) if mode != 3 else np.empty(0, np.int64)
     if mode == 1 and order.shape[0] > 0:
         best = -1e30
         best_row = int(results[0])
         for kk in range(PRUNE_KEEP):
             row = int(results[order[kk]])
-            e = _value_cached(pool[row], phash[row], ev, sc, cache)
+            e = _value_cached(pool[row], phash[row], W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb,
+                              cb, cv, full, ch)
             if e > best:
                 best = e
                 best_row = row
@@ -283,7 +306,8 @@ def _best_cached(b: Arr, d1: int, d2: int, ev: tuple, ws: tuple, sc: tuple,  # t
     best_row = int(results[0])
     for kk in range(n):
         row = int(results[kk])
-        e = _value_cached(pool[row], phash[row], ev, sc, cache)
+        e = _value_cached(pool[row], phash[row], W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb,
+                              cb, cv, full, ch)
         if keep:
             eqs[kk] = e
             for i in range(NOUT):
@@ -390,8 +414,8 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     xp = np.zeros(F.N_RAW, np.float32)
     hp = np.zeros(ev[5][0].shape[1], np.float32)
     lbest = np.zeros(NOUT, np.float32)  # the roll thrown: the distribution after the play its luck is measured with
-    mode_mean = 1 if luck_prune else 0
-    mode_thrown = 2 if (vr and luck_prune) else 0
+    mode_mean = 1 if luck_prune else 3
+    mode_thrown = (2 if luck_prune else 3) if vr else 0
     while True:
         over = F.classify(board) == F.CLASS_OVER
         stop = over or t >= MAX_TRIAL_PLIES or (0 < truncate <= t)
