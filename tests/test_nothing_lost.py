@@ -214,3 +214,12 @@ def test_the_replay_reads_one_game_ahead_only(tmp_path):
     for g in replay_games(match.header, games()):
         assert g.error is None and pulled[-1] <= g.number + 1  # the score check looks at the next game
     assert pulled == [1, 2, 3, 4, 5, 6]
+
+
+def test_batch_prints_paths_as_they_are(tmp_path):
+    path = tmp_path / "m.mat"
+    path.write_text(GAME_1.format(a=0, b=0))
+    out = tmp_path / ":100:"
+    res = run("batch", str(path), "--out", str(out), "--replay-only", "--no-progress")
+    assert res.exit_code == 0, res.output
+    assert ":100:" in res.stderr.replace("\n", "") and "\U0001f4af" not in res.stderr

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import fail
+from analyzer.cli.common import error_console, fail
 from analyzer.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -42,7 +42,6 @@ def batch(
     example queries. Exit codes: 0 every input read, 1 some inputs failed (listed in the errors
     table; everything else is in the dataset), 2 usage error or --out in use by another run.
     """
-    from rich.console import Console
 
     from analyzer.batch import BatchError, BatchOptions, run_batch
 
@@ -59,7 +58,7 @@ def batch(
         except ValueError as e:
             fail(str(e))
     options = BatchOptions(ply=0 if replay_only else ply, replay_only=replay_only, seed=seed, thresholds=thresholds)
-    err = Console(stderr=True)
+    err = error_console()
     show = err.is_terminal if progress is None else progress
     bar, callback = _progress_bar(err, show)
     try:
