@@ -33,7 +33,7 @@ were independent (conservative: the same dice make them positively correlated).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +51,9 @@ __all__ = ["METHODS", "ConfirmSettings", "Confirmed", "Confirmer", "settled"]
 METHODS = ("rollout", "ply")
 Z95 = 1.959963984540054
 _SEED_STEP = 1_000_003
+
+_Round = tuple[int, list[tuple[Position, float, float, Probabilities]]]
+"""One rollout round: games played, and per candidate its result, value, standard error and chances."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,20 +202,48 @@ class Confirmer:
             raise TypeError(f"rollouts need the standard net engine, not {type(engine).__name__}")
         from analyzer.eval.rollout import rollout
 
+        def one_round(plays: list[tuple[str, Position]], trials: int, seed: int) -> _Round:
+            res = rollout(engine, position, dice=dice, trials=trials, truncate=s.truncate, cubeful=True,
+                          match=state, player=player, seed=seed, variance_reduction=True,
+                          plays=[p for p, _ in plays], workers=s.workers, met=self.met)
+            return res.trials, [(c.result, c.cubeful_equity if c.cubeful_equity is not None else c.equity,
+                                 c.equity_se, c.probabilities) for c in res.candidates]
+
+        return self._rolled_out(first, one_round, self._seed(game, move))
+
+    def variant_checker(self, engine: Any, position: Position, dice: tuple[int, int], first: CheckerAnalysis, *,
+                        game: int = 0, move: int = 0) -> tuple[CheckerAnalysis, Confirmed]:
+        """A Dutch or Mahbusa play valued again: cubeless rollouts played out by the variant net
+        (method ``"ply"``: the variants search at most 2-ply, so rollouts are used for them too)."""
+        from analyzer.eval.variants.rollout import variant_rollout
+
+        self._count("checker")
+
+        def one_round(plays: list[tuple[str, Position]], trials: int, seed: int) -> _Round:
+            res = variant_rollout(engine, position, dice=dice, trials=trials, seed=seed,
+                                  workers=self.settings.workers, plays=plays)
+            return res.trials, [(c.result, c.equity, c.equity_se, c.probabilities) for c in res.candidates]
+
+        ca, how = self._rolled_out(first, one_round, self._seed(game, move))
+        return ca, Confirmed("rollout", how.trials, how.loss_se)
+
+    def _rolled_out(self, first: CheckerAnalysis, one_round: Callable[[list[tuple[str, Position]], int, int], _Round],
+                    seed: int) -> tuple[CheckerAnalysis, Confirmed]:
+        """The best candidates of ``first`` and its played play rolled out in rounds of ``trials``,
+        then as many again, ... (each round with its own seed) until the played play's loss is settled
+        in its error class or ``max_trials`` games are played."""
+        s = self.settings
         chosen: dict[Position, Candidate] = {}
         for c in [*first.candidates[: s.plays], first.played]:
             chosen.setdefault(c.result, c)
         sums = {r: _Sum(c.play, r) for r, c in chosen.items()}
-        plays = [c.play for c in chosen.values()]
+        plays = [(c.play, r) for r, c in chosen.items()]
         trials, done, k = s.trials, 0, 0
         while True:
-            res = rollout(engine, position, dice=dice, trials=trials, truncate=s.truncate, cubeful=True,
-                          match=state, player=player, seed=self._seed(game, move) + k, variance_reduction=True,
-                          plays=plays, workers=s.workers, met=self.met)
-            for rc in res.candidates:
-                value = rc.cubeful_equity if rc.cubeful_equity is not None else rc.equity
-                sums[rc.result].add(res.trials, value, rc.equity_se, rc.probabilities)
-            done += res.trials
+            games, values = one_round(plays, trials, seed + k)
+            for result, value, se_value, probs in values:
+                sums[result].add(games, value, se_value, probs)
+            done += games
             loss, se = _loss(list(sums.values()), first.played.result)
             if done >= s.max_trials or settled(max(0.0, loss), se, self.thresholds):
                 break
@@ -221,35 +252,6 @@ class Confirmer:
                        key=lambda c: -c.equity)
         mine = next(c for c in cands if c.result == first.played.result)
         return CheckerAnalysis(tuple(cands), mine, first.legal), Confirmed(s.label, done, se)
-
-    def variant_checker(self, engine: Any, position: Position, dice: tuple[int, int], first: CheckerAnalysis, *,
-                        game: int = 0, move: int = 0) -> tuple[CheckerAnalysis, Confirmed]:
-        """A Dutch or Mahbusa play valued again: cubeless rollouts played out by the variant net
-        (method ``"ply"``: the variants search at most 2-ply, so rollouts are used for them too)."""
-        from analyzer.eval.variants.rollout import variant_rollout
-
-        s = self.settings
-        self._count("checker")
-        chosen: dict[Position, Candidate] = {}
-        for c in [*first.candidates[: s.plays], first.played]:
-            chosen.setdefault(c.result, c)
-        sums = {r: _Sum(c.play, r) for r, c in chosen.items()}
-        pairs = [(c.play, r) for r, c in chosen.items()]
-        trials, done, k = s.trials, 0, 0
-        while True:
-            res = variant_rollout(engine, position, dice=dice, trials=trials, seed=self._seed(game, move) + k,
-                                  workers=s.workers, plays=pairs)
-            for vc in res.candidates:
-                sums[vc.result].add(res.trials, vc.equity, vc.equity_se, vc.probabilities)
-            done += res.trials
-            loss, se = _loss(list(sums.values()), first.played.result)
-            if done >= s.max_trials or settled(max(0.0, loss), se, self.thresholds):
-                break
-            trials, k = min(done, s.max_trials - done), k + 1
-        cands = sorted((Candidate(x.play, x.result, x.mean, x.probabilities, 0) for x in sums.values()),
-                       key=lambda c: -c.equity)
-        mine = next(c for c in cands if c.result == first.played.result)
-        return CheckerAnalysis(tuple(cands), mine, first.legal), Confirmed("rollout", done, se)
 
     # ------------------------------------------------------------------ cube decisions
     def cube(self, engine: Evaluator, position: Position, state: MatchState, player: int, *,
