@@ -50,6 +50,12 @@ What the analysis dict really holds (the referee doc, section 2): candidate ``sc
 scored from the preceding double; the luck of a roll is ``luck-value`` (EMG). ``check`` shows that
 this reading gives back gnubg's printed totals (checker error and unforced moves, cube error and
 close decisions, luck, per player).
+
+Not done here: rolling out the decisions where we and gnubg 2-ply disagree (issue 24 asks for a
+sample). In this tty build ``rollout =1 =2`` is refused after ``hint`` or after navigating to an
+analysed record ("The rollout command takes no arguments and only rollouts the current
+position"), and the Python ``hint()`` keeps returning its cached n-ply evaluations after ``set
+evaluation chequerplay type rollout``: rollout results are not scriptable this way.
 """
 
 from __future__ import annotations
