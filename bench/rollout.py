@@ -157,6 +157,7 @@ def main() -> None:
     for name in a.position:
         pos = POSITIONS[name]
         for trunc in a.truncate:
+            g_vr: float | None = None
             for vr, n, lp in runs:
                 gps, eq, se = ours(engine, pos, n, a.workers, vr, trunc, a.cubeful, lp)
                 what = (f"{n} {'played-out' if trunc <= 0 else f'{trunc}-ply truncated'} 0-ply "
@@ -164,9 +165,16 @@ def main() -> None:
                         f"{'on' if vr else 'off'}{' (luck_prune)' if lp else ''}")
                 print(f"bgreview: {what}, {a.workers} workers: {gps:.1f} games/s "
                       f"({'cubeful' if a.cubeful else 'cubeless'} equity {eq:+.3f} +- {se:.3f})", flush=True)
-                if a.no_gnubg or lp:
+                if a.no_gnubg:
+                    continue
+                if lp:  # gnubg's variance-reduced run just above (gnubg prunes its rolls' plays by default)
+                    if g_vr is not None:
+                        print(f"gnubg:    the variance-reduced run above: {g_vr:.1f} games/s; "
+                              f"ratio bgreview/gnubg = {gps / g_vr:.2f}", flush=True)
                     continue
                 g = gnubg(pos, n, a.workers, vr, trunc, a.cubeful)
+                if vr:
+                    g_vr = g
                 if g is None:
                     print("gnubg:    wheel not installed (pip install gnubg) or no result, no comparison", flush=True)
                 else:
