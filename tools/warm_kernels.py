@@ -49,7 +49,16 @@ def main() -> None:
         veng.evaluate(vstart, 1)
         veng.rank_plays(vstart, (6, 5), 0)
         variant_rollout(veng, vstart, trials=1, seed=1, max_plies=4)
-    step("Dutch and Mahbusa engines and rollouts", t)
+    t = step("Dutch and Mahbusa engines and rollouts", t)
+    import doctest
+
+    import analyzer.eval._rollout_kernel as kernel
+
+    doctest.testmod(kernel)  # its examples call the kernel functions directly: another compiled signature
+    for vr in (False, True):
+        rollout(eng, start, dice=(3, 1), trials=2, truncate=2, workers=1, variance_reduction=vr, max_plays=1,
+                luck_prune=True)
+    step("rollout kernel called directly, pruned luck", t)
     for name, secs in steps:
         print(f"{name:<45} {secs:7.1f} s")
     print(f"{'total':<45} {time.perf_counter() - t0:7.1f} s")
