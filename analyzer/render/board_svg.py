@@ -40,6 +40,7 @@ from typing import Literal
 from analyzer.core.position import Position
 
 HomeSide = Literal["right", "left"]
+Parts = Literal["all", "static", "pieces"]
 
 TITLES = {"standard": "Backgammon", "dutch": "Dutch backgammon", "mahbusa": "Mahbusa (Plakoto)"}
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -152,9 +153,16 @@ def _num(v: float) -> str:
 class _Canvas:
     """An SVG tree with mirroring of x coordinates for ``home_side="left"``."""
 
-    def __init__(self, width: float, mirror: bool) -> None:
+    def __init__(self, width: float, mirror: bool, mover_dark: bool = False) -> None:
         self.width = width
         self.mirror = mirror
+        self.mover_dark = mover_dark
+
+    def colour(self, side: str, what: str) -> str:
+        """The ``fill``, ``stroke`` or ``text`` colour of ``side``'s checkers (``x`` the mover):
+        light for ``x`` and dark for ``o``, swapped when the mover draws with the dark ones."""
+        palette = side if not self.mover_dark else ("o" if side == "x" else "x")
+        return COLOURS[f"{palette}_{what}"]
 
     def x(self, x: float, w: float = 0.0) -> float:
         """The drawn left edge of a box at ``x`` of width ``w`` (a point when ``w`` is 0)."""
@@ -199,6 +207,9 @@ def board_svg(
     home_side: HomeSide = "right",
     size: int = 480,
     names: tuple[str, str] = ("", ""),
+    mover_dark: bool = False,
+    action: str | None = None,
+    parts: Parts = "all",
 ) -> str:
     """Draw ``pos`` as a standalone SVG document (returned as text, without XML declaration).
 
@@ -207,9 +218,25 @@ def board_svg(
     centred (a centred cube of 1 shows 64, as gnubg does). ``size`` is the width in pixels; the
     height follows. ``names`` are the names of ``X`` and ``O`` (escaped like every text).
 
+    ``mover_dark`` draws ``X``'s checkers (and dice) dark and ``O``'s light, so that a report
+    keeps one colour per player whoever is to act. ``action`` replaces the end of ``X``'s
+    caption (``to play 3-1`` or ``on roll``), e.g. ``"to take or pass"`` for the answer to a
+    double. ``parts`` draws everything (``"all"``), only what every position of the same
+    layout shares (``"static"``: the document with the frame, points and numbers) or only what
+    belongs to this position (``"pieces"``: one ``<g class="pieces">`` element with the
+    checkers, trays, captions, dice and cube, to insert into a ``"static"`` drawing before its
+    closing tag): a report keeps one static drawing per layout and the pieces of each decision.
+
     >>> svg = board_svg(Position.start("dutch"), home_side="left", size=300)
     >>> 'width="300"' in svg, svg.count('class="reserve x"')
     (True, 15)
+    >>> static = board_svg(Position.start(), parts="static")
+    >>> pieces = board_svg(Position.start(), dice=(3, 1), parts="pieces")
+    >>> whole = static.replace("</svg>", pieces + "</svg>")
+    >>> whole.count('class="checker x"'), 'class="triangle"' in pieces, pieces.startswith('<g class="pieces"')
+    (15, False, True)
+    >>> 'fill="#2d2724"' in board_svg(Position.start(), mover_dark=True).split('class="checker x"')[1][:80]
+    True
     >>> board_svg(Position.start(), home_side="middle")
     Traceback (most recent call last):
     ...
@@ -217,13 +244,14 @@ def board_svg(
     """
     if home_side not in ("right", "left"):
         raise ValueError(f"home_side must be 'right' or 'left', not {home_side!r}")
+    if parts not in ("all", "static", "pieces"):
+        raise ValueError(f"parts must be 'all', 'static' or 'pieces', not {parts!r}")
     if dice is not None and (len(dice) != 2 or any(not 1 <= d <= 6 for d in dice)):
         raise ValueError(f"dice must be two numbers from 1 to 6, not {dice!r}")
     if cube_owner not in (None, 0, 1):
         raise ValueError(f"cube_owner must be 0, 1 or None, not {cube_owner!r}")
-    pinned = bool(pos.pinned_mover or pos.pinned_opponent)
-    lay = _layout(pos, pinned, cube_column=pos.variant == "standard" or cube is not None)
-    cv = _Canvas(lay.width, home_side == "left")
+    lay = board_layout(pos, cube)
+    cv = _Canvas(lay.width, home_side == "left", mover_dark)
     root = ET.Element("svg", {
         "xmlns": SVG_NS,
         "version": "1.1",
@@ -233,33 +261,54 @@ def board_svg(
         "class": f"board {pos.variant}",
         "font-family": "DejaVu Sans, Verdana, Arial, sans-serif",
     })
-    title = ET.SubElement(root, "title")
-    title.text = _title(pos, dice, names)
-    cv.rect(root, 0, 0, lay.width, lay.height, fill="#ffffff")
-    _frame(cv, root, lay)
-    _points(cv, root, lay, pos)
-    _bar(cv, root, lay, pos)
-    _tray(cv, root, lay, lay.off_x, pos.opponent_off, pos.mover_off, "off")
+    if parts != "pieces":
+        if parts == "all":
+            title = ET.SubElement(root, "title")
+            title.text = _title(pos, dice, names, action)
+        cv.rect(root, 0, 0, lay.width, lay.height, fill="#ffffff")
+        _frame(cv, root, lay)
+        _numbers(cv, root, lay)
+    if parts == "static":
+        return ET.tostring(root, encoding="unicode")
+    top = root if parts == "all" else ET.Element("g", {"class": "pieces"})
+    if parts == "pieces":
+        title = ET.SubElement(top, "title")
+        title.text = _title(pos, dice, names, action)
+    _points(cv, top, lay, pos)
+    _bar(cv, top, lay, pos)
+    _tray(cv, top, lay, lay.off_x, pos.opponent_off, pos.mover_off, "off")
     if lay.reserve_x is not None:
-        _tray(cv, root, lay, lay.reserve_x, pos.opponent_reserve, pos.mover_reserve, "reserve")
-        _lock(cv, root, lay.reserve_x + (PANEL - 4) / 2, CAPTION - 12, "o", pos.opponent_can_hit)
-        _lock(cv, root, lay.reserve_x + (PANEL - 4) / 2, lay.top + lay.frame_height + NUMBERS + CAPTION - 12, "x",
+        _tray(cv, top, lay, lay.reserve_x, pos.opponent_reserve, pos.mover_reserve, "reserve")
+        _lock(cv, top, lay.reserve_x + (PANEL - 4) / 2, CAPTION - 12, "o", pos.opponent_can_hit)
+        _lock(cv, top, lay.reserve_x + (PANEL - 4) / 2, lay.top + lay.frame_height + NUMBERS + CAPTION - 12, "x",
               pos.mover_can_hit)
-    _numbers(cv, root, lay)
-    _captions(cv, root, lay, pos, dice, names)
+    _captions(cv, top, lay, pos, dice, names, action)
     if dice is not None:
-        _dice(cv, root, lay, dice)
+        _dice(cv, top, lay, dice)
     if cube is not None:
-        _cube(cv, root, lay, cube, cube_owner)
-    if pinned:
-        cv.text(root, lay.width / 2, lay.height - 8, "Ringed checker: pinned under the stack drawn above it",
+        _cube(cv, top, lay, cube, cube_owner)
+    if lay.legend:
+        cv.text(top, lay.width / 2, lay.height - 8, "Ringed checker: pinned under the stack drawn above it",
                 "legend", font_size=11, fill=COLOURS["pin"])
-    return ET.tostring(root, encoding="unicode")
+    return ET.tostring(top, encoding="unicode")
 
 
-def _title(pos: Position, dice: tuple[int, int] | None, names: tuple[str, str]) -> str:
+def board_layout(pos: Position, cube: int | None = None) -> _Layout:
+    """Where the drawing of ``pos`` puts everything; drawings with equal layouts share their
+    ``"static"`` part (:func:`board_svg`).
+
+    >>> board_layout(Position.start()) == board_layout(Position.start().flip())
+    True
+    >>> board_layout(Position.start()) == board_layout(Position.start("dutch"))
+    False
+    """
+    pinned = bool(pos.pinned_mover or pos.pinned_opponent)
+    return _layout(pos, pinned, cube_column=pos.variant == "standard" or cube is not None)
+
+
+def _title(pos: Position, dice: tuple[int, int] | None, names: tuple[str, str], action: str | None = None) -> str:
     who = f"X ({names[0]})" if names[0] else "X"
-    act = f"{who} to play {dice[0]}-{dice[1]}" if dice else f"{who} on roll"
+    act = f"{who} {action}" if action else (f"{who} to play {dice[0]}-{dice[1]}" if dice else f"{who} on roll")
     return f"{TITLES.get(pos.variant, pos.variant)} position, {act}"
 
 
@@ -290,7 +339,7 @@ def _columns() -> tuple[list[int], list[int]]:
 def _checker(cv: _Canvas, parent: ET.Element, cx: float, cy: float, side: str, pinned: bool = False,
              label: str | None = None) -> None:
     cls = f"checker {side}" + (" pinned" if pinned else "")
-    fill, stroke = COLOURS[f"{side}_fill"], COLOURS[f"{side}_stroke"]
+    fill, stroke = cv.colour(side, "fill"), cv.colour(side, "stroke")
     if pinned:
         cv.circle(parent, cx, cy, R - 0.5, cls, fill=fill, stroke=COLOURS["pin"], stroke_width=3)
         cv.circle(parent, cx, cy, R - 5, "pin-mark", fill="none", stroke=COLOURS["pin"], stroke_width=1.5,
@@ -299,7 +348,7 @@ def _checker(cv: _Canvas, parent: ET.Element, cx: float, cy: float, side: str, p
         cv.circle(parent, cx, cy, R, cls, fill=fill, stroke=stroke, stroke_width=1.2)
     if label is not None:
         cv.text(parent, cx, cy + 4.5, label, "count", font_size=13, font_weight="bold",
-                fill=COLOURS[f"{side}_text"])
+                fill=cv.colour(side, "text"))
 
 
 def _stack(cv: _Canvas, parent: ET.Element, cx: float, edge: float, direction: int, side: str, n: int,
@@ -352,8 +401,8 @@ def _tray(cv: _Canvas, root: ET.Element, lay: _Layout, x: float, top_n: int, bot
     for side, n, edge, direction in (("o", top_n, lay.inner_top, 1), ("x", bottom_n, lay.inner_bottom, -1)):
         for k in range(n):
             y = edge + k * SLICE_PITCH if direction == 1 else edge - k * SLICE_PITCH - SLICE
-            cv.rect(g, left, y, w, SLICE, f"{kind} {side}", rx=2, fill=COLOURS[f"{side}_fill"],
-                    stroke=COLOURS[f"{side}_stroke"], stroke_width=0.8)
+            cv.rect(g, left, y, w, SLICE, f"{kind} {side}", rx=2, fill=cv.colour(side, "fill"),
+                    stroke=cv.colour(side, "stroke"), stroke_width=0.8)
         label_y = (lay.inner_top + HALF + 14) if direction == 1 else (lay.inner_bottom - HALF - 6)
         cv.text(g, left + w / 2, label_y, str(n), f"{kind}-count", font_size=11, fill=COLOURS["text"])
     cv.text(g, left + w / 2, lay.inner_top + HALF + GAP / 2 + 4, kind, "tray-label", font_size=10,
@@ -399,13 +448,13 @@ def _side_caption(glyph: str, name: str, pips: int, off: int, pos: Position, res
 
 
 def _captions(cv: _Canvas, root: ET.Element, lay: _Layout, pos: Position, dice: tuple[int, int] | None,
-              names: tuple[str, str]) -> None:
+              names: tuple[str, str], action: str | None = None) -> None:
     m_pips, o_pips = pos.pips()
     g = cv.el(root, "g", "captions", font_size=12 if pos.variant == "dutch" else 15, fill=COLOURS["text"])
     top = _side_caption("O", names[1], o_pips, pos.opponent_off, pos, pos.opponent_reserve,
                         pos.opponent_can_hit)
     bottom = _side_caption("X", names[0], m_pips, pos.mover_off, pos, pos.mover_reserve, pos.mover_can_hit)
-    bottom += "   " + (f"to play {dice[0]}-{dice[1]}" if dice else "on roll")
+    bottom += "   " + (action or (f"to play {dice[0]}-{dice[1]}" if dice else "on roll"))
     cv.text(g, lay.board_x, CAPTION - 6, top, "caption o", anchor="start")
     base = lay.top + lay.frame_height + NUMBERS + CAPTION - 6
     cv.text(g, lay.board_x, base, bottom, "caption x", anchor="start")
@@ -424,10 +473,10 @@ def _dice(cv: _Canvas, root: ET.Element, lay: _Layout, dice: tuple[int, int]) ->
     for i, value in enumerate(dice):
         cx = centre + (i - 0.5) * (d + 10)
         die = cv.el(g, "g", "die", data_value=str(value))
-        cv.rect(die, cx - d / 2, cy - d / 2, d, d, rx=4, fill=COLOURS["x_fill"], stroke=COLOURS["x_stroke"],
+        cv.rect(die, cx - d / 2, cy - d / 2, d, d, rx=4, fill=cv.colour("x", "fill"), stroke=cv.colour("x", "stroke"),
                 stroke_width=1.2)
         for dx, dy in _PIPS[value]:
-            cv.circle(die, cx + dx * 7, cy + dy * 7, 2.6, "pip", fill=COLOURS["x_text"])
+            cv.circle(die, cx + dx * 7, cy + dy * 7, 2.6, "pip", fill=cv.colour("x", "text"))
 
 
 def _cube(cv: _Canvas, root: ET.Element, lay: _Layout, value: int, owner: int | None) -> None:
