@@ -6,6 +6,8 @@ Exit codes: 0 success, 1 some inputs failed, 2 usage error or unreadable input.
 from __future__ import annotations
 
 import importlib
+import re
+import sys
 
 import typer
 
@@ -43,6 +45,33 @@ for _name in _COMMAND_MODULES:
     importlib.import_module(f"analyzer.cli.{_name}")
 
 
-def main() -> None:
-    """Entry point of the ``bgreview`` console script."""
-    app()
+# the commands that take a position: an XGID there may begin with "-" (an empty point 1)
+_POSITION_COMMANDS = frozenset({"show", "hint", "eval", "cube", "position", "moves", "rollout"})
+_XGID_ARG = re.compile(r"-[-a-oA-O]{25}:[0-9A-Za-z:-]*")
+
+
+def xgid_safe_args(args: list[str]) -> list[str]:
+    """``args`` with every XGID that begins with ``-`` moved after a ``--``, so that click takes it
+    for the position and not for an unknown option (only for the commands that take a position,
+    and only before a ``--`` the user wrote).
+
+    >>> xgid_safe_args(["show", "-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10", "--variant", "standard"])
+    ['show', '--variant', 'standard', '--', '-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10']
+    >>> xgid_safe_args(["show", "--", "-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"])[1]
+    '--'
+    >>> xgid_safe_args(["replay", "-x"])
+    ['replay', '-x']
+    """
+    if not args or args[0] not in _POSITION_COMMANDS:
+        return list(args)
+    end = args.index("--") if "--" in args else len(args)
+    head, tail = args[:end], args[end + 1:]
+    xgids = [a for a in head[1:] if _XGID_ARG.fullmatch(a)]
+    if not xgids:
+        return list(args)
+    return [a for a in head if a not in xgids] + ["--", *xgids, *tail]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``bgreview`` console script (``argv``: the arguments, default ``sys.argv[1:]``)."""
+    app(args=xgid_safe_args(sys.argv[1:] if argv is None else argv), prog_name="bgreview")
