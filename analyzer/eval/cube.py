@@ -181,14 +181,17 @@ def cube_life_of(position: Position) -> float:
     """
     if position.variant != "standard":
         return CONTACT_CUBE_LIFE
-    mover, opp = position.mover, position.opponent
-    my_back = 25 if position.mover_bar else max((i + 1 for i, n in enumerate(mover) if n), default=0)
-    opp_back = 0 if position.opponent_bar else min((i + 1 for i, n in enumerate(opp) if n), default=25)
+    points = np.frombuffer(position.board, dtype=np.int8)[1:25]  # > 0 the mover's, < 0 the opponent's
+    mine, theirs = np.flatnonzero(points > 0), np.flatnonzero(points < 0)
+    bar = position.mover_bar
+    my_back = 25 if bar else int(mine[-1]) + 1 if mine.size else 0
+    opp_back = 0 if position.opponent_bar else int(theirs[0]) + 1 if theirs.size else 25
     if my_back >= opp_back:
         return CONTACT_CUBE_LIFE
     if my_back <= 6 and opp_back >= 19:
         return ONE_SIDED_BEAROFF_CUBE_LIFE
-    x = RACE_CUBE_LIFE_BASE + RACE_CUBE_LIFE_PER_PIP * position.pips()[0]
+    pips = int(np.dot(mine + 1, points[mine].astype(np.int64))) + 25 * bar
+    x = RACE_CUBE_LIFE_BASE + RACE_CUBE_LIFE_PER_PIP * pips
     return min(max(x, RACE_CUBE_LIFE_MIN), RACE_CUBE_LIFE_MAX)
 
 

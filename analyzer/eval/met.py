@@ -64,6 +64,9 @@ class MatchEquityTable:
     description: str = ""
     attribution: str = ""
     _fit: list[float] = field(default_factory=list, repr=False, compare=False, hash=False)
+    _outcomes: dict[tuple[int, int, bool], dict[int, float]] = field(
+        default_factory=dict, repr=False, compare=False, hash=False)
+    """Memo of :func:`outcome_mwc`: per (away, away, post-Crawford), the MWC of each game result."""
 
     def __post_init__(self) -> None:
         n = len(self.pre_crawford)
@@ -176,11 +179,17 @@ def outcome_mwc(met: MatchEquityTable, state: MatchState, player: int) -> Callab
     """
     a, b = _aways(state, player)
     post = state.crawford or state.post_crawford
+    memo = met._outcomes.get((a, b, post))
+    if memo is None:  # the cube model asks the same few results thousands of times per score
+        memo = met._outcomes[(a, b, post)] = {}
 
     def value(points: int) -> float:
-        if points >= 0:
-            return mwc(met, a - points, b, post_crawford=post)
-        return mwc(met, a, b + points, post_crawford=post)
+        got = memo.get(points)
+        if got is None:
+            got = mwc(met, a - points, b, post_crawford=post) if points >= 0 else mwc(met, a, b + points,
+                                                                                       post_crawford=post)
+            memo[points] = got
+        return got
 
     return value
 
