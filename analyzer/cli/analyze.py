@@ -93,7 +93,7 @@ def analyze(
     whose evaluator is missing. Dutch and Mahbusa have no cube: checker plays only, in points;
     with --rollout their candidates are rolled out cubeless and played to the end.
 
-    The confirmation pass (on by default) values again every decision the first pass would show
+    With --confirm, a confirmation pass values again every decision the first pass would show
     as an error, every close one and every double: rollouts with variance reduction, in rounds
     until the error's class is settled at 95% or --confirm-trials games; the rows say how each
     decision was valued (method, trials, loss_se) and the summary how many were confirmed.
