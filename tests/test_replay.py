@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from analyzer.analysis.replay import (
     replay_games,
 )
 from analyzer.core.errors import IllegalPlayError, ParseError, RulesError
+from analyzer.core.ids import GameState, decode_match_id
 from analyzer.core.play import format_play
 from analyzer.formats.mat import read_match_text, read_matches
 from analyzer.formats.mat_writer import format_match
@@ -55,6 +57,13 @@ def test_gnubg_position_and_match_ids_of_the_analysis_export():
         expected += re.findall(r"Move number \d+:\s+(\S+) to play (\d\d)\s+GNU Backgammon\s+"
                                r"Position ID: (\S+)\s+Match ID\s+: (\S+)", text)
     assert len(expected) == 141
+    # gnubg's export alone writes the opening roll of a game with game state 0 ("no game"); the ID
+    # gnubg holds there says "playing" (tests/data/gnubg_first_move_ids.json), as ours does
+    opening = [i for i, e in enumerate(expected) if decode_match_id(e[3]).game_state == GameState.NONE]
+    assert opening == [0, 41, 83]  # the first move of each of the three games
+    for i in opening:
+        live = replace(decode_match_id(expected[i][3]), game_state=GameState.PLAYING).encode()
+        expected[i] = (*expected[i][:3], live)
     [m] = list(read_matches(studio("BoardLord - Llabba 7pt")))
     got = []
     for d in decisions(m):

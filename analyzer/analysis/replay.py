@@ -734,14 +734,16 @@ _RESIGN_LEVEL = {"single": 1, "gammon": 2, "backgammon": 3}
 def decision_ids(d: Decision) -> DecisionIds:
     """The identifiers of ``d`` as gnubg shows them before the decision: the position from the
     player holding the turn, the dice rolled (for a play), a pending double (take / drop), an
-    offered resignation (resign). The opening roll has game state 0, as gnubg writes it.
+    offered resignation (resign). The game state is "playing" at every decision, the opening
+    roll included: the ID gnubg holds there (its text export alone writes 0, "no game", for the
+    opening roll, and gnubg reads such an ID back as a position with no game to play).
 
     >>> from analyzer.formats.mat import read_match_text
     >>> text = " 7 point match\\n Game 1\\n a : 0             b : 0\\n  1) 51: 24/23 13/8\\n"
     >>> [d] = decisions(read_match_text(text)[0])
     >>> ids = decision_ids(d)
     >>> ids.position_id, ids.match_id
-    ('4HPwATDgc/ABMA', 'MIDmAAAAAAAE')
+    ('4HPwATDgc/ABMA', 'MIHmAAAAAAAE')
     """
     from analyzer.core.ids import encode_key, xgid_from_position
 
@@ -751,9 +753,8 @@ def decision_ids(d: Decision) -> DecisionIds:
     dice = d.dice if d.kind in ("move", "resign") else None
     offered = d.kind in ("take", "drop")
     resign = _RESIGN_LEVEL.get(d.normalised, 1) if d.kind == "resign" else 0
-    opening = d.kind == "move" and d.move == 1
     mid = d.state.to_match_id(on_roll=d.on_roll, dice=d.dice if d.kind in ("move", "resign") else None,
-                              game_state=0 if opening else 1, double_offered=offered,
+                              game_state=1, double_offered=offered,
                               resignation=resign).encode()
     xgid = str(xgid_from_position(d.position, d.state, mover=d.on_roll, dice=dice, double_offered=offered))
     return DecisionIds(d.position.gnubg_id(), mid, xgid, key)
