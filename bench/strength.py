@@ -31,6 +31,7 @@ from numba import njit
 
 from analyzer.core.layout import VAR_STANDARD
 from analyzer.eval import features as F
+from analyzer.eval import jitcache
 from analyzer.eval.net import NetSet
 from analyzer.rules.kernel import Workspace, flip_into, generate
 from analyzer.train.selfplay import (
@@ -42,6 +43,8 @@ from analyzer.train.selfplay import (
     duel_dice,
     duel_scratch,
 )
+
+jitcache.refresh_module(__file__, ("train/selfplay.py",))  # its kernels call the self-play kernels
 
 PLAYER_PUBEVAL = 2
 WEIGHTS = Path(__file__).with_name("data") / "pubeval_weights.json"

@@ -265,6 +265,15 @@ def _pool(units: list[Unit], out: str, options: BatchOptions,
         left = sorted(broken, key=units.index)
 
 
+def _need_dask() -> None:
+    """Raise :class:`BatchError` unless Dask's ``distributed`` is installed (the ``cluster`` extra)."""
+    import importlib.util
+
+    if importlib.util.find_spec("distributed") is None:
+        raise BatchError("--scheduler runs on a Dask cluster, and Dask is not installed: "
+                         "pip install 'bgreview[cluster]'")
+
+
 def _dask(units: list[Unit], out: str, options: BatchOptions,
           scheduler: str) -> Iterator[tuple[Unit, UnitResult | BaseException]]:
     from distributed import Client
@@ -291,6 +300,8 @@ def run_batch(paths: Sequence[str], out_dir: str | os.PathLike[str] = DEFAULT_OU
     names nothing.
     """
     t0 = time.perf_counter()
+    if scheduler:
+        _need_dask()
     out = Path(out_dir)
     given = expand_inputs(list(paths)) if paths else None  # checked before the folder is made or locked
     if given is None and not (resume and (out / MANIFEST).is_file()):

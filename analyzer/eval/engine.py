@@ -28,6 +28,7 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 from numpy.typing import NDArray
 
+from analyzer._resources import data_path
 from analyzer.core.layout import NSLOTS, VAR_STANDARD
 from analyzer.core.position import Position
 from analyzer.eval import features as F
@@ -41,7 +42,7 @@ from analyzer.rules.standard import Standard
 if TYPE_CHECKING:
     from analyzer.eval.rollout import RolloutResult
 
-DEFAULT_NETS = Path(__file__).resolve().parents[2] / "data" / "nets" / "standard.npz"
+DEFAULT_NETS = data_path("nets", "standard.npz")
 MAX_PLY = 3
 LEVELS = MAX_PLY + 1
 CAPACITY = 16384

@@ -19,16 +19,25 @@ from collections.abc import Iterable
 from pathlib import Path
 
 _ROOT = Path(__file__).resolve().parents[1]
-# Modules whose compiled functions are called from other modules' cached kernels.
+# Modules of the evaluator's layers whose compiled functions are called from other modules' cached kernels.
 SOURCES = ("core/layout.py", "rules/kernel.py", "eval/features.py", "eval/net.py", "eval/bearoff.py",
-           "eval/_bearoff_gen.py", "eval/engine.py", "train/selfplay.py")
-# Modules holding cached kernels that call into SOURCES.
-DEPENDENTS = ("eval/net.py", "eval/engine.py", "train/selfplay.py", "../bench/strength.py")
+           "eval/_bearoff_gen.py", "eval/engine.py")
+# Modules of eval holding cached kernels that call into SOURCES. Modules elsewhere (training, benchmarks)
+# keep their own caches in step by calling refresh_module(__file__, ...) themselves.
+DEPENDENTS = ("eval/net.py", "eval/engine.py")
 _done = False
 
 
+def _name(path: Path) -> str:
+    """``path`` relative to ``analyzer/`` when it lies there (``eval/net.py``), else as it is."""
+    try:
+        return path.relative_to(_ROOT).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
 def _digest(sources: Iterable[str]) -> str:
-    """Hash of the files ``sources`` (paths under ``analyzer/``; a missing one counts by name)."""
+    """Hash of the files ``sources`` (paths under ``analyzer/``, or absolute; a missing one counts by name)."""
     h = hashlib.sha256()
     for rel in sources:
         p = _ROOT / rel
@@ -81,13 +90,13 @@ def refresh() -> bool:
 def refresh_module(module_file: str, extra: tuple[str, ...] = ()) -> bool:
     """Delete the cached kernels of ``module_file`` when it or a module its kernels call changed.
 
-    The stamp kept beside its cache covers :data:`SOURCES`, ``extra`` (paths under ``analyzer/``)
-    and the module itself. Returns True when files were removed.
+    The stamp kept beside its cache covers :data:`SOURCES`, ``extra`` (paths under ``analyzer/``,
+    such as ``"train/selfplay.py"``, or absolute paths) and the module itself, which may lie outside
+    the package (a benchmark script). Returns True when files were removed.
 
     >>> refresh_module(__file__)  # this module has no compiled kernels: nothing to remove
     False
     """
     here = Path(module_file).resolve()
-    rel = here.relative_to(_ROOT).as_posix()
-    return _renew(here.parent / "__pycache__" / f"{here.stem}-deps.stamp", _digest((*SOURCES, *extra, rel)),
-                  [here])
+    return _renew(here.parent / "__pycache__" / f"{here.stem}-deps.stamp",
+                  _digest((*SOURCES, *extra, _name(here))), [here])

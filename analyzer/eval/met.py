@@ -37,10 +37,11 @@ from functools import cache
 from pathlib import Path
 from statistics import NormalDist
 
+from analyzer._resources import data_path
 from analyzer.core.match import MatchState
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "met"
-"""Where the published tables live (``data/met`` in the repository)."""
+DATA_DIR = data_path("met")
+"""Where the published tables live (``data/met`` in the repository, packaged with bgreview)."""
 
 MET_NAMES = ("kazaross-xg2", "computed")
 DEFAULT_MET = "kazaross-xg2"

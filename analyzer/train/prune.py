@@ -27,7 +27,7 @@ from analyzer.rules.standard import Standard
 from analyzer.train.optim import Adam
 from analyzer.train.selfplay import GameBuffers, play_seeded
 
-jitcache.refresh_module(__file__)
+jitcache.refresh_module(__file__, ("train/selfplay.py",))
 
 
 @njit(cache=True)

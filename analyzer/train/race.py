@@ -77,7 +77,7 @@ def is_holdout(x: NDArray[np.int64], y: NDArray[np.int64]) -> NDArray[np.bool_]:
     return out
 
 
-jitcache.refresh_module(__file__)
+jitcache.refresh_module(__file__, ("train/selfplay.py",))
 
 
 @njit(cache=True)

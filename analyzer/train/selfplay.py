@@ -40,6 +40,7 @@ PLAYER_NET = 0
 PLAYER_HEURISTIC = 1
 
 jitcache.refresh()
+jitcache.refresh_module(__file__)
 
 
 @njit(cache=True)

@@ -32,6 +32,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from analyzer._resources import data_path
 from analyzer.core.position import Position
 from analyzer.eval.engine import ANALYSIS_FILTER, PLAY_FILTER, MoveFilter, RankedPlay
 from analyzer.eval.probabilities import Probabilities
@@ -49,7 +50,7 @@ from analyzer.eval.variants.model import (
 from analyzer.rules import find_variant
 from analyzer.rules.kernel import Workspace, flip_into
 
-NETS_DIR = Path(__file__).resolve().parents[3] / "data" / "nets"
+NETS_DIR = data_path("nets")
 MAX_PLY = 2
 SWAP = [2, 3, 0, 1, 4]
 

@@ -44,6 +44,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from analyzer._resources import data_path
 from analyzer.core.layout import MOVER_OFF, NSLOTS, OPP_OFF, PIN0, VAR_DUTCH, VAR_MAHBUSA
 from analyzer.eval import engine as E
 from analyzer.eval import features as F
@@ -453,7 +454,7 @@ def eval_many(boards: np.ndarray, ply: int, variant: int, opts: int, W: tuple, S
 
 
 # ---------------------------------------------------------------------------------------- context
-STANDARD_NETS = Path(__file__).resolve().parents[3] / "data" / "nets" / "standard.npz"
+STANDARD_NETS = data_path("nets", "standard.npz")
 
 
 @dataclass
