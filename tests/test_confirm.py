@@ -4,6 +4,7 @@ summary say about it."""
 from __future__ import annotations
 
 import json
+import math
 
 import polars as pl
 import pytest
@@ -76,6 +77,31 @@ def test_a_rolled_out_checker_play_keeps_the_played_play_and_is_seeded(engine):
     assert [c.equity for c in ca.candidates] == sorted((c.equity for c in ca.candidates), reverse=True)
     other = Confirmer(FAST, XG, 8, None).checker(engine, pos, (3, 1), MatchState(), 0, first, game=1, move=1)
     assert other[0].played.equity != ca.played.equity  # another seed, other dice
+
+
+def test_a_loss_has_the_standard_error_of_its_paired_trials(engine):
+    from analyzer.analysis.confirm import _SEED_STEP
+    from analyzer.eval.rollout import rollout
+
+    pos = Position.start()
+    first = analyze_checker(engine, pos, (3, 1), _result(engine, pos, (3, 1), "6/2"), MatchState(), 0, ply=0, met=None)
+    plays = [c.play for c in first.candidates[:2]] + [first.played.play]
+    r = rollout(engine, pos, dice=(3, 1), trials=36, truncate=3, workers=1, seed=7 * _SEED_STEP + 1001, cubeful=True,
+                match=MatchState(), player=0, variance_reduction=True, luck_prune=True, plays=plays)
+    cs = r.candidates
+    for i, x in enumerate(cs):
+        assert len(x.paired_se) == 3 and x.paired_se[i] == 0.0
+        for j, y in enumerate(cs):
+            assert x.paired_se[j] == pytest.approx(y.paired_se[i])  # SE of a - b is that of b - a
+            if i != j:  # with variance reduction the trials' values of two plays are nearly independent
+                assert 0.5 < x.paired_se[j] / math.hypot(x.equity_se, y.equity_se) < 1.5
+    # the confirmation's first round is this rollout: its loss SE is the paired one of rival - played
+    ca, how = Confirmer(FAST, XG, 7, None).checker(engine, pos, (3, 1), MatchState(), 0, first, game=1, move=1)
+    assert how.trials == 36  # settled at once: a blunder beyond doubt
+    played = next(i for i, c in enumerate(cs) if c.result == first.played.result)
+    rival = max((i for i in range(3) if i != played), key=lambda i: cs[i].cubeful_equity)
+    assert how.loss_se == pytest.approx(cs[rival].paired_se[played])
+    assert how.loss_se != pytest.approx(math.hypot(cs[rival].equity_se, cs[played].equity_se))
 
 
 def test_analysis_with_the_confirmation_pass(engine):

@@ -20,8 +20,10 @@ that matter and values them again, and the stronger value stands:
 Method ``"ply"`` instead re-evaluates the same decisions at ``ply`` (3 by default: the first pass's
 candidate filter with a deeper last stage, and the n-ply cube search).
 
-The standard error of a loss is that of the difference of two rolled-out values, counted as if they
-were independent (conservative: the same dice make them positively correlated).
+The standard error of a loss is that of the difference of two rolled-out values, measured from the
+trials' paired differences (every candidate plays the same dice, so most of the noise cancels; the
+cubeless equities' differences stand for the cubeful ones'). Dutch and Mahbusa rounds count the two
+values as independent (larger, conservative).
 
 >>> s = ConfirmSettings()
 >>> s.method, s.threshold, s.trials, s.max_trials
@@ -53,7 +55,10 @@ METHODS = ("rollout", "ply")
 Z95 = 1.959963984540054
 _SEED_STEP = 1_000_003
 
-_Round = tuple[int, list[tuple[Position, float, float, Probabilities]]]
+_Pairs = dict[tuple[Position, Position], float]
+_Round = tuple[int, list[tuple[Position, float, float, Probabilities]], _Pairs | None]
+"""One round's games; per candidate its result, value, standard error and chances; and, where the
+rollout gives them, the standard errors of the paired differences (``(a, b)``: value of a minus b)."""
 """One rollout round: games played, and per candidate its result, value, standard error and chances."""
 
 
@@ -159,14 +164,18 @@ class _Sum:
         return Probabilities(*(x / self.games for x in self.probs))
 
 
-def _loss(sums: Sequence[_Sum], played: Position) -> tuple[float, float]:
-    """The played play's loss against the best other candidate and its standard error."""
+def _loss(sums: Sequence[_Sum], played: Position, pairs: _Pairs | None = None) -> tuple[float, float]:
+    """The played play's loss against the best other candidate and its standard error: from the
+    paired differences when ``pairs`` holds them (sum over the rounds of (games x SE)^2 of rival
+    minus played), else as if the two values were independent (larger: the dice are shared)."""
     mine = next(s for s in sums if s.result == played)
     others = [s for s in sums if s is not mine]
     if not others:
         return 0.0, 0.0
     rival = max(others, key=lambda s: s.mean)
-    return rival.mean - mine.mean, math.hypot(rival.se, mine.se)
+    var = None if pairs is None else pairs.get((rival.result, mine.result))
+    se = math.hypot(rival.se, mine.se) if var is None else math.sqrt(var) / mine.games
+    return rival.mean - mine.mean, se
 
 
 class Confirmer:
@@ -207,8 +216,10 @@ class Confirmer:
             res = rollout(engine, position, dice=dice, trials=trials, truncate=s.truncate, cubeful=True,
                           match=state, player=player, seed=seed, variance_reduction=True, luck_prune=True,
                           plays=[p for p, _ in plays], workers=s.workers, met=self.met)
+            cs = res.candidates
+            pairs = {(a.result, b.result): a.paired_se[j] for a in cs if a.paired_se for j, b in enumerate(cs)}
             return res.trials, [(c.result, c.cubeful_equity if c.cubeful_equity is not None else c.equity,
-                                 c.equity_se, c.probabilities) for c in res.candidates]
+                                 c.equity_se, c.probabilities) for c in cs], pairs or None
 
         return self._rolled_out(first, one_round, self._seed(game, move))
 
@@ -223,7 +234,7 @@ class Confirmer:
         def one_round(plays: list[tuple[str, Position]], trials: int, seed: int) -> _Round:
             res = variant_rollout(engine, position, dice=dice, trials=trials, seed=seed,
                                   workers=self.settings.workers, plays=plays)
-            return res.trials, [(c.result, c.equity, c.equity_se, c.probabilities) for c in res.candidates]
+            return res.trials, [(c.result, c.equity, c.equity_se, c.probabilities) for c in res.candidates], None
 
         ca, how = self._rolled_out(first, one_round, self._seed(game, move))
         return ca, Confirmed("rollout", how.trials, how.loss_se)
@@ -240,12 +251,18 @@ class Confirmer:
         sums = {r: _Sum(c.play, r) for r, c in chosen.items()}
         plays = [(c.play, r) for r, c in chosen.items()]
         trials, done, k = s.trials, 0, 0
+        pairs: _Pairs | None = {}
         while True:
-            games, values = one_round(plays, trials, seed + k)
+            games, values, round_pairs = one_round(plays, trials, seed + k)
             for result, value, se_value, probs in values:
                 sums[result].add(games, value, se_value, probs)
+            if pairs is not None and round_pairs is not None:
+                for key, pse in round_pairs.items():
+                    pairs[key] = pairs.get(key, 0.0) + (games * pse) ** 2
+            else:
+                pairs = None  # a round without paired errors: the independent bound for all
             done += games
-            loss, se = _loss(list(sums.values()), first.played.result)
+            loss, se = _loss(list(sums.values()), first.played.result, pairs)
             if done >= s.max_trials or settled(max(0.0, loss), se, self.thresholds):
                 break
             trials, k = min(done, s.max_trials - done), k + 1

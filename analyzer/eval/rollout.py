@@ -144,6 +144,10 @@ class RolloutCandidate:
     cubeful_equity: float | None
     mean_plies: float
     cubeful_se: float | None = None
+    paired_se: tuple[float, ...] = ()
+    """With dice: the standard error of this candidate's equity minus each candidate's (in the
+    result's order), from the trials' differences: every candidate plays the same dice, so a
+    difference is measured with far less noise than ``hypot`` of the two ``equity_se``."""
 
     def as_dict(self) -> dict[str, Any]:
         """Plain values for JSON."""
@@ -272,6 +276,16 @@ def _summaries(x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.
             mean[j, i] = v.mean()
             se[j, i] = v.std(ddof=1) / math.sqrt(n) if n > 1 else 0.0
     return mean, se
+
+
+def _paired_se(a: NDArray[np.float64], b: NDArray[np.float64]) -> float:
+    """Standard error of ``mean(a) - mean(b)`` from paired trials (0 for a lone trial).
+
+    >>> round(_paired_se(np.array([1.0, 2.0, 3.0]), np.array([0.5, 1.5, 2.5])), 9)
+    0.0
+    """
+    n = a.shape[0]
+    return float(np.ascontiguousarray(a - b).std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
 
 
 def _probabilities(m: NDArray[np.float64]) -> Probabilities:
@@ -432,7 +446,14 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
                                       eq, float(s[5]), (eq - Z95 * float(s[5]), eq + Z95 * float(s[5])), cf,
                                       float(mean_plies[k]), cf_err))
     if dice is not None:
-        cands.sort(key=lambda c: -(c.cubeful_equity if c.cubeful_equity is not None else c.equity))
+        def rank(i: int) -> float:
+            cf = cands[i].cubeful_equity
+            return -(cf if cf is not None else cands[i].equity)
+
+        order = sorted(range(len(cands)), key=rank)
+        per_trial = x @ _OUTCOME_POINTS  # n x k: each trial's cubeless equity of each start
+        cands = [replace(cands[i], paired_se=tuple(_paired_se(per_trial[:, i], per_trial[:, j]) for j in order))
+                 for i in order]
     cube = None
     if cubeful and dice is None:
         gp = GameProbabilities.of(cands[0].probabilities, clamp=True)
