@@ -3,6 +3,7 @@ board each, candidates or cube table, IDs) and settings; hostile names and plays
 
 from __future__ import annotations
 
+import json
 import re
 import xml.etree.ElementTree as ET
 from html import unescape
@@ -79,10 +80,14 @@ def test_sections_and_self_contained(report: str) -> None:
     assert {"summary", "charts", "errors", "settings"} <= ids
     assert report.startswith("<!DOCTYPE html>")
     assert len(doc.inside("style", "head")) == 1  # one inline style sheet in the head
-    for tag in ("script", "link", "img", "iframe", "object"):
+    for tag in ("link", "img", "iframe", "object"):
         assert not [t for t, _a, _p in doc.tags if t == tag], tag
+    # two inline scripts of our own: the viewer's JSON data and its code; nothing loaded from elsewhere
+    scripts = [a for t, a, _p in doc.tags if t == "script"]
+    assert scripts == [{"type": "application/json", "id": "bgr-data"}, {}]
+    assert {"game-list", "games", "luck", "viewer", "filters"} <= ids
     # no network: the only absolute URLs are XML namespaces
-    urls = set(re.findall(r"https?://[^\s\"'<>)]+", report))
+    urls = set(re.findall(r"https?://[^\s\"'<>)\\]+", report))
     assert urls <= {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}, urls
     assert "@import" not in report and "url(http" not in report and "@font-face" not in report
     # three inline charts whose ids do not collide
@@ -140,8 +145,8 @@ def test_errors_largest_first_each_with_one_board(report: str, sample: SampleAna
         assert f"{row['equity_loss']:.3f} EMG ({1000 * row['equity_loss']:.0f} millipoints)" in art
         assert f"Game {row['game']}, move {row['move_no']}: {row['player']}" in art
         assert f"<dt>Played</dt><dd>{row['played']}</dd>" in art and f"<dt>Best</dt><dd>{row['best']}</dd>" in art
-        assert f"<code>{row['position_id']}:{row['match_id']}</code>" in art
-        assert f"<code>{row['xgid']}</code>" in art and f"<code>{row['key']}</code>" in art
+        assert f'<code class="id">{row["position_id"]}:{row["match_id"]}</code>' in art
+        assert f'<code class="id">{row["xgid"]}</code>' in art and f'<code class="id">{row["key"]}</code>' in art
         if row["kind"] == "checker":
             assert f"<dt>Dice</dt><dd>{row['dice']}</dd>" in art
             dice = next(g for g in root.iter(SVG_NS + "g") if g.get("class") == "dice")
@@ -195,12 +200,19 @@ def test_hostile_text_renders_inert(tmp_path: Path) -> None:
     path = write_html_report(a, tmp_path)
     html = path.read_text(encoding="utf-8")
     low = html.lower()
-    assert "<script" not in low and "<img" not in low
+    # the report's own two scripts are the only ones: the hostile texts are escaped everywhere,
+    # in the JSON data inside <script> too (no "</script>" of theirs can close it)
+    assert low.count("<script") == 2 and low.count("</script") == 2
+    assert "<img" not in low
     assert "<b onmouseover" not in low and "<i>24/20" not in low and "<svg onload" not in low
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "O&#34;Neil&#39; &amp; &lt;b onmouseover=&#34;x&#34;&gt;co&lt;/b&gt;" in html
+    data = re.search(r'<script type="application/json" id="bgr-data">(.*?)</script>', html, re.S)
+    assert data is not None and "<" not in data.group(1) and "&" not in data.group(1)
+    assert json.loads(data.group(1))["names"] == list(names)
     doc = parse(html)
-    assert not [t for t, _a, _p in doc.tags if t in ("script", "img", "b", "i")]
+    assert not [t for t, _a, _p in doc.tags if t in ("img", "b", "i")]
+    assert len([t for t, _a, _p in doc.tags if t == "script"]) == 2
     assert not [a for _t, a, _p in doc.tags if any(k.startswith("on") for k in a)]
     # the hostile names also reach the board captions: escaped there too, and still valid XML
     for art in articles(html):
@@ -221,7 +233,7 @@ def test_other_variants(variant: str) -> None:
     # each board draws its own position's reserves (Dutch) or pinned checkers (Mahbusa)
     shown = 0
     for art in arts:
-        [key] = re.findall(r"<code>([DM]\.[^<]+)</code>", art)
+        [key] = re.findall(r'<code class="id">([DM]\.[^<]+)</code>', art)
         pos = decode_key(key)
         assert pos.variant == variant
         if variant == "dutch":

@@ -153,10 +153,26 @@ def _num(v: float) -> str:
 class _Canvas:
     """An SVG tree with mirroring of x coordinates for ``home_side="left"``."""
 
-    def __init__(self, width: float, mirror: bool, mover_dark: bool = False) -> None:
+    def __init__(self, width: float, mirror: bool, mover_dark: bool = False, styled: bool = True) -> None:
         self.width = width
         self.mirror = mirror
         self.mover_dark = mover_dark
+        self.styled = styled
+
+    def tone(self, side: str) -> str:
+        """``light`` or ``dark``: the checkers of ``side`` (``x`` the mover)."""
+        return "light" if (side == "x") != self.mover_dark else "dark"
+
+    def paint(self, side: str, what: str = "fill", stroke_width: float = 1.2) -> dict[str, float | str]:
+        """The colour attributes of a checker, slice or die of ``side``; none when the drawing is
+        not ``styled`` (a style sheet colours the ``light`` and ``dark`` classes instead)."""
+        if not self.styled:
+            return {}
+        return {"fill": self.colour(side, what), "stroke": self.colour(side, "stroke"), "stroke_width": stroke_width}
+
+    def cls(self, name: str, side: str) -> str:
+        """``name`` with the tone class of ``side`` added when the drawing is not ``styled``."""
+        return name if self.styled else f"{name} {self.tone(side)}"
 
     def colour(self, side: str, what: str) -> str:
         """The ``fill``, ``stroke`` or ``text`` colour of ``side``'s checkers (``x`` the mover):
@@ -210,6 +226,7 @@ def board_svg(
     mover_dark: bool = False,
     action: str | None = None,
     parts: Parts = "all",
+    styled: bool = True,
 ) -> str:
     """Draw ``pos`` as a standalone SVG document (returned as text, without XML declaration).
 
@@ -226,6 +243,8 @@ def board_svg(
     belongs to this position (``"pieces"``: one ``<g class="pieces">`` element with the
     checkers, trays, captions, dice and cube, to insert into a ``"static"`` drawing before its
     closing tag): a report keeps one static drawing per layout and the pieces of each decision.
+    ``styled=False`` leaves out the colours of checkers, slices and dice and marks them
+    ``light`` or ``dark`` instead, for a page whose style sheet colours them (smaller pieces).
 
     >>> svg = board_svg(Position.start("dutch"), home_side="left", size=300)
     >>> 'width="300"' in svg, svg.count('class="reserve x"')
@@ -251,7 +270,7 @@ def board_svg(
     if cube_owner not in (None, 0, 1):
         raise ValueError(f"cube_owner must be 0, 1 or None, not {cube_owner!r}")
     lay = board_layout(pos, cube)
-    cv = _Canvas(lay.width, home_side == "left", mover_dark)
+    cv = _Canvas(lay.width, home_side == "left", mover_dark, styled)
     root = ET.Element("svg", {
         "xmlns": SVG_NS,
         "version": "1.1",
@@ -339,16 +358,15 @@ def _columns() -> tuple[list[int], list[int]]:
 def _checker(cv: _Canvas, parent: ET.Element, cx: float, cy: float, side: str, pinned: bool = False,
              label: str | None = None) -> None:
     cls = f"checker {side}" + (" pinned" if pinned else "")
-    fill, stroke = cv.colour(side, "fill"), cv.colour(side, "stroke")
     if pinned:
-        cv.circle(parent, cx, cy, R - 0.5, cls, fill=fill, stroke=COLOURS["pin"], stroke_width=3)
+        cv.circle(parent, cx, cy, R - 0.5, cls, fill=cv.colour(side, "fill"), stroke=COLOURS["pin"], stroke_width=3)
         cv.circle(parent, cx, cy, R - 5, "pin-mark", fill="none", stroke=COLOURS["pin"], stroke_width=1.5,
                   stroke_dasharray="3 2")
     else:
-        cv.circle(parent, cx, cy, R, cls, fill=fill, stroke=stroke, stroke_width=1.2)
+        cv.circle(parent, cx, cy, R, cv.cls(cls, side), **cv.paint(side))
     if label is not None:
-        cv.text(parent, cx, cy + 4.5, label, "count", font_size=13, font_weight="bold",
-                fill=cv.colour(side, "text"))
+        cv.text(parent, cx, cy + 4.5, label, cv.cls("count", side), font_size=13, font_weight="bold",
+                **({"fill": cv.colour(side, "text")} if cv.styled else {}))
 
 
 def _stack(cv: _Canvas, parent: ET.Element, cx: float, edge: float, direction: int, side: str, n: int,
@@ -401,8 +419,7 @@ def _tray(cv: _Canvas, root: ET.Element, lay: _Layout, x: float, top_n: int, bot
     for side, n, edge, direction in (("o", top_n, lay.inner_top, 1), ("x", bottom_n, lay.inner_bottom, -1)):
         for k in range(n):
             y = edge + k * SLICE_PITCH if direction == 1 else edge - k * SLICE_PITCH - SLICE
-            cv.rect(g, left, y, w, SLICE, f"{kind} {side}", rx=2, fill=cv.colour(side, "fill"),
-                    stroke=cv.colour(side, "stroke"), stroke_width=0.8)
+            cv.rect(g, left, y, w, SLICE, cv.cls(f"{kind} {side}", side), rx=2, **cv.paint(side, stroke_width=0.8))
         label_y = (lay.inner_top + HALF + 14) if direction == 1 else (lay.inner_bottom - HALF - 6)
         cv.text(g, left + w / 2, label_y, str(n), f"{kind}-count", font_size=11, fill=COLOURS["text"])
     cv.text(g, left + w / 2, lay.inner_top + HALF + GAP / 2 + 4, kind, "tray-label", font_size=10,
@@ -473,10 +490,10 @@ def _dice(cv: _Canvas, root: ET.Element, lay: _Layout, dice: tuple[int, int]) ->
     for i, value in enumerate(dice):
         cx = centre + (i - 0.5) * (d + 10)
         die = cv.el(g, "g", "die", data_value=str(value))
-        cv.rect(die, cx - d / 2, cy - d / 2, d, d, rx=4, fill=cv.colour("x", "fill"), stroke=cv.colour("x", "stroke"),
-                stroke_width=1.2)
+        cv.rect(die, cx - d / 2, cy - d / 2, d, d, cv.cls("face", "x"), rx=4, **cv.paint("x"))
         for dx, dy in _PIPS[value]:
-            cv.circle(die, cx + dx * 7, cy + dy * 7, 2.6, "pip", fill=cv.colour("x", "text"))
+            cv.circle(die, cx + dx * 7, cy + dy * 7, 2.6, cv.cls("pip", "x"),
+                      **({"fill": cv.colour("x", "text")} if cv.styled else {}))
 
 
 def _cube(cv: _Canvas, root: ET.Element, lay: _Layout, value: int, owner: int | None) -> None:

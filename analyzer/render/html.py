@@ -1,15 +1,28 @@
-"""The HTML match report: one self-contained ``report.html`` (inline CSS and SVG, no scripts, no
-network, no external fonts).
+"""The HTML match report: one self-contained ``report.html`` (inline CSS, SVG, data and one
+small script of our own; no network, no external fonts, no framework).
 
-It holds the summary (per player: decisions, error counts by class, total and mean error, PR with
-the XG and gnubg scale names, luck and luck-adjusted result), the analysis settings (engine,
-version, nets, ply, seed, thresholds, MET), the three charts of :mod:`analyzer.render.charts`
-inline, and every error (``error_class != "none"``), largest first, each with an SVG board, the
-dice, the played and best plays, the candidates or the cube table and the IDs to paste into
-other tools.
+It holds
+
+* the summary (per player: decisions, error counts by class, total and mean error, PR with the
+  XG and gnubg scale names, checker play and cube decisions rated apart, luck and luck-adjusted
+  result), per-game statistics and the luckiest and unluckiest rolls;
+* the three charts of :mod:`analyzer.render.charts` inline;
+* the game list: every roll, play and cube action of every game (cube decisions that were not
+  close and not taken are folded into the play that follows), marked by error class and by
+  lucky or unlucky roll. With JavaScript a click or the arrow keys show any decision's board,
+  candidates (or cube table) and IDs, and filters keep the errors, one player or one game;
+  boards are drawn from one static frame per layout and each decision's pieces
+  (:func:`~analyzer.render.board_svg.board_svg` ``parts``), kept as JSON in the page;
+* every error (``error_class != "none"``), largest first, each with an SVG board, the dice, the
+  played and best plays, the candidates or the cube table and the IDs to paste into other tools;
+* the analysis settings (engine, version, nets, ply, seed, thresholds, MET).
+
+The summary, the game list as text and the error list need no JavaScript. Each player keeps one
+checker colour through the report (the first player light, the second dark), whoever is to act.
 
 Everything that comes from a match file is escaped: Jinja2 runs with autoescape on, board
-diagrams are built with :mod:`xml.etree` and chart text is drawn as paths.
+diagrams are built with :mod:`xml.etree`, chart text is drawn as paths and the JSON in the page
+is written with ``<``, ``>`` and ``&`` as ``\\u`` escapes (:func:`script_json`).
 
 >>> fmt_equity(0.1234), fmt_equity(-0.04), fmt_pct(0.5234), fmt_pr(0.0173)
 ('+0.123', '-0.040', '52.3%', '8.7')
@@ -17,6 +30,8 @@ diagrams are built with :mod:`xml.etree` and chart text is drawn as paths.
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
@@ -26,9 +41,12 @@ import polars as pl
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
+from analyzer.analysis.stats import XG_APPROXIMATE, gnubg_rating, xg_rating
+from analyzer.analysis.thresholds import Thresholds, thresholds_from
 from analyzer.core.errors import AnalyzerError
 from analyzer.core.ids import decode_key, decode_match_id
-from analyzer.render.board_svg import HomeSide, board_svg
+from analyzer.core.position import Position
+from analyzer.render.board_svg import HomeSide, board_layout, board_svg
 from analyzer.render.charts import CHARTS, AnalysisLike, chart_svg, inline_svg, player_names
 from analyzer.render.terminal import confirm_text, valued_by
 
@@ -39,7 +57,9 @@ CHART_TITLES = {"winning-chances": "Winning chances", "cumulative-error": "Cumul
 SETTING_LABELS = (
     ("engine", "Engine"), ("version", "Version"), ("engine_version", "Engine version"),
     ("evaluator", "Evaluator"), ("nets", "Nets"), ("nets_feature_version", "Net features"),
-    ("ply", "Ply"), ("luck_ply", "Luck ply"), ("move_filter", "Move filter"), ("seed", "Seed"),
+    ("ply", "Ply"), ("variant_ply", "Ply of the Dutch and Mahbusa engines"), ("luck_ply", "Luck ply"),
+    ("move_filter", "Move filter"), ("deep_filter", "Deep move filter (2-ply and deeper)"),
+    ("rollout", "Rollouts"), ("variant_engines", "Dutch and Mahbusa engines"), ("seed", "Seed"),
     ("thresholds", "Error thresholds"), ("met", "Match equity table"), ("equity", "Equity"),
     ("cube_model", "Cube model"), ("confirm", "Confirmation pass"), ("bearoff", "Bear-off databases"),
     ("schema_version", "Schema version"),
@@ -164,8 +184,18 @@ def _settings(analysis: AnalysisLike) -> tuple[list[tuple[str, str]], Any]:
             rows.append((label, _describe(key, meta[key])))
     for key in sorted(k for k in meta if k not in dict(labels)):
         if meta[key] is not None:
-            rows.append((str(key), _describe(str(key), meta[key])))
+            rows.append((human_label(str(key)), _describe(str(key), meta[key])))
     return rows, meta.get("thresholds")
+
+
+def human_label(key: str) -> str:
+    """A label for a metadata key that has none of its own: words, not the raw key.
+
+    >>> human_label("deep_filter"), human_label("luck_prune"), human_label("")
+    ('Deep filter', 'Luck prune', '')
+    """
+    words = key.replace("_", " ").replace("-", " ").split()
+    return " ".join(words)[:1].upper() + " ".join(words)[1:]
 
 
 def _describe(key: str, value: Any) -> str:
@@ -190,7 +220,8 @@ def _describe(key: str, value: Any) -> str:
     if isinstance(value, list | tuple):
         return ", ".join(str(v) for v in value)
     if isinstance(value, Mapping):
-        return ", ".join(f"{k}: {v}" for k, v in value.items())
+        return ", ".join(f"{k}: ({_describe(str(k), v)})" if isinstance(v, Mapping) else f"{k}: {_describe(str(k), v)}"
+                         for k, v in value.items() if v is not None)
     return str(value)
 
 
@@ -265,8 +296,60 @@ def fmt_result(x: float | None, unit: str | None) -> str:
     return fmt_equity(x)
 
 
+VARIANT_NAMES = {"dutch": "Dutch backgammon", "mahbusa": "Mahbusa"}
+
+
+def ratings(mean_error: float | None, *, cubeless: bool = False, variants: Iterable[str] = ()) -> dict[str, str]:
+    """The XG and gnubg names of a mean error per decision, or the note that says why there are
+    none: no decision counted, or a game (Dutch backgammon, Mahbusa) that has no such scale.
+
+    >>> ratings(0.0035)
+    {'xg': 'World Class', 'gnubg': 'World class', 'note': ''}
+    >>> ratings(0.03)["xg"], ratings(None)["note"]
+    ('Intermediate (approximate band)', 'no decision counted')
+    >>> ratings(0.01, cubeless=True, variants=["dutch"])["note"]
+    'no XG or gnubg rating scale exists for Dutch backgammon'
+    """
+    if cubeless:
+        names = " and ".join(VARIANT_NAMES.get(v, v) for v in sorted(set(variants)) if v != "standard")
+        return {"xg": "", "gnubg": "", "note": f"no XG or gnubg rating scale exists for {names or 'this game'}"}
+    if mean_error is None:
+        return {"xg": "", "gnubg": "", "note": "no decision counted"}
+    xg = xg_rating(mean_error)
+    return {"xg": xg + (" (approximate band)" if xg in XG_APPROXIMATE else ""), "gnubg": gnubg_rating(mean_error),
+            "note": ""}
+
+
+def _counted(df: pl.DataFrame) -> pl.Expr:
+    """Decisions that count in the rates: unforced checker plays, close or actual cube decisions."""
+    checker = pl.col("kind") == "checker"
+    cube_counted = pl.col("close").fill_null(False) if "close" in df.columns else ~pl.col("forced").fill_null(False)
+    return (checker & ~pl.col("forced").fill_null(False)) | (~checker & cube_counted)
+
+
+def _split_rates(df: pl.DataFrame, side: int) -> dict[str, tuple[int, float]]:
+    """(counted decisions, total error) of a side's checker plays and cube decisions."""
+    if df.height == 0 or "equity_loss" not in df.columns:
+        return {"checker": (0, 0.0), "cube": (0, 0.0)}
+    mine = df.filter(pl.col("side") == side)
+    out = {}
+    for name, kind in (("checker", pl.col("kind") == "checker"), ("cube", pl.col("kind") != "checker")):
+        part = mine.filter(kind)
+        n = int(part.select(_counted(df).sum()).item() or 0) if part.height else 0
+        out[name] = (n, float(part["equity_loss"].fill_null(0.0).sum() or 0.0))
+    return out
+
+
+def _stored_rating(p: Mapping[str, Any], cubeless: bool, variants: list[str]) -> dict[str, str]:
+    """The ratings of a summary's player: the names the analysis stored, else those of its mean."""
+    if cubeless or not p.get("rating_xg"):
+        return ratings(p.get("pr_raw"), cubeless=cubeless, variants=variants)
+    approx = " (approximate band)" if p.get("rating_xg_approximate") else ""
+    return {"xg": str(p["rating_xg"]) + approx, "gnubg": str(p.get("rating_gnubg") or "-"), "note": ""}
+
+
 def _player_rows(analysis: AnalysisLike, names: tuple[str, str], classes: list[str],
-                 cube_classes: list[str]) -> list[dict[str, Any]]:
+                 cube_classes: list[str], cubeless: bool, variants: list[str]) -> list[dict[str, Any]]:
     by_side: dict[int, Mapping[str, Any]] = {}
     for p in analysis.summary.get("players") or []:
         if p.get("side") in (0, 1):
@@ -277,7 +360,16 @@ def _player_rows(analysis: AnalysisLike, names: tuple[str, str], classes: list[s
         checker = p.get("checker") or {}
         cube = p.get("cube") or {}
         cube_errors = p.get("cube_errors") or {}
-        approx = " (approximate band)" if p.get("rating_xg_approximate") else ""
+        split = _split_rates(analysis.decisions, side)
+        parts = {}
+        for part, (n, total) in split.items():
+            stored_n = p.get("checker_unforced" if part == "checker" else "cube_decisions")
+            stored_total = p.get(f"{part}_error")
+            n = int(stored_n) if isinstance(stored_n, int) else n
+            total = float(stored_total) if isinstance(stored_total, int | float) else total
+            mean = total / n if n else None
+            parts[part] = {"n": n, "total": total, "mean": mean,
+                           **ratings(mean, cubeless=cubeless, variants=variants)}
         out.append({
             "name": p.get("name", names[side]),
             "decisions": p.get("decisions", "-"),
@@ -290,8 +382,8 @@ def _player_rows(analysis: AnalysisLike, names: tuple[str, str], classes: list[s
             "total_error": p.get("total_error"),
             "mean_error": p.get("mean_error"),
             "pr_raw": p.get("pr_raw"),
-            "rating_xg": (p.get("rating_xg") or "-") + approx,
-            "rating_gnubg": p.get("rating_gnubg") or "-",
+            "rating": _stored_rating(p, cubeless, variants),
+            "parts": parts,
             "luck": p.get("luck"),
             "luck_mwc": p.get("luck_mwc"),
             "actual_result": fmt_result(p.get("actual_result"), p.get("result_unit")),
@@ -325,7 +417,10 @@ def _cube_owner(match_id: Any) -> tuple[bool, int | None]:
     return True, 0 if mid.cube_owner == mid.turn else 1
 
 
-def _board(row: Mapping[str, Any], names: tuple[str, str], home_side: HomeSide) -> Markup | None:
+def _board_args(row: Mapping[str, Any], names: tuple[str, str]) -> tuple[Position, dict[str, Any]] | None:
+    """The position of a decision and the :func:`board_svg` arguments that draw it: seen from the
+    side that decides (at the bottom), each player in his own colour (the first light, the
+    second dark), the taker of a double captioned as such. ``None`` when the key is unreadable."""
     try:
         pos = decode_key(str(row.get("key") or ""))
     except (AnalyzerError, ValueError):
@@ -335,9 +430,19 @@ def _board(row: Mapping[str, Any], names: tuple[str, str], home_side: HomeSide) 
     opp = names[1 - side] if side in (0, 1) else ""
     known, owner = _cube_owner(row.get("match_id"))
     cube = row.get("cube")
-    draw_cube = cube if (cube is not None and (known or cube == 1)) else None
-    svg = board_svg(pos, dice=_dice(row.get("dice")), cube=draw_cube, cube_owner=owner if known else None,
-                    home_side=home_side, size=380, names=(me, opp))
+    kind = row.get("kind")
+    action = "to take or pass" if kind == "take" else None
+    args = {"dice": _dice(row.get("dice")), "cube": cube if (cube is not None and (known or cube == 1)) else None,
+            "cube_owner": owner if known else None, "names": (me, opp), "mover_dark": side == 1, "action": action}
+    return pos, args
+
+
+def _board(row: Mapping[str, Any], names: tuple[str, str], home_side: HomeSide) -> Markup | None:
+    got = _board_args(row, names)
+    if got is None:
+        return None
+    pos, args = got
+    svg = board_svg(pos, home_side=home_side, size=380, **args)
     return Markup(svg)  # built with xml.etree: every text node and attribute escaped
 
 
@@ -409,8 +514,39 @@ def _cube_rows(row: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _ids(row: Mapping[str, Any]) -> list[tuple[str, str]]:
+    pos_id, match_id = row.get("position_id"), row.get("match_id")
+    ids = []
+    if pos_id:
+        ids.append(("Position ID:Match ID", f"{pos_id}:{match_id}" if match_id else str(pos_id)))
+    if row.get("xgid"):
+        ids.append(("XGID", str(row["xgid"])))
+    ids.append(("Key", str(row.get("key") or "")))
+    return ids
+
+
+def _entry(row: Mapping[str, Any], names: tuple[str, str], max_candidates: int | None = None) -> dict[str, Any]:
+    """What the details of one decision show (without its board)."""
+    side = row.get("side")
+    kind = row.get("kind") or "checker"
+    doubler = row.get("player") if kind == "cube" else (names[1 - side] if side in (0, 1) else "")
+    cands = _candidate_rows(row) if kind == "checker" else []
+    if max_candidates is not None and len(cands) > max_candidates:
+        cands = [c for c in cands if c["rank"] <= max_candidates or c["played"]]
+    return {
+        "row": row, "kind": kind, "doubler": doubler,
+        "cube_error": row.get("cube_error"), "mwc_loss": row.get("mwc_loss"), "dice": _dice(row.get("dice")),
+        "candidates": cands, "more_candidates": len(row.get("candidates") or []) - len(cands),
+        "draws": row.get("variant") == "mahbusa",
+        "cube_rows": _cube_rows(row) if kind in ("cube", "take") else [],
+        "ids": _ids(row),
+        "valued_by": valued_by(row) if row.get("equity_loss_first") is not None else None,
+        "cube_note": None,
+    }
+
+
 def _errors(analysis: AnalysisLike, names: tuple[str, str], home_side: HomeSide,
-            max_errors: int | None) -> list[dict[str, Any]]:
+            max_errors: int | None, listed: Mapping[int, int]) -> list[dict[str, Any]]:
     df = analysis.decisions
     if df.height == 0 or "error_class" not in df.columns:
         return []
@@ -421,27 +557,183 @@ def _errors(analysis: AnalysisLike, names: tuple[str, str], home_side: HomeSide,
         errs = errs.head(max_errors)
     out = []
     for n, row in enumerate(errs.iter_rows(named=True), start=1):
-        side = row.get("side")
-        kind = row.get("kind") or "checker"
-        doubler = row.get("player") if kind == "cube" else (names[1 - side] if side in (0, 1) else "")
-        pos_id, match_id = row.get("position_id"), row.get("match_id")
-        ids = []
-        if pos_id:
-            ids.append(("Position ID:Match ID", f"{pos_id}:{match_id}" if match_id else str(pos_id)))
-        if row.get("xgid"):
-            ids.append(("XGID", str(row["xgid"])))
-        ids.append(("Key", str(row.get("key") or "")))
-        out.append({
-            "n": n, "anchor": f"error-{n}", "row": row, "kind": kind, "doubler": doubler,
-            "cube_error": row.get("cube_error"), "mwc_loss": row.get("mwc_loss"),
-            "board": _board(row, names, home_side), "dice": _dice(row.get("dice")),
-            "candidates": _candidate_rows(row) if kind == "checker" else [],
-            "draws": row.get("variant") == "mahbusa",
-            "cube_rows": _cube_rows(row) if kind in ("cube", "take") else [],
-            "ids": ids,
-            "valued_by": valued_by(row) if row.get("equity_loss_first") is not None else None,
-        })
+        out.append({**_entry(row, names), "n": n, "anchor": f"error-{n}", "board": _board(row, names, home_side),
+                    "listed": listed.get(int(row["_index"]))})
     return out
+
+
+def script_json(data: Any) -> Markup:
+    """``data`` as JSON to put inside ``<script type="application/json">``: ``<``, ``>`` and ``&``
+    (and the two JavaScript line separators) written as ``\\u`` escapes, so that no text from a
+    match file can close the script element or start markup; ``JSON.parse`` reads it back as it was.
+
+    >>> print(script_json({"name": "</script><b>&"}))
+    {"name":"\\u003c/script\\u003e\\u003cb\\u003e\\u0026"}
+    >>> json.loads(str(script_json(["</script>"])))
+    ['</script>']
+    """
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    for raw, escaped in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e"), ("\u2028", "\\u2028"),
+                         ("\u2029", "\\u2029")):
+        text = text.replace(raw, escaped)
+    return Markup(text)
+
+
+def _finite(x: Any) -> float | None:
+    """A float for JSON, ``None`` when unknown or not finite."""
+    if x is None:
+        return None
+    v = float(x)
+    return v if math.isfinite(v) else None
+
+
+def _thresholds(meta: Any) -> Thresholds:
+    """The analysis' thresholds (for the luck marks), gnubg's luck cuts when the metadata lacks them."""
+    if isinstance(meta, Mapping) and isinstance(meta.get("levels"), list | tuple):
+        try:
+            return thresholds_from(dict(meta))
+        except ValueError:
+            pass
+    levels = tuple(threshold_levels(meta)) or (("error", 0.02),)
+    return Thresholds("report", levels)
+
+
+def _trivial_cube(row: Mapping[str, Any]) -> bool:
+    """A cube decision that was neither close nor doubled nor an error: folded into the play after it."""
+    if row.get("kind") != "cube" or (row.get("error_class") or "none") != "none":
+        return False
+    if str(row.get("played") or "") not in ("no double", "no redouble"):
+        return False
+    close = row.get("close")
+    return (not close) if close is not None else bool(row.get("forced"))
+
+
+def _action_text(row: Mapping[str, Any]) -> str:
+    """What was done, as the game list shows it.
+
+    >>> _action_text({"kind": "checker", "played": ""}), _action_text({"kind": "take", "played": "pass"})
+    ('(no legal play)', 'Pass')
+    """
+    played = str(row.get("played") or "")
+    if row.get("kind") == "checker":
+        return played or "(no legal play)"
+    return played[:1].upper() + played[1:]
+
+
+def _game_list(analysis: AnalysisLike, names: tuple[str, str], home_side: HomeSide, unit: str,
+               thresholds: Thresholds) -> tuple[list[dict[str, Any]], dict[str, str], dict[int, int]]:
+    """Every decision the game list shows, in match order: one entry each (with the data the
+    viewer needs), the static board drawing of each layout, and the list index of each row of
+    the decisions table that is listed (a trivial cube decision is folded into the next play)."""
+    df = analysis.decisions
+    if df.height == 0:
+        return [], {}, {}
+    details = _env().get_template("decision.html.j2").module.details  # type: ignore[attr-defined]
+    entries: list[dict[str, Any]] = []
+    layouts: dict[str, str] = {}
+    listed: dict[int, int] = {}
+    folded: str | None = None
+    for index, row in enumerate(df.iter_rows(named=True)):
+        if _trivial_cube(row):
+            action = str(row.get("cube_action") or "")
+            folded = f"{row.get('played')} (proper action: {action}; not close)" if action else None
+            continue
+        kind = row.get("kind") or "checker"
+        side = row.get("side")
+        loss = _finite(row.get("equity_loss"))
+        cls = str(row.get("error_class") or "none")
+        luck = _finite(row.get("luck"))
+        mark = thresholds.luck_mark(luck) if luck is not None else ""
+        entry: dict[str, Any] = {
+            "i": len(entries), "game": row.get("game"), "move": row.get("move_no"), "side": side,
+            "player": row.get("player") or (names[side] if side in (0, 1) else ""), "kind": kind,
+            "dice": row.get("dice") or "", "action": _action_text(row), "cls": cls,
+            "loss": fmt_millipoints(loss) if loss else "", "forced": bool(row.get("forced")),
+            "luck": "" if luck is None else fmt_equity(luck), "mark": mark,
+            "key": str(row.get("key") or ""), "layout": None, "pieces": None,
+        }
+        e = _entry(row, names, max_candidates=10)
+        e["cube_note"] = folded if kind == "checker" else None
+        folded = None
+        entry["html"] = details(e, unit, _money_row(row), unit == "points", True)
+        got = _board_args(row, names)
+        if got is not None:
+            pos, args = got
+            lay = board_layout(pos, args["cube"])
+            lid = f"{pos.variant}-{int(lay.legend)}-{int(lay.cube_x is not None)}"
+            if lid not in layouts:
+                layouts[lid] = board_svg(pos, home_side=home_side, size=380, parts="static", cube=args["cube"])
+            entry["layout"] = lid
+            entry["pieces"] = Markup(board_svg(pos, home_side=home_side, size=380, parts="pieces", styled=False,
+                                               **args))  # built with xml.etree: escaped
+        listed[index] = len(entries)
+        entries.append(entry)
+    return entries, layouts, listed
+
+
+def _money_row(row: Mapping[str, Any]) -> bool:
+    return not row.get("match_length")
+
+
+def _viewer_data(entries: list[dict[str, Any]], layouts: dict[str, str], names: tuple[str, str]) -> Markup:
+    """The viewer's JSON: the names, the static drawing of each board layout and, per decision,
+    where it is and which layout it uses (its pieces and details are ``<template>`` elements)."""
+    keep = ("i", "game", "move", "side", "kind", "cls", "key", "layout")
+    return script_json({"names": list(names), "layouts": layouts,
+                        "decisions": [{k: e[k] for k in keep if k in e} for e in entries]})
+
+
+def _game_stats(analysis: AnalysisLike, names: tuple[str, str]) -> list[dict[str, Any]]:
+    """Per game and player: counted decisions, errors, total error, PR and luck (EMG), and how the
+    game ended."""
+    df = analysis.decisions
+    if df.height == 0 or "game" not in df.columns:
+        return []
+    counted = _counted(df)
+    is_error = pl.col("error_class").fill_null("none") != "none"
+    agg = (df.group_by("game", "side").agg(
+        counted.sum().alias("unforced"), is_error.sum().alias("errors"),
+        pl.col("equity_loss").fill_null(0.0).sum().alias("total"), pl.col("luck").sum().alias("luck"),
+        pl.len().alias("decisions")).sort("game", "side"))
+    results = {r.get("game"): r for r in (analysis.summary.get("match") or {}).get("results") or []
+               if isinstance(r, Mapping)}
+    games: dict[Any, dict[str, Any]] = {}
+    for r in agg.iter_rows(named=True):
+        g = games.setdefault(r["game"], {"game": r["game"], "sides": [None, None],
+                                         "result": _results_text([results[r["game"]]], names)
+                                         .split(": ", 1)[-1] if r["game"] in results else ""})
+        if r["side"] in (0, 1):
+            n = int(r["unforced"] or 0)
+            g["sides"][int(r["side"])] = {
+                "decisions": int(r["decisions"]), "unforced": n, "errors": int(r["errors"] or 0),
+                "total": float(r["total"] or 0.0), "pr": (float(r["total"] or 0.0) / n) if n else None,
+                "luck": r["luck"]}
+    return [games[k] for k in sorted(games)]
+
+
+def _luck_rolls(entries: list[dict[str, Any]], analysis: AnalysisLike, listed: Mapping[int, int],
+                n: int = 5) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The ``n`` luckiest and the ``n`` unluckiest rolls of the match (checker rows with luck)."""
+    df = analysis.decisions
+    if df.height == 0 or "luck" not in df.columns:
+        return [], []
+    rolls = df.with_row_index("_index").filter(pl.col("luck").is_not_null() & (pl.col("kind") == "checker"))
+    cols = ["_index", "luck"] + (["luck_mwc"] if "luck_mwc" in df.columns else [])
+
+    def pick(frame: pl.DataFrame) -> list[dict[str, Any]]:
+        out = []
+        for r in frame.select(cols).iter_rows(named=True):
+            i = listed.get(int(r["_index"]))
+            if i is None:
+                continue
+            e = entries[i]
+            out.append({"i": i, "player": e["player"], "game": e["game"], "move": e["move"], "dice": e["dice"],
+                        "luck": r["luck"], "luck_mwc": r.get("luck_mwc"), "mark": e["mark"]})
+        return out
+
+    lucky = pick(rolls.filter(pl.col("luck") > 0).sort(["luck", "_index"], descending=[True, False]).head(n))
+    unlucky = pick(rolls.filter(pl.col("luck") < 0).sort(["luck", "_index"]).head(n))
+    return lucky, unlucky
 
 
 def _charts(analysis: AnalysisLike) -> list[dict[str, Any]]:
@@ -454,24 +746,34 @@ def _charts(analysis: AnalysisLike) -> list[dict[str, Any]]:
 
 def render_html_report(analysis: AnalysisLike, *, home_side: HomeSide = "right",
                        max_errors: int | None = None, charts: bool = True) -> str:
-    """The report as HTML text (see the module docstring). ``max_errors`` caps the error list."""
+    """The report as HTML text (see the module docstring). ``max_errors`` caps the error list
+    (the game list always holds every decision)."""
     names = player_names(analysis)
     settings, thresholds = _settings(analysis)
     players_raw = [p for p in analysis.summary.get("players") or [] if isinstance(p, Mapping)]
     classes = _class_order((c for p in players_raw for c in (p.get("checker") or {})), thresholds)
     cube_classes = _class_order((c for p in players_raw for c in (p.get("cube") or {})), thresholds)
     info = _match_info(analysis, names)
-    errors = _errors(analysis, names, home_side, max_errors)
-    total_errors = int(analysis.decisions.filter(pl.col("error_class").fill_null("none") != "none").height) \
-        if "error_class" in analysis.decisions.columns else 0
+    unit = "points" if info["cubeless"] else "EMG"
+    df = analysis.decisions
+    variants = sorted(set(df["variant"].drop_nulls().to_list())) if "variant" in df.columns else []
+    entries, layouts, listed = _game_list(analysis, names, home_side, unit, _thresholds(thresholds))
+    errors = _errors(analysis, names, home_side, max_errors, listed)
+    total_errors = int(df.filter(pl.col("error_class").fill_null("none") != "none").height) \
+        if "error_class" in df.columns else 0
+    lucky, unlucky = _luck_rolls(entries, analysis, listed)
+    list_classes = _class_order((e["cls"] for e in entries), thresholds)
     title = f"{names[0]} vs {names[1]}"
     return _env().get_template("report.html.j2").render(
         title=title, names=names, info=info, settings=settings, classes=classes, cube_classes=cube_classes,
-        players=_player_rows(analysis, names, classes, cube_classes), pr_note=PR_NOTE,
+        players=_player_rows(analysis, names, classes, cube_classes, info["cubeless"], variants), pr_note=PR_NOTE,
         charts=_charts(analysis) if charts else [], errors=errors, total_errors=total_errors,
         money=info["money"], cube_error_types=CUBE_ERROR_TYPES, cubeless=info["cubeless"],
-        unit="points" if info["cubeless"] else "EMG", cubeless_note=CUBELESS_NOTE,
-        confirm_line=confirm_text(analysis.summary),
+        unit=unit, cubeless_note=CUBELESS_NOTE,
+        confirm_line=confirm_text(analysis.summary), entries=entries, list_classes=list_classes,
+        games=_game_stats(analysis, names), lucky=lucky, unlucky=unlucky,
+        viewer_data=_viewer_data(entries, layouts, names) if entries else None,
+        game_numbers=sorted({e["game"] for e in entries if e["game"] is not None}),
     )
 
 
@@ -484,4 +786,3 @@ def write_html_report(analysis: AnalysisLike, out_dir: Path | str, *, home_side:
     text = render_html_report(analysis, home_side=home_side, max_errors=max_errors)
     path.write_text(text, encoding="utf-8")
     return path
-
