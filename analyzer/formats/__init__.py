@@ -1,4 +1,5 @@
-"""Match-file readers and writers: JellyFish ``.mat`` (all dialects of our corpus) and gnubg ``.sgf``.
+"""Match-file readers and writers: JellyFish ``.mat`` (all dialects of our corpus), gnubg ``.sgf``
+and eXtreme Gammon's binary ``.xg`` (read only).
 
 :func:`read_any` picks the reader from the file name, or from the first characters of the file.
 """
@@ -13,16 +14,20 @@ from analyzer.core.errors import InputError
 from analyzer.formats.mat import read_matches, stream_matches
 from analyzer.formats.records import MatchRecord, MatchStream
 from analyzer.formats.sgf import read_sgf
+from analyzer.formats.xg import read_xg, stream_xg
 
-__all__ = ["MATCH_SUFFIXES", "expand_inputs", "read_any", "read_matches", "read_sgf", "stream_any"]
+__all__ = ["MATCH_SUFFIXES", "expand_inputs", "read_any", "read_matches", "read_sgf", "read_xg",
+           "stream_any"]
 
-MATCH_SUFFIXES = (".mat", ".txt", ".sgf", ".gam")
+MATCH_SUFFIXES = (".mat", ".txt", ".sgf", ".gam", ".xg")
 
 
 def read_any(path: str | os.PathLike[str]) -> Iterator[MatchRecord]:
-    """Read the matches of a file, as SGF when it is named ``*.sgf`` or starts with ``(;``,
-    otherwise as .mat text."""
+    """Read the matches of a file: as XG's binary match when it starts with ``RGMH``, as SGF
+    when it is named ``*.sgf`` or starts with ``(;``, otherwise as .mat text."""
     name = os.fspath(path)
+    if _is_xg(name):
+        return read_xg(name)
     if _is_sgf(name):
         return read_sgf(name)
     return read_matches(name)
@@ -32,9 +37,18 @@ def stream_any(path: str | os.PathLike[str]) -> Iterator[MatchStream]:
     """The matches of a file as :class:`~analyzer.formats.records.MatchStream` values, one game at
     a time (.mat text is streamed game by game; an SGF match, a tree, is read whole)."""
     name = os.fspath(path)
+    if _is_xg(name):
+        return stream_xg(name)
     if _is_sgf(name):
         return (MatchStream.of(r) for r in read_sgf(name))
     return stream_matches(name)
+
+
+def _is_xg(name: str) -> bool:
+    if name.lower().endswith(".xg"):
+        return True
+    with open(name, "rb") as fh:
+        return fh.read(4) == b"RGMH"
 
 
 def _is_sgf(name: str) -> bool:

@@ -25,6 +25,29 @@ from analyzer.core.errors import InputError
 
 
 @dataclass(frozen=True, slots=True)
+class XGAnalysis:
+    """eXtreme Gammon's own analysis of one decision, as an ``.xg`` file stores it (XG's numbers,
+    in XG's units: equity for money, normalised match equity for a match). ``None``: not analysed.
+
+    ``error``: XG's error of the action taken (``0`` for the best one, negative for a worse one);
+    ``luck``: XG's luck of the roll; ``cube_error``: on a roll, XG's error of the cube decision
+    just before it (no double); ``equities``: on a cube action, XG's no double, double/take and
+    double/pass equities (the doubler's view); ``candidates``: on a roll, the plays XG evaluated
+    and their equities, in XG's order; ``level``: XG's analysis level code (0 = 1-ply, ...).
+
+    >>> XGAnalysis(error=-0.012, candidates=(("8/5 6/5", 0.13),)).candidates[0][0]
+    '8/5 6/5'
+    """
+
+    error: float | None = None
+    luck: float | None = None
+    cube_error: float | None = None
+    equities: tuple[float, float, float] | None = None
+    candidates: tuple[tuple[str, float], ...] = ()
+    level: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Roll:
     """A roll and the play written after it (``play`` may be empty).
 
@@ -42,6 +65,7 @@ class Roll:
     column: int = 0
     note: str = ""
     play_column: int = 0
+    xg: XGAnalysis | None = field(default=None, compare=False)
 
     @property
     def text(self) -> str:
@@ -64,6 +88,7 @@ class Double:
     line: int = 0
     column: int = 0
     kind: str = "double"
+    xg: XGAnalysis | None = field(default=None, compare=False)
 
     @property
     def text(self) -> str:
@@ -82,6 +107,7 @@ class Take:
     side: int
     line: int = 0
     column: int = 0
+    xg: XGAnalysis | None = field(default=None, compare=False)
 
     @property
     def text(self) -> str:
@@ -99,6 +125,7 @@ class Drop:
     side: int
     line: int = 0
     column: int = 0
+    xg: XGAnalysis | None = field(default=None, compare=False)
 
     @property
     def text(self) -> str:
