@@ -110,10 +110,11 @@ def game_header(number: int, score: tuple[int, int], *, crawford: bool = False,
 
 
 def cube(side: int, *, double: int, take: int = -1, level: int = 0, err_cube: float = NA,
-         err_take: float = NA, raccoon: int = 0, equities: tuple[float, float, float] = (0, 0, 0)) -> bytes:
+         err_take: float = NA, beaver_r: int = 0, raccoon_r: int = 0,
+         equities: tuple[float, float, float] = (0, 0, 0)) -> bytes:
     """``side`` 0 or 1; ``level`` the cube before the action as XG's log2 (0 centred at 1)."""
     r = _record(2)
-    struct.pack_into("<6i", r, 12, 1 if side == 0 else -1, double, take, 0, raccoon, level)
+    struct.pack_into("<6i", r, 12, 1 if side == 0 else -1, double, take, beaver_r, raccoon_r, level)
     struct.pack_into("<3f", r, 152, *equities)
     struct.pack_into("<d", r, 200, err_cube)
     struct.pack_into("<d", r, 216, err_take)
@@ -376,20 +377,35 @@ def test_money_session_with_beaver_and_ansi_names(tmp_path):
         match_header("Zoë", "bob", 99999, jacoby=True, beaver=True, version=20, cube_limit=64),
         game_header(1, (0, 0)),
         move(0, (3, 1), [(8, 5), (6, 5)]),
-        cube(1, double=1, take=2),                         # bob doubles, ann beavers
+        cube(1, double=1, take=2, beaver_r=1),             # bob doubles, ann beavers, bob takes
         move(1, (6, 4), [(24, 18), (18, 14)]),
         game_footer((0, 0), 0, 4, 101),                   # bob resigns: a single game, cube 4
+        game_header(2, (0, 0)),
+        move(1, (4, 2), [(8, 4), (6, 4)]),
+        cube(0, double=1, take=2, beaver_r=2, raccoon_r=0),  # ann doubles, beaver, raccoon, pass
+        game_footer((0, 0), 0, 4, 0),
+        game_header(3, (0, 0)),
+        move(1, (4, 2), [(8, 4), (6, 4)]),
+        cube(0, double=1, take=2, beaver_r=0),             # ann doubles, bob beavers, ann passes
+        game_footer((0, 0), 1, 2, 0),
     ]
     [m] = read_xg(write(tmp_path, recs))
     assert m.errors == () and m.players == ("Zoë", "bob") and m.length == 0
     assert (m.jacoby, m.beaver, m.cube_limit, m.crawford) == (True, True, 64, None)
     acts = m.games[0].actions
     assert [(type(a).__name__, a.side) for a in acts] == [
-        ("Roll", 0), ("Double", 1), ("Double", 0), ("Roll", 1), ("Resign", 1), ("Win", 0)]
+        ("Roll", 0), ("Double", 1), ("Double", 0), ("Take", 1), ("Roll", 1), ("Resign", 1), ("Win", 0)]
     assert isinstance(acts[2], Double) and (acts[2].kind, acts[2].value) == ("beaver", 4)
-    [g] = replay_games(m)
-    assert g.error is None and (g.winner, g.points, g.end) == (0, 4, "resign")
-    assert g.decisions[-1].state.cube == 4 and g.decisions[-1].state.cube_owner == 0
+    assert [(type(a).__name__, getattr(a, "kind", ""), a.side) for a in m.games[1].actions[1:]] == [
+        ("Double", "double", 0), ("Double", "beaver", 1), ("Double", "raccoon", 0), ("Drop", "", 1),
+        ("Win", "", 0)]
+    assert [type(a).__name__ for a in m.games[2].actions[1:]] == ["Double", "Double", "Drop", "Win"]
+    g1, g2, g3 = replay_games(m)
+    assert all(g.error is None for g in (g1, g2, g3)), [g.error for g in (g1, g2, g3)]
+    assert (g1.winner, g1.points, g1.end) == (0, 4, "resign")
+    assert g1.decisions[-1].state.cube == 4 and g1.decisions[-1].state.cube_owner == 0
+    assert (g2.winner, g2.points, g2.end) == (0, 4, "drop")  # half the raccooned 8-cube
+    assert (g3.winner, g3.points, g3.end) == (1, 2, "drop")  # half the beavered 4-cube
 
 
 def test_nackgammon_and_setup_positions_are_named_not_misread(tmp_path):

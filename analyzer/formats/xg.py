@@ -18,7 +18,8 @@ Delphi record alignment):
 Player 1 of the file is side 0 (the left column of a .mat file). A move record's checker moves
 are the mover's own points counted from 0 (``24`` is the bar, a negative "to" is off), up to
 four (from, to) pairs ended by ``-1``. A cube record stands for every cube decision XG saw:
-``Double`` 1 when the player doubled, ``Take`` 0 pass, 1 take, 2 beaver.
+``Double`` 1 when the player doubled, ``Take`` 0 pass, 1 take, 2 beaver; after a beaver
+``BeaverR`` 0 pass, 1 take, 2 raccoon, after a raccoon ``RaccoonR`` 0 pass, 1 take.
 
 Everything is read into memory and checked before use: a file that is not XG's, or whose archive
 is damaged or truncated (a CRC that does not match, a size or offset out of range, zlib data
@@ -361,11 +362,20 @@ class _Reader:
             g.actions.append(Take(side=taker, line=rec, xg=XGAnalysis(error=err_take)))
         elif answer == 0:
             g.actions.append(Drop(side=taker, line=rec, xg=XGAnalysis(error=err_take)))
-        elif answer == 2:
+        elif answer == 2:  # beaver: the doubler accepts (1), refuses (0) or raccoons (2)
             g.actions.append(Double(side=taker, value=value * 2, line=rec, kind="beaver",
                                     xg=XGAnalysis(error=err_take)))
-            if _i32(r, 24) == 2:  # the doubler raccooned
+            reply, last = _i32(r, 24), _i32(r, 28)
+            if reply == 0:
+                g.actions.append(Drop(side=side, line=rec))
+            elif reply == 1:
+                g.actions.append(Take(side=side, line=rec))
+            elif reply == 2:  # raccoon: the beaverer accepts (1) or refuses (0)
                 g.actions.append(Double(side=side, value=value * 4, line=rec, kind="raccoon"))
+                g.actions.append(Take(side=taker, line=rec) if last == 1 else Drop(side=taker, line=rec))
+            else:
+                raise _RecordError(f"record {rec} (cube): answer {reply} to a beaver (0 pass, "
+                                   "1 take, 2 raccoon)", line=rec, token=str(reply))
         elif answer != -1:
             raise _RecordError(f"record {rec} (cube): answer {answer} to a double (0 pass, 1 take, "
                                "2 beaver)", line=rec, token=str(answer))
