@@ -241,8 +241,15 @@ class _Engine:
         return bool(points >= expect - 1e-9)
 
 
-def _roll_word(name: str) -> str:
-    return "roll" if name == "you" else "rolls"
+def _act(name: str, verb: str) -> str:
+    """``name`` and ``verb`` agreeing: ``you roll``, ``bob rolls``.
+
+    >>> _act("you", "pass"), _act("bgreview-advanced", "pass")
+    ('you pass', 'bgreview-advanced passes')
+    """
+    if name == "you":
+        return f"{name} {verb}"
+    return f"{name} {verb}{'es' if verb.endswith('ss') else 's'}"
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -291,13 +298,15 @@ class PlaySession:
         self.quit = False
         self._replaying = False
         self._pending_answer = False
+        self.greeting: list[str] = []
+        """What happened when the session started (the opening roll), for the first screen."""
 
     # ------------------------------------------------------------------ construction
     @classmethod
     def new(cls, options: PlayOptions, path: str | os.PathLike[str], **engines: Any) -> PlaySession:
         """A new match written to ``path`` (created or replaced), its first game started."""
         s = cls(options, path, **engines)
-        s._start_game()
+        s.greeting = s._start_game().messages
         s._save()
         return s
 
@@ -337,8 +346,9 @@ class PlaySession:
             s._replay_game(g, name)
         s._replaying = False
         if not s._match_done():
+            s.greeting = [f"resumed {name}: game {s.game_no}" if s.game_no else f"resumed {name}"]
             if s.game_no == 0 or s.awaiting in ("next", "over"):
-                s._start_game()
+                s.greeting += s._start_game().messages
         else:
             s.awaiting = "over"
         s._save()
@@ -435,7 +445,7 @@ class PlaySession:
                 return reply
         else:
             self._set_turn(opener)
-            reply.messages.append(f"{self.names[opener]} won the last game and opens")
+            reply.messages.append(f"{self.names[opener]} won the last game: {_act(self.names[opener], 'open')}")
         self._roll_for_turn(reply)
         return reply
 
@@ -456,7 +466,7 @@ class PlaySession:
             reply.messages.append(f"opening roll: both roll {mine}, roll again")
         opener = HUMAN if mine > theirs else ENGINE
         reply.messages.append(f"opening roll: {self.names[0]} {mine}, {self.names[1]} {theirs}: "
-                              f"{self.names[opener]} opens")
+                              f"{_act(self.names[opener], 'open')}")
         if self.rules.opener_rerolls:
             return opener, None
         return opener, ((mine, theirs) if opener == HUMAN else (theirs, mine))
@@ -508,12 +518,12 @@ class PlaySession:
         who = self.names[HUMAN]
         if len(plays) == 1:
             if not plays[0].hops:
-                reply.messages.append(f"{who} {_roll_word(who)} {dice[0]}{dice[1]}: no legal play")
+                reply.messages.append(f"{_act(who, 'roll')} {dice[0]}{dice[1]}: no legal play")
             else:
-                reply.messages.append(f"{who} {_roll_word(who)} {dice[0]}{dice[1]}: the only play is {plays[0].text}")
+                reply.messages.append(f"{_act(who, 'roll')} {dice[0]}{dice[1]}: the only play is {plays[0].text}")
             self._commit_play(HUMAN, dice, plays[0], reply)
             return
-        reply.messages.append(f"{who} {_roll_word(who)} {dice[0]}{dice[1]}")
+        reply.messages.append(f"{_act(who, 'roll')} {dice[0]}{dice[1]}")
         reply.redraw = True
         self.awaiting = "move"
 
@@ -553,13 +563,13 @@ class PlaySession:
         self._save()
         unit = "point" if points == 1 else "points"
         how = f" ({kind})" if kind and kind != "single" else ""
-        reply.messages.append(f"{self.names[winner]} {'win' if self.names[winner] == 'you' else 'wins'} {points} "
+        reply.messages.append(f"{_act(self.names[winner], 'win')} {points} "
                               f"{unit}{how}")
         self.last_outcome = Outcome(winner, points, kind or "single")
         self.state = next_game(self.state, winner, points)
         reply.redraw = True
         if decided:
-            reply.messages.append(f"{self.names[winner]} {'win' if self.names[winner] == 'you' else 'wins'} the "
+            reply.messages.append(f"{_act(self.names[winner], 'win')} the "
                                   f"match {self.state.score[0]}-{self.state.score[1]}")
             self.awaiting = "over"
         else:
@@ -752,7 +762,7 @@ class PlaySession:
             self.opening_pending = False
             self._set_turn(opener)
             reply.messages.append(f"opening roll: {self.names[0]} {a}, {self.names[1]} {b}: "
-                                  f"{self.names[opener]} opens")
+                                  f"{_act(self.names[opener], 'open')}")
             if self.rules.opener_rerolls:
                 self.dice_for = opener
                 return reply
@@ -772,6 +782,8 @@ class PlaySession:
             return Reply([f"taken back: {gone}"])
         if cmd in ("roll", "double", "take", "pass"):
             return Reply([f"you have rolled {self.dice[0]}{self.dice[1]}: type your play"])
+        if not cmd:
+            return Reply(["type your play (or hint, undo, resign, quit)"])
         typed = " ".join([*self.partial, text.strip()])
         got = read_play(self.rules, self.pos, self.dice, typed)
         if got.status == "illegal":

@@ -1,0 +1,215 @@
+"""``bgreview play``: a match against the engine in the terminal (terminal I/O only: the play loop is
+:class:`analyzer.analysis.play.PlaySession`)."""
+
+from __future__ import annotations
+
+import time
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from analyzer.cli import app
+from analyzer.cli.common import fail
+from analyzer.core.errors import InputError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from analyzer.analysis.play import HintRow, PlaySession
+    from analyzer.render.board_ascii import HomeSide
+
+
+class VariantOpt(str, Enum):
+    standard = "standard"
+    dutch = "dutch"
+    mahbusa = "mahbusa"
+
+
+class LevelOpt(str, Enum):
+    beginner = "beginner"
+    intermediate = "intermediate"
+    advanced = "advanced"
+    world_class = "world-class"
+
+
+class HomeSideOpt(str, Enum):
+    right = "right"
+    left = "left"
+
+
+_HELP = """Play a match against the engine in the terminal: standard backgammon, Dutch backgammon or Mahbusa.
+
+Type plays in gnubg notation (24/18 13/11, bar/20, 6/off, 8/5(2); Dutch entries bar/20 or in/20). A part of
+a play is completed when only one legal play contains it, or kept until the rest is typed ('undo' takes it
+back). Other commands: hint, roll, double, take, pass, resign [single|gammon|backgammon], quit.
+
+Every action is written at once to the match file (--save), so an interrupted match can be continued
+with --resume FILE and reviewed with 'bgreview analyze FILE'. At the end the review is offered.
+
+Levels (our engine at 0-ply with noise on its equities, or its best play at 2-ply), measured against
+each other by bench/play_levels.py (duplicate dice, points per game with its standard error):
+"""
+
+
+def _level_help() -> str:
+    return _HELP + "\n\n" + "\n\n".join(f"{name}: {text}" for name, text in _LEVEL_FIGURES.items())
+
+
+_LEVEL_FIGURES: dict[str, str] = {
+    "beginner": "0-ply, noise 0.12.",
+    "intermediate": "0-ply, noise 0.05.",
+    "advanced": "0-ply, noise 0.015.",
+    "world-class": "2-ply, no noise (plays hint's best play).",
+}
+
+
+def _header(session: PlaySession) -> list[str]:
+    v = session.view()
+    s = v.state
+    if s.is_money:
+        kind = "money game"
+        score = ""
+    else:
+        kind = f"{s.length}-point match" + (", Crawford game" if s.crawford else "")
+        score = f"{v.names[0]} {s.score[0]} - {v.names[1]} {s.score[1]}"
+    parts = [f"Game {v.game}", kind, score]
+    if session.rules.has_cube:
+        owner = "centred" if s.cube_owner is None else ("yours" if s.cube_owner == 0 else "theirs")
+        parts.append(f"cube {s.cube} {owner}")
+    return ["  ".join(p for p in parts if p), f"X: {v.names[0]}   O: {v.names[1]}"]
+
+
+def _board(session: PlaySession, home_side: str) -> str:
+    from analyzer.render.board_ascii import draw_board
+
+    v = session.view()
+    side: HomeSide = "left" if home_side == "left" else "right"
+    return draw_board(v.position, _header(session), home_side=side, dice=v.dice, names=v.names)
+
+
+def _hint_table(rows: list[HintRow], standard: bool) -> str:
+    from rich.table import Table
+
+    from analyzer.render.terminal import render_text
+
+    table = Table(title="hint: " + ("cubeful equity (EMG)" if standard else "cubeless points of the game"))
+    table.add_column("#", justify="right")
+    table.add_column("play", no_wrap=True)
+    table.add_column("equity", justify="right")
+    table.add_column("diff", justify="right")
+    table.add_column("ply", justify="right")
+    for r in rows[:10]:
+        table.add_row(str(r.rank), r.play or "(no move)", f"{r.equity:+.3f}", "" if r.rank == 1 else f"{r.diff:+.3f}",
+                      str(r.ply))
+    return render_text(table, width=80)
+
+
+def _say(console: Console, text: str) -> None:
+    console.print(text, markup=False, highlight=False, emoji=False, soft_wrap=True)
+
+
+def _review(console: Console, session: PlaySession, ply: int) -> None:
+    from analyzer.analysis.analyze import analyze_match
+    from analyzer.formats.mat import read_matches
+    from analyzer.render.terminal import analysis_view
+
+    records = list(read_matches(str(session.path)))
+    if not records or not records[0].games:
+        _say(console, "nothing to review yet")
+        return
+    engines = {} if session.options.variant == "standard" else {session.options.variant: session.engine.var}
+    std = session.engine.std if session.options.variant == "standard" else None
+    with console.status("reviewing the match"):
+        analysis = analyze_match(records[0], engine=std, ply=ply, variant_engines=engines)
+    console.print(analysis_view(analysis))
+    _say(console, f"the full report: bgreview analyze {session.path}")
+
+
+@app.command(help=_level_help())
+def play(
+    variant: Annotated[VariantOpt, typer.Option(help="The game.")] = VariantOpt.standard,
+    length: Annotated[int, typer.Option("--length", "-n", help="Match length in points.")] = 3,
+    money: Annotated[bool, typer.Option("--money", help="A money session (standard only) instead of a match.")]
+    = False,
+    level: Annotated[LevelOpt, typer.Option(help="The engine's strength (see above).")] = LevelOpt.advanced,
+    home_side: Annotated[HomeSideOpt, typer.Option("--home-side", help="Draw your home board on this side.")]
+    = HomeSideOpt.right,
+    seed: Annotated[int | None, typer.Option(help="Seed of the dice (default: from the clock; it is saved).")]
+    = None,
+    save: Annotated[Path | None, typer.Option("--save", help="The match file (default: bgreview-play-*.mat here).")]
+    = None,
+    manual_dice: Annotated[bool, typer.Option("--manual-dice", help="Type every roll (a game on a real board).")]
+    = False,
+    resume: Annotated[Path | None, typer.Option("--resume", help="Continue the match saved in this file.")] = None,
+    name: Annotated[str, typer.Option("--name", help="Your name in the match file.")] = "you",
+    hint_ply: Annotated[int, typer.Option("--hint-ply", help="Depth of 'hint' (0-2).")] = 2,
+    review: Annotated[bool | None, typer.Option("--review/--no-review",
+                                                help="Review the match at the end (default: ask).")] = None,
+    review_ply: Annotated[int, typer.Option("--review-ply", help="Depth of that review (0-2).")] = 0,
+) -> None:
+    from rich.console import Console
+    from rich.prompt import Confirm, Prompt
+    from rich.text import Text
+
+    from analyzer.analysis.play import PlayOptions, PlaySession
+
+    if money and variant is not VariantOpt.standard:
+        fail("--money is for standard backgammon: Dutch and Mahbusa have no cube")
+    if not 0 <= review_ply <= 2:
+        fail("--review-ply must be 0..2")
+    console = Console(highlight=False, emoji=False)
+    try:
+        if resume is not None:
+            session = PlaySession.resume(resume, save_to=save, level=None)
+        else:
+            path = save or Path(f"bgreview-play-{variant.value}-{time.strftime('%Y%m%d-%H%M%S')}.mat")
+            opts = PlayOptions(variant=variant.value, length=0 if money else length, level=level.value,
+                               seed=int(time.time()) if seed is None else seed, manual_dice=manual_dice,
+                               player=name, hint_ply=hint_ply)
+            session = PlaySession.new(opts, path)
+    except InputError as e:
+        fail(str(e))
+    except OSError as e:
+        fail(f"{save or resume}: {e.strerror or 'cannot write the match file'}")
+    _say(console, f"match file: {session.path} (every action is saved; --resume {session.path} continues it)")
+    for line in session.greeting:
+        _say(console, line)
+    shown: object = None
+    try:
+        while session.awaiting != "over":
+            while session.awaiting == "engine":
+                with console.status(f"{session.names[1]} thinks"):
+                    reply = session.advance()
+                for line in reply.messages:
+                    _say(console, line)
+            if session.awaiting == "over":
+                break
+            view = session.view()
+            key = (view.position, view.dice, view.state, view.awaiting)
+            if key != shown:
+                _say(console, _board(session, home_side.value))
+                shown = key
+            text = Prompt.ask(Text(session.prompt()), console=console, default="", show_default=False)
+            reply = session.handle(text)
+            for line in reply.messages:
+                _say(console, line)
+            if reply.hint is not None:
+                if reply.hint:
+                    _say(console, _hint_table(reply.hint, session.rules.has_cube))
+                else:
+                    _say(console, "no hint here")
+    except (KeyboardInterrupt, EOFError):
+        _say(console, f"\ninterrupted: the match so far is in {session.path} (bgreview play --resume "
+                      f"{session.path} continues it)")
+        raise typer.Exit(130) from None
+    if session.quit and not session.games and not session.actions:
+        return
+    try:
+        wanted = review if review is not None else Confirm.ask("Review the match now?", console=console,
+                                                               default=True)
+    except (KeyboardInterrupt, EOFError):
+        wanted = False
+    if wanted:
+        _review(console, session, review_ply)
