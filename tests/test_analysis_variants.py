@@ -322,7 +322,7 @@ def test_variant_without_evaluator(monkeypatch: pytest.MonkeyPatch) -> None:
         analyze_match(m, engine=None, ply=0)
     # an engine handed in is used, and the loader is not asked
     a = analyze_match(m, engine=None, ply=0, variant_engines={"dutch": StandIn("dutch")})
-    assert a.decisions.height == 1 and a.decisions["played"][0] == "in/23 in/21"
+    assert a.decisions.height == 1 and a.decisions["played"][0] == "bar/23 bar/21"
 
 
 def _run_cli(tmp_path: Path, variant: str, *extra: str) -> tuple[Any, Path]:

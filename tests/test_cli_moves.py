@@ -65,6 +65,6 @@ def test_moves_batch_keeps_order_and_reports_errors() -> None:
     assert len(out) == 5
     assert len(out[0]["plays"]) == 7
     assert "error" in out[1]
-    assert {p["play"] for p in out[2]["plays"]} == {"in/23 in/21", "in/19"}  # rules.md D02
+    assert {p["play"] for p in out[2]["plays"]} == {"bar/23 bar/21", "bar/19"}  # rules.md D02
     assert "error" in out[3]
     assert out[4] == {"plays": []}

@@ -36,7 +36,7 @@ START = "P 24:2 13:5 8:3 6:5 | O 19:5 17:3 12:5 1:2"
         ("standard", START, (3, 1), "8/5 6/5"),
         ("standard", START, (6, 1), "13/7 8/7"),
         # Dutch: entering both checkers is safe while the opponent may not hit.
-        ("dutch", "P | O | res P15 O15", (6, 5), "in/20 in/19"),
+        ("dutch", "P | O | res P15 O15", (6, 5), "bar/20 bar/19"),
         # Dutch: hit the opponent's blot once we may hit.
         ("dutch", "P 20:1 | O 12:1 | res P14 O14 | unlocked | ounlocked", (6, 2), "20/12*"),
         # Mahbusa: pin the opponent's blot.

@@ -1,7 +1,7 @@
 """Checker plays: hops, the notation players expect, and parsing of every spelling in match files.
 
-Points are numbered from the mover's side: 25 is the bar, 26 the Dutch reserve (written ``in``),
-0 is off. A :class:`Hop` moves one checker by one die.
+Points are numbered from the mover's side: 25 is the bar, 26 the Dutch reserve (written ``bar`` as
+in the match records; ``in`` is read too), 0 is off. A :class:`Hop` moves one checker by one die.
 
 >>> hops = (Hop(24, 18), Hop(18, 13))
 >>> format_play(hops)
@@ -46,46 +46,61 @@ def _pt(p: int) -> str:
     return str(p)
 
 
-def format_play(hops: Iterable[Hop], *, merge: bool = True, reserve: str = "in", pin_marks: bool = True) -> str:
-    """Format hops (in play order) the way gnubg does.
+def format_play(hops: Iterable[Hop], *, merge: bool = True, reserve: str = "bar", pin_marks: bool = True) -> str:
+    """Format hops (in play order) the way gnubg and eXtreme Gammon write a play.
 
-    Sources descend, hops of one checker are merged (keeping a point where it hit or pinned on
-    the way), ``*`` marks a hit, ``^`` a pin, equal moves are counted ``(n)``. The empty play is
-    ``""``. ``merge=False`` writes one hop per die; ``reserve`` is the word for a Dutch entry
-    from the reserve; ``pin_marks=False`` leaves pins unmarked.
+    Sources descend (for one source, the checker that goes furthest first, as gnubg writes
+    ``13/7 13/10(2)``), hops of one checker are merged (keeping a point where it hit or pinned on
+    the way), ``*`` marks a hit, ``^`` a pin, equal moves are counted ``(n)``, and two checkers
+    on the same path of which one hits are counted too (``8/2*(2)``, not ``8/2 8/2*``). The
+    empty play is ``""``. A Dutch entry from the reserve is written ``bar/..`` as in the match
+    records (``reserve`` names another word). ``merge=False`` writes one hop per die (the plain
+    ``.mat`` form: equal hops are still counted, a hit and a quiet hop are not merged);
+    ``pin_marks=False`` leaves pins unmarked.
 
     >>> format_play([Hop(25, 22, 1), Hop(6, 5)])
     'bar/22* 6/5'
-    >>> format_play([Hop(26, 22), Hop(22, 16)], merge=False, reserve="bar")
-    'bar/22 22/16'
+    >>> format_play([Hop(9, 3), Hop(9, 3), Hop(8, 2), Hop(8, 2, 1)])
+    '9/3(2) 8/2*(2)'
+    >>> format_play([Hop(13, 7), Hop(13, 7)])
+    '13/7(2)'
+    >>> format_play([Hop(13, 10), Hop(10, 7), Hop(13, 10), Hop(13, 10)])
+    '13/7 13/10(2)'
+    >>> format_play([Hop(26, 22), Hop(22, 16)])
+    'bar/16'
+    >>> format_play([Hop(26, 22), Hop(22, 16)], merge=False, reserve="in")
+    'in/22 22/16'
     """
     chains: list[list[tuple[int, int]]] = []  # each: [(point, mark)...], mark for the landing
-    for h in hops:
+    # gnubg's order: hops by source, then destination, both descending; a hop continues the first
+    # checker that stands on its source; the checkers are written in that order
+    for h in sorted(hops, key=lambda h: (-h.source, -h.dest)):
         for ch in chains if merge else ():
             if ch[-1][0] == h.source and h.source != OFF:
                 ch.append((h.dest, h.hit))
                 break
         else:
             chains.append([(h.source, 0), (h.dest, h.hit)])
-    texts: list[tuple[int, int, str]] = []
+    # one group per path (every point a checker touched); with merge, the checkers of a group share
+    # its marks (at most one of them can hit on a point) and are counted together, as gnubg does
+    def mark(m: int) -> int:
+        return m if m == 1 or (m == 2 and pin_marks) else 0
+
+    groups: dict[tuple[int, ...], list[list[int]]] = {}
     for ch in chains:
-        parts = [reserve if ch[0][0] == RESERVE else _pt(ch[0][0])]
-        for i, (p, mark) in enumerate(ch[1:], start=1):
-            sign = "*" if mark == 1 else "^" if mark == 2 and pin_marks else ""
-            if sign or i == len(ch) - 1:
-                parts.append(_pt(p) + sign)
-        texts.append((ch[0][0], ch[-1][0], "/".join(parts)))
-    texts.sort(key=lambda t: (-t[0], -t[1], t[2]))
-    out: list[str] = []
-    i = 0
-    while i < len(texts):
-        j = i
-        while j + 1 < len(texts) and texts[j + 1][2] == texts[i][2]:
-            j += 1
-        n = j - i + 1
-        out.append(texts[i][2] + (f"({n})" if n > 1 else ""))
-        i = j + 1
-    return " ".join(out)
+        path = tuple(p for p, _ in ch)
+        marks = [mark(m) for _, m in ch]
+        groups.setdefault(path if merge else path + tuple(marks), []).append(marks)
+    texts: list[tuple[int, int, str, int]] = []
+    for key, members in groups.items():
+        path = key[: len(members[0])]
+        marks = [max(m[i] for m in members) for i in range(len(path))]
+        parts = [(reserve if p == RESERVE else _pt(p)) + ("*" if mk == 1 else "^" if mk == 2 else "")
+                 for i, (p, mk) in enumerate(zip(path, marks, strict=True)) if mk or i in (0, len(path) - 1)]
+        texts.append((path[0], path[-1], "/".join(parts), len(members)))
+    if not merge:
+        texts.sort(key=lambda t: (-t[0], -t[1], t[2]))
+    return " ".join(text + (f"({n})" if n > 1 else "") for _, _, text, n in texts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ class Dutch(Variant):
 
     >>> rules = Dutch()
     >>> sorted(p.text for p in rules.legal_plays(rules.start(), (4, 2)))
-    ['in/19', 'in/23 in/21']
+    ['bar/19', 'bar/23 bar/21']
     """
 
     name: ClassVar[str] = "dutch"
