@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import replace
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,7 @@ def _driver(javascript: bool = True) -> Any:
 @pytest.fixture(scope="module")
 def analysis() -> MatchAnalysis:
     [record] = list(read_any(str(SAMPLE)))
-    return analyze_match(record, engine=None, ply=0)
+    return analyze_match(replace(record, source=SAMPLE.name), engine=None, ply=0)
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +129,12 @@ def test_loads_without_console_errors(browser: Any, artefacts: Path) -> None:
     assert browser.find_element(By.ID, "viewer").is_displayed()
     assert browser.find_element(By.ID, "filters").is_displayed()
     browser.execute_script("window.scrollTo(0, 0)")
-    browser.save_screenshot(str(artefacts / "report-summary.png"))
+    size = browser.get_window_size()
+    browser.set_window_size(1400, 1900)  # the match, the players' table and the ratings in one picture
+    try:
+        browser.save_screenshot(str(artefacts / "report-summary.png"))
+    finally:
+        browser.set_window_size(size["width"], size["height"])
 
 
 def test_arrow_keys_step_through_a_game_and_show_each_decision_s_board(browser: Any, analysis: MatchAnalysis,

@@ -122,6 +122,15 @@ def fmt_millipoints(x: float | None) -> str:
     return "-" if x is None else f"{1000 * x:.0f}"
 
 
+def fmt_rate(x: float | None) -> str:
+    """A mean error per decision in thousandths (mEMG, or millipoints), one decimal, as gnubg shows it.
+
+    >>> fmt_rate(0.01534), fmt_rate(None)
+    ('15.3', '-')
+    """
+    return "-" if x is None else f"{1000 * x:.1f}"
+
+
 def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
@@ -131,6 +140,7 @@ def _environment() -> Environment:
     env.filters["spct"] = fmt_signed_pct
     env.filters["pr"] = fmt_pr
     env.filters["mp"] = fmt_millipoints
+    env.filters["rate"] = fmt_rate
     return env
 
 
