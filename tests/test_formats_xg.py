@@ -111,10 +111,12 @@ def game_header(number: int, score: tuple[int, int], *, crawford: bool = False,
 
 def cube(side: int, *, double: int, take: int = -1, level: int = 0, err_cube: float = NA,
          err_take: float = NA, beaver_r: int = 0, raccoon_r: int = 0,
-         equities: tuple[float, float, float] = (0, 0, 0)) -> bytes:
-    """``side`` 0 or 1; ``level`` the cube before the action as XG's log2 (0 centred at 1)."""
+         equities: tuple[float, float, float] = (0, 0, 0), board: list[int] | None = None) -> bytes:
+    """``side`` 0 or 1; ``level`` the cube before the action as XG's log2 (0 centred at 1), signed
+    by its owner (+ player 1); ``board`` XG's 26 slots seen from player 1."""
     r = _record(2)
     struct.pack_into("<6i", r, 12, 1 if side == 0 else -1, double, take, beaver_r, raccoon_r, level)
+    struct.pack_into("<26b", r, 36, *(board or [0] * 26))
     struct.pack_into("<3f", r, 152, *equities)
     struct.pack_into("<d", r, 200, err_cube)
     struct.pack_into("<d", r, 216, err_take)
@@ -130,8 +132,11 @@ def xg_pairs(hops: list[tuple[int, int]]) -> list[int]:
 
 
 def move(side: int, dice: tuple[int, int], hops: list[tuple[int, int]], *, err: float = NA,
-         luck: float = NA, candidates: list[tuple[list[tuple[int, int]], float]] = ()) -> bytes:
+         luck: float = NA, candidates: list[tuple[list[tuple[int, int]], float]] = (),
+         board: list[int] | None = None, level: int = 0) -> bytes:
     r = _record(3)
+    struct.pack_into("<26b", r, 9, *(board or [0] * 26))
+    struct.pack_into("<i", r, 108, level)
     struct.pack_into("<i", r, 64, 1 if side == 0 else -1)
     struct.pack_into("<8i", r, 68, *xg_pairs(hops))
     struct.pack_into("<2i", r, 100, *dice)
@@ -422,6 +427,55 @@ def test_nackgammon_and_setup_positions_are_named_not_misread(tmp_path):
     assert [g.number for g in m.games] == [2]
     [err] = m.errors
     assert "record 2 (game header)" in str(err) and "set-up position" in str(err)
+
+
+# ----------------------------------------------------------------------------- .xgp positions
+def _board(p1: dict[int, int], p2: dict[int, int], bar1: int = 0, bar2: int = 0) -> list[int]:
+    """XG's 26 slots from player 1: ``p1`` player 1's points, ``p2`` player 2's points in
+    player 1's numbering, 25 player 1's bar, 0 player 2's (negative)."""
+    b = [0] * 26
+    for pt, n in p1.items():
+        b[pt] = n
+    for pt, n in p2.items():
+        b[pt] = -n
+    b[25], b[0] = bar1, -bar2
+    return b
+
+
+def test_an_xgp_position_file_reads_as_a_position_for_show_eval_hint_and_cube(tmp_path):
+    # player 2 to play 42 at 1-2 in a 5-point match, cube 2 owned by player 1; player 2 has a
+    # checker on the bar; player 1 has borne off one checker
+    board = _board({6: 5, 8: 3, 13: 4, 24: 2}, {1: 2, 12: 5, 17: 3, 19: 4}, bar2=1)
+    p = write(tmp_path, [match_header(length=5), game_header(3, (1, 2)), cube(1, double=0, level=1),
+                         move(1, (4, 2), [(25, 21), (6, 4)], board=board, level=1)], name="pos.xgp")
+    x = xgmod.xgp_xgid(p)
+    assert str(x) == "XGID=ab----E-C---eD---c-d----B-:1:1:-1:42:1:2:0:5:10"
+    from analyzer.core.ids import parse_position_spec
+    spec = parse_position_spec(str(x))
+    assert spec.dice == (4, 2) and spec.match is not None and sorted(spec.match.score) == [1, 2]
+    assert spec.position.mover_bar == 1 and spec.match.cube == 2
+    res = runner.invoke(app, ["show", str(p)])
+    assert res.exit_code == 0, res.output
+    shown = parse_position_spec(re.search(r"XGID=\S+", res.output).group(0))  # the mover's view
+    assert (shown.position, shown.dice, shown.match) == (spec.position, spec.dice, spec.match)
+    res = runner.invoke(app, ["eval", str(p), "--ply", "0"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["hint", str(p), "--dice", "42", "--ply", "0"])
+    assert res.exit_code == 0 and "bar/21" in res.output.replace("25/21", "bar/21"), res.output
+    # a cube decision: the position of a cube record, the side on roll before rolling
+    p2 = write(tmp_path, [match_header(length=5), game_header(3, (1, 2)),
+                          cube(0, double=0, board=board)], name="cube.xgp")
+    assert xgmod.xgp_xgid(p2).dice == "00" and xgmod.xgp_xgid(p2).turn == 1
+    res = runner.invoke(app, ["cube", str(p2), "--ply", "0"])
+    assert res.exit_code == 0, res.output
+
+
+def test_an_xgp_file_with_no_position_is_one_clear_error(tmp_path):
+    p = write(tmp_path, [match_header(), game_header(1, (0, 0))], name="empty.xgp")
+    res = runner.invoke(app, ["show", str(p)])
+    assert res.exit_code == 2 and "no position in the XG file" in res.output and str(p) in res.output
+    res = runner.invoke(app, ["eval", str(EXAMPLE)])
+    assert res.exit_code == 2 and "not a position file" in res.output
 
 
 # ----------------------------------------------------------------------------- bad records

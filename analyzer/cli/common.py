@@ -41,6 +41,19 @@ def input_error(err: InputError) -> NoReturn:
     fail(str(err), 2)
 
 
+def position_argument(text: str) -> str:
+    """The position argument of a command as given, or, when it names an eXtreme Gammon position
+    file (``.xgp``; an ``.xg`` match file gives its last position), the XGID of that position.
+    Raises :class:`~analyzer.core.errors.InputError` for a file that cannot be read as one."""
+    import os
+
+    if text.lower().endswith((".xgp", ".xg")) and os.path.isfile(text):
+        from analyzer.formats.xg import xgp_xgid
+
+        return str(xgp_xgid(text))
+    return text
+
+
 def stdout_write(text: str) -> None:
     sys.stdout.write(text)
     if not text.endswith("\n"):

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, BinaryIO
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import OutputFormat, fail, standard_engine, stdout_write
+from analyzer.cli.common import OutputFormat, fail, position_argument, standard_engine, stdout_write
 from analyzer.core.errors import InputError, ParseError
 
 if TYPE_CHECKING:
@@ -219,7 +219,8 @@ def cube(
         return
     assert position is not None
     try:
-        d = _decide(engine, position, ply, use_rollout, trials, truncate, seed, workers, cube_play, root_conversion)
+        d = _decide(engine, position_argument(position), ply, use_rollout, trials, truncate, seed, workers,
+                    cube_play, root_conversion)
     except (InputError, ValueError) as e:
         fail(str(e))
     if fmt is OutputFormat.json:

@@ -15,7 +15,14 @@ from typing import Annotated, Any
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import OutputFormat, check_ply, input_error, standard_engine, variant_engine
+from analyzer.cli.common import (
+    OutputFormat,
+    check_ply,
+    input_error,
+    position_argument,
+    standard_engine,
+    variant_engine,
+)
 from analyzer.core.errors import InputError
 
 _PROB_COLS = ("win", "win_gammon", "win_backgammon", "lose", "lose_gammon", "lose_backgammon")
@@ -26,7 +33,7 @@ def _load(position: str, variant: str | None) -> Any:
     from analyzer.core.ids import parse_position_spec
 
     try:
-        return parse_position_spec(position, variant=variant).position
+        return parse_position_spec(position_argument(position), variant=variant).position
     except InputError as e:
         input_error(e)
 

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import input_error
+from analyzer.cli.common import input_error, position_argument
 from analyzer.core.errors import InputError
 
 
@@ -38,7 +38,7 @@ def show(
 
     try:
         # a finished game can be drawn (the result of a game-ending play), not played
-        spec = parse_position_spec(position, variant=variant, allow_finished=True)
+        spec = parse_position_spec(position_argument(position), variant=variant, allow_finished=True)
         over = spec.game_over()
         if fmt is ShowFormat.json:
             data = show_position_data(spec)

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field, replace
 from typing import IO
 
 from analyzer.core.errors import InputError, ParseError
+from analyzer.core.ids import XGID
 from analyzer.formats.records import (
     Action,
     Double,
@@ -64,7 +65,7 @@ from analyzer.formats.records import (
 )
 
 __all__ = ["HEADER_SIZE", "MAX_FILE", "RECORD_SIZE", "XGContainer", "is_xg", "read_container",
-           "read_xg", "stream_xg"]
+           "read_xg", "stream_xg", "xgp_xgid"]
 
 Source = str | os.PathLike[str] | IO[bytes]
 _Fail = Callable[..., ParseError]
@@ -478,7 +479,7 @@ def _header(r: bytes, name: str) -> tuple[MatchRecord, int]:
     elo = (_f64(r, 104), _f64(r, 112))
     exp = (_i32(r, 120), _i32(r, 124))
     date, time = _date(_f64(r, 128))
-    cube_limit = _i32(r, 612) if version >= 8 and 0 < _i32(r, 612) < 1 << 20 else None
+    cube_limit = _cube_limit(_i32(r, 612)) if version >= 8 else None
     ratings = tuple(f"{e:.2f}/{x}" if math.isfinite(e) and e > 0 else None for e, x in zip(elo, exp, strict=True))
     tags: list[tuple[str, str]] = [("Site", "eXtreme Gammon")]
     for key, value in (("Event", event), ("Round", rnd), ("Place", place), ("Player 1", p1),
@@ -502,6 +503,18 @@ def _header(r: bytes, name: str) -> tuple[MatchRecord, int]:
                          jacoby=None if length else jacoby, beaver=None if length else beaver,
                          cube_limit=cube_limit, tags=tuple(tags))
     return record, version
+
+
+def _cube_limit(raw: int) -> int | None:
+    """XG's cube limit: up to 15 read as a power of two (as an XGID's last field), above as the
+    value itself; the larger reading of the two, since a limit only refuses cubes.
+
+    >>> _cube_limit(10), _cube_limit(1024), _cube_limit(0)
+    (1024, 1024, None)
+    """
+    if 0 < raw <= 15:
+        return 1 << raw
+    return raw if 15 < raw < 1 << 20 else None
 
 
 def _read_games(game_file: bytes, name: str) -> MatchRecord:
@@ -552,6 +565,56 @@ def _read_games(game_file: bytes, name: str) -> MatchRecord:
             rd.skipping = True
     rd.close_game()
     return replace(header, games=tuple(rd.games), errors=tuple(rd.errors))
+
+
+# ----------------------------------------------------------------------------- positions
+def xgp_xgid(source: Source, *, name: str | None = None) -> XGID:
+    """The position an XG position file (``.xgp``; an ``.xg`` file too: its last position) holds,
+    as an XGID: the board of the last move or cube record, the player on roll, the dice (``D``
+    when a double waits for an answer), cube, score, match length and Crawford flag.
+
+    Raises :class:`~analyzer.core.errors.ParseError` naming the file when there is no position.
+    """
+    label = name if name is not None else (
+        os.fspath(source) if isinstance(source, (str, os.PathLike)) else str(getattr(source, "name", "<xg>")))
+    try:
+        files = read_container(_load(source, label), label).files
+        game_file = files.get("temp.xg", b"")
+        if len(game_file) % RECORD_SIZE or not game_file:
+            raise ParseError(f"not a position file: temp.xg holds {len(game_file):,} bytes, not whole "
+                             f"{RECORD_SIZE:,}-byte records", file=label)
+        header, _version = _header(game_file[:RECORD_SIZE], label)
+        score, crawford, last, rec_no = (0, 0), False, b"", 0
+        for k in range(1, len(game_file) // RECORD_SIZE):
+            r = game_file[k * RECORD_SIZE:(k + 1) * RECORD_SIZE]
+            if r[8] == 1:
+                score, crawford = (_i32(r, 12), _i32(r, 16)), bool(r[20])
+            elif r[8] in (2, 3):
+                last, rec_no = r, k + 1
+        if not last:
+            raise ParseError("no position in the XG file (no move or cube record)", file=label)
+        if last[8] == 3:
+            board, active, cube_b = struct.unpack_from("<26b", last, 9), _i32(last, 64), _i32(last, 108)
+            d1, d2 = _i32(last, 100), _i32(last, 104)
+            if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+                raise _RecordError(f"record {rec_no} (move): dice {d1}-{d2} are not a roll",
+                                   line=rec_no, token=f"{d1}{d2}")
+            dice = f"{d1}{d2}"
+        else:
+            board, active, cube_b = struct.unpack_from("<26b", last, 36), _i32(last, 12), _i32(last, 32)
+            dice = "D" if _i32(last, 16) == 1 else "00"
+        _side(active, rec_no, "move" if last[8] == 3 else "cube")
+        if abs(cube_b) > 15:
+            raise _RecordError(f"record {rec_no}: cube at 2^{abs(cube_b)}", line=rec_no, token=str(cube_b))
+        money = header.length == 0
+        flags = (int(bool(header.jacoby)) + 2 * int(bool(header.beaver))) if money else int(crawford)
+        limit = header.cube_limit or 1024
+        return XGID(checkers=tuple(board), cube_log2=abs(cube_b),
+                    cube_position=(cube_b > 0) - (cube_b < 0), turn=active, dice=dice,
+                    score_bottom=score[0], score_top=score[1], flags=flags, length=header.length,
+                    max_cube_log2=min(15, max(abs(cube_b), limit.bit_length() - 1)))
+    except InputError as err:
+        raise err.located(file=label) from None
 
 
 # ----------------------------------------------------------------------------- entry points
