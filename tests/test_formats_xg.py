@@ -654,3 +654,28 @@ def test_a_huge_stated_size_is_refused_before_inflating(tmp_path):
     [m] = read_xg(p)
     [err] = m.errors
     assert "outside the archive" in str(err) or "size 1,073,741,824" in str(err)
+
+
+# ----------------------------------------------------------------------------- batch and analyze
+def test_batch_walks_xg_files_and_reads_them_like_the_mat(tmp_path, studio_match):
+    import polars as pl
+
+    src = tmp_path / "in"
+    src.mkdir()
+    write(src, _match_as_xg(studio_match), name="boardlord.xg")
+    mat = next(STUDIO.glob("BoardLord - Llabba 7pt*.txt"))
+    (src / "boardlord.txt").write_bytes(mat.read_bytes())
+    res = runner.invoke(app, ["batch", str(src), "--out", str(tmp_path / "out"), "--replay-only",
+                              "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    rows = pl.scan_parquet(tmp_path / "out" / "decisions" / "*.parquet").collect()
+    per_file = {Path(f).suffix: n for f, n in rows.group_by("file").len().iter_rows()}
+    assert per_file[".xg"] == per_file[".txt"] == len(list(decisions(studio_match)))
+
+
+@pytest.mark.integration
+def test_analyze_an_xg_file_end_to_end(tmp_path, studio_match):
+    p = write(tmp_path, _match_as_xg(studio_match))
+    res = runner.invoke(app, ["analyze", str(p), "--ply", "0", "--out", str(tmp_path / "rep")])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "rep" / "report.html").is_file()
