@@ -131,7 +131,8 @@ class _Rollouts:
         try:
             from analyzer.eval import rollout as module
         except ImportError:
-            raise RolloutUnavailableError("rollouts are not available yet (no analyzer.eval.rollout)") from None
+            raise RolloutUnavailableError(
+                "rollouts are not available (analyzer.eval.rollout cannot be imported)") from None
         self.module: Any = module
         self.engine = engine
         self.settings = settings

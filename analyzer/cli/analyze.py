@@ -116,7 +116,7 @@ def analyze(
     settings: RolloutSettings | None = None
     if rollout:
         if not _rollout_available():
-            fail("rollouts are not available yet (no rollout evaluator in analyzer.eval); use --ply N")
+            fail("rollouts are not available (analyzer.eval.rollout cannot be imported); use --ply N")
         try:
             settings = RolloutSettings(trials=trials, truncate=truncate)
         except ValueError as e:

@@ -1,7 +1,10 @@
 """A typed front for numba's ``njit``: mypy sees the plain Python signature of a compiled function.
 
-Every compiled function of bgreview is decorated with :func:`njit` (``cache=True``, no Python
-objects), so its type hints stay checkable and the compiled code is cached between runs.
+The cube and rollout kernels (:mod:`analyzer.eval._cube_kernel`, :mod:`analyzer.eval._rollout_kernel`) are
+decorated with :func:`njit` (``cache=True``, no Python objects), so their type hints stay checkable and the
+compiled code is cached between runs. The older kernels (the move generator, the features, nets, bear-off
+databases and search of :mod:`analyzer.eval`, the variant evaluators, training and replay) call numba's
+``njit(cache=True)`` directly and are typed by hand where Python calls them.
 
 >>> from analyzer.rules.kernel import full_hash
 >>> import numpy as np

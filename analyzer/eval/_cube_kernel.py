@@ -18,7 +18,7 @@ cube limit). The last level has no cube access for either side.
 sides at every level from the top down (a cash point at level ``j`` is where the taker of level
 ``j + 1`` is indifferent), and :func:`janowski` the cubeful value ``x * live + (1 - x) * dead`` for
 a cube at level ``s`` owned by the side on roll, his opponent or nobody. The arithmetic is that of
-:class:`analyzer.eval.cube._Model` step by step, so the values are the same to the last bit.
+:class:`analyzer.eval.cube_model.CubeModel` step by step, so the values are the same to the last bit.
 
 **The search.** :func:`build_tree` lays out the game tree breadth first: node ``(d, i)`` at depth
 ``d`` has the children ``(d + 1, 21 i + r)``, one per roll ``r``, reached by the best 0-ply play of
@@ -53,7 +53,7 @@ from analyzer.eval.net import NOUT
 from analyzer.rules.kernel import flip_into
 
 Arr = np.ndarray  # numba ignores annotations; this names the array arguments for mypy
-EPS = 1e-12  # as analyzer.eval.cube._EPS
+EPS = 1e-12  # as analyzer.eval.cube_model.EPS
 OWN_CENTRE, OWN_A, OWN_B = 0, 1, 2
 ST_LIVE, ST_OVER, ST_UNUSED = 0, 1, 2
 

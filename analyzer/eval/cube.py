@@ -40,16 +40,19 @@ model above only at the leaves, a cube decision of the side on roll at every nod
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from analyzer.core.match import MatchState, can_double
 from analyzer.core.position import Position
+from analyzer.eval.cube_model import CubeModel, MayDouble, ValueFn, interp
+from analyzer.eval.cube_model import GameProbabilities as GameProbabilities
+from analyzer.eval.cube_model import ProbabilitiesLike as ProbabilitiesLike
+from analyzer.eval.cube_model import even_game_mwc as even_game_mwc
 from analyzer.eval.met import MatchEquityTable, met_by_name, mwc_to_emg, outcome_mwc
 
 CONTACT_CUBE_LIFE = 0.68
@@ -61,106 +64,6 @@ RACE_CUBE_LIFE_MIN = 0.6
 RACE_CUBE_LIFE_MAX = 0.7
 
 _MONEY_LEVELS = 24  # doublings followed in money play before the cube is taken as dead
-_EPS = 1e-12
-
-
-# ---------------------------------------------------------------------- probabilities
-class _HasProbabilities(Protocol):
-    @property
-    def win(self) -> float: ...
-    @property
-    def win_gammon(self) -> float: ...
-    @property
-    def win_backgammon(self) -> float: ...
-    @property
-    def lose_gammon(self) -> float: ...
-    @property
-    def lose_backgammon(self) -> float: ...
-
-
-ProbabilitiesLike = Sequence[float] | NDArray[np.floating[Any]] | _HasProbabilities
-"""Five cubeless probabilities of the side on roll: a sequence, an array or an object with fields."""
-
-
-@dataclass(frozen=True, slots=True)
-class GameProbabilities:
-    """Cubeless outcome probabilities of the side on roll (gammons include backgammons).
-
-    >>> p = GameProbabilities(0.6, 0.2, 0.01, 0.1, 0.0)
-    >>> round(p.lose, 2), round(p.cubeless_equity(), 2)
-    (0.4, 0.31)
-    >>> p.flip().win_gammon
-    0.1
-    """
-
-    win: float
-    win_gammon: float
-    win_backgammon: float
-    lose_gammon: float
-    lose_backgammon: float
-
-    def __post_init__(self) -> None:
-        t = 1e-6
-        ok = (-t <= self.win <= 1 + t and -t <= self.win_backgammon <= self.win_gammon + t
-              and self.win_gammon <= self.win + t and -t <= self.lose_backgammon <= self.lose_gammon + t
-              and self.lose_gammon <= 1 - self.win + t)
-        if not ok or any(math.isnan(v) for v in self.as_tuple()):
-            raise ValueError(f"inconsistent probabilities: {self.as_tuple()!r}")
-
-    @classmethod
-    def clamped(cls, win: float, win_gammon: float, win_backgammon: float, lose_gammon: float,
-                lose_backgammon: float) -> GameProbabilities:
-        """Probabilities forced into consistency (as raw network outputs may need): each in
-        [0, 1], backgammons <= gammons <= the wins or losses they belong to.
-
-        >>> GameProbabilities.clamped(0.5, 0.52, 0.6, -0.01, 0.0).as_tuple()
-        (0.5, 0.5, 0.5, 0.0, 0.0)
-        """
-        w = min(max(win, 0.0), 1.0)
-        wg = min(max(win_gammon, 0.0), w)
-        lg = min(max(lose_gammon, 0.0), 1.0 - w)
-        return cls(w, wg, min(max(win_backgammon, 0.0), wg), lg, min(max(lose_backgammon, 0.0), lg))
-
-    @classmethod
-    def of(cls, probs: ProbabilitiesLike, *, clamp: bool = False) -> GameProbabilities:
-        """Convert five numbers (a sequence or numpy array) or any object with the five fields;
-        with ``clamp`` inconsistent values are fixed by :meth:`clamped` instead of rejected.
-
-        >>> GameProbabilities.of([0.5, 0.1, 0.0, 0.1, 0.0]).win
-        0.5
-        >>> import numpy as np
-        >>> round(GameProbabilities.of(np.array([0.6, 0.2, 0.0, 0.1, 0.0], np.float32)).lose_gammon, 6)
-        0.1
-        """
-        if isinstance(probs, GameProbabilities):
-            return probs
-        if isinstance(probs, Sequence | np.ndarray):
-            vals = [float(v) for v in probs]
-            if len(vals) != 5:
-                raise ValueError(f"expected 5 probabilities, got {len(vals)}")
-        else:
-            vals = [float(probs.win), float(probs.win_gammon), float(probs.win_backgammon),
-                    float(probs.lose_gammon), float(probs.lose_backgammon)]
-        return cls.clamped(*vals) if clamp else cls(*vals)
-
-    def as_tuple(self) -> tuple[float, float, float, float, float]:
-        """The five numbers in evaluator order."""
-        return (self.win, self.win_gammon, self.win_backgammon, self.lose_gammon, self.lose_backgammon)
-
-    @property
-    def lose(self) -> float:
-        """Chance that the side on roll loses."""
-        return 1.0 - self.win
-
-    def flip(self) -> GameProbabilities:
-        """The same probabilities from the opponent's side."""
-        return GameProbabilities(self.lose, self.lose_gammon, self.lose_backgammon, self.win_gammon,
-                                 self.win_backgammon)
-
-    def cubeless_equity(self) -> float:
-        """Cubeless money equity (points per unit cube)."""
-        return (2.0 * self.win - 1.0 + self.win_gammon + self.win_backgammon - self.lose_gammon
-                - self.lose_backgammon)
 
 
 # ---------------------------------------------------------------------- cube life
@@ -195,104 +98,6 @@ def cube_life_of(position: Position) -> float:
     return min(max(x, RACE_CUBE_LIFE_MIN), RACE_CUBE_LIFE_MAX)
 
 
-# ---------------------------------------------------------------------- the live-cube model
-Points = tuple[tuple[float, float], ...]
-ValueFn = Callable[[int], float]
-"""Value, to the side on roll, of the game ending with him winning ``k`` points (``k < 0``: losing)."""
-MayDouble = Callable[[int, int], bool]
-"""``may_double(side, cube)``: would ``side`` (0 = on roll, 1 = opponent) owning ``cube`` double it?"""
-
-
-def _interp(points: Points, p: float) -> float:
-    for (p0, v0), (p1, v1) in zip(points, points[1:], strict=False):
-        if p <= p1 or p1 >= 1.0:
-            if p1 - p0 <= _EPS:
-                return v1
-            return v0 + (v1 - v0) * (p - p0) / (p1 - p0)
-    return points[-1][1]
-
-
-def _solve(points: Points, target: float) -> float | None:
-    """The ``p`` in (0, 1) where the increasing piecewise-linear function reaches ``target``."""
-    if target <= points[0][1] or target >= points[-1][1]:
-        return None
-    for (p0, v0), (p1, v1) in zip(points, points[1:], strict=False):
-        if v0 <= target <= v1 and v1 > v0:
-            return p0 + (p1 - p0) * (target - v0) / (v1 - v0)
-    return None
-
-
-class _Model:
-    """Live and dead cube values for one set of probabilities at one score."""
-
-    def __init__(self, probs: GameProbabilities, value: ValueFn, may_double: MayDouble) -> None:
-        self.probs = probs
-        self.value = value
-        self.may_double = may_double
-        self._memo: dict[tuple[str, int], Points] = {}
-
-    # conditional values of a win and of a loss at cube c
-    def ends(self, c: int, singles_only: bool = False) -> tuple[float, float]:
-        v = self.value
-        if singles_only:
-            return v(-c), v(c)
-        pr = self.probs
-        w, lo = pr.win, pr.lose
-        if w > _EPS:
-            win = ((w - pr.win_gammon) * v(c) + (pr.win_gammon - pr.win_backgammon) * v(2 * c)
-                   + pr.win_backgammon * v(3 * c)) / w
-        else:
-            win = v(c)
-        if lo > _EPS:
-            lose = ((lo - pr.lose_gammon) * v(-c) + (pr.lose_gammon - pr.lose_backgammon) * v(-2 * c)
-                    + pr.lose_backgammon * v(-3 * c)) / lo
-        else:
-            lose = v(-c)
-        return lose, win
-
-    def dead(self, c: int, singles_only: bool = False) -> float:
-        lose, win = self.ends(c, singles_only)
-        return self.probs.win * win + self.probs.lose * lose
-
-    def cash_mine(self, c: int) -> float | None:
-        """My cash point with cube ``c`` (the opponent would then own ``2c``)."""
-        if not self.may_double(0, c):
-            return None
-        return _solve(self.live("opp", 2 * c), self.value(c))
-
-    def cash_theirs(self, c: int) -> float | None:
-        """The opponent's cash point with cube ``c``, on my winning-chance scale."""
-        if not self.may_double(1, c):
-            return None
-        return _solve(self.live("me", 2 * c), self.value(-c))
-
-    def live(self, owner: str, c: int, singles_only: bool = False) -> Points:
-        """Live-cube value as points ``(p, value)`` with cube ``c`` owned by ``owner``
-        (``"me"``, ``"opp"`` or ``"centre"``)."""
-        key = (owner + ("/1" if singles_only else ""), c)
-        got = self._memo.get(key)
-        if got is not None:
-            return got
-        lose, win = self.ends(c, singles_only)
-        pts: list[tuple[float, float]] = [(0.0, lose)]
-        theirs = self.cash_theirs(c) if owner in ("opp", "centre") else None
-        mine = self.cash_mine(c) if owner in ("me", "centre") else None
-        if theirs is not None and mine is not None and theirs >= mine:
-            theirs = mine = None  # degenerate window: the cube gives no leverage
-        if theirs is not None:
-            pts.append((theirs, self.value(-c)))
-        if mine is not None:
-            pts.append((mine, self.value(c)))
-        pts.append((1.0, win))
-        out = tuple(pts)
-        self._memo[key] = out
-        return out
-
-    def cubeful(self, owner: str, c: int, x: float, singles_only: bool = False) -> float:
-        live = _interp(self.live(owner, c, singles_only), self.probs.win)
-        return x * live + (1.0 - x) * self.dead(c, singles_only)
-
-
 def _money_may_double(state: MatchState) -> MayDouble:
     top = state.cube << _MONEY_LEVELS
 
@@ -318,37 +123,18 @@ def _match_may_double(state: MatchState, player: int) -> MayDouble:
 
 
 def _model(probs: ProbabilitiesLike, state: MatchState, player: int,
-           met: MatchEquityTable | None) -> _Model:
+           met: MatchEquityTable | None) -> CubeModel:
     pr = GameProbabilities.of(probs)
     if state.is_money:
-        return _Model(pr, float, _money_may_double(state))
+        return CubeModel(pr, float, _money_may_double(state))
     table = met if met is not None else met_by_name()
-    return _Model(pr, outcome_mwc(table, state, player), _match_may_double(state, player))
+    return CubeModel(pr, outcome_mwc(table, state, player), _match_may_double(state, player))
 
 
 def _owner(state: MatchState, player: int) -> str:
     if state.cube_owner is None:
         return "centre"
     return "me" if state.cube_owner == player else "opp"
-
-
-def even_game_mwc(probs: ProbabilitiesLike, away_me: int, away_opp: int,
-                  lookup: Callable[[int, int], float], cube_life: float) -> float:
-    """MWC at ``away_me``/``away_opp`` (neither 1-away) with a centred cube, where ``lookup``
-    gives the MWC of the scores after the game; used to build :func:`analyzer.eval.met.computed_met`.
-
-    >>> def after(a: int, b: int) -> float:
-    ...     return 1.0 if a <= 0 else 0.0 if b <= 0 else 0.5
-    >>> even_game_mwc([0.5, 0.1, 0, 0.1, 0], 2, 2, after, 0.68)
-    0.5
-    """
-    aways = (away_me, away_opp)
-
-    def value(k: int) -> float:
-        return lookup(away_me - k, away_opp) if k >= 0 else lookup(away_me, away_opp + k)
-
-    model = _Model(GameProbabilities.of(probs), value, lambda side, c: aways[side] > c)
-    return model.cubeful("centre", 1, cube_life)
 
 
 # ---------------------------------------------------------------------- public values
@@ -542,7 +328,7 @@ def cube_decision(probs: ProbabilitiesLike, state: MatchState, player: int, *, c
 
 
 def _decision(pr: GameProbabilities, state: MatchState, player: int, cube_life: float,
-              table: MatchEquityTable | None, model: _Model, nd_v: float, dt_v: float | None,
+              table: MatchEquityTable | None, model: CubeModel, nd_v: float, dt_v: float | None,
               dp_v: float | None, beaver: bool) -> CubeDecision:
     """The :class:`CubeDecision` from the doubler's values (money points or MWC) of No double,
     Double/take (``None``: no access to the cube) and Double/pass."""
@@ -570,14 +356,14 @@ def _decision(pr: GameProbabilities, state: MatchState, player: int, cube_life: 
                         too_good, tp, gammons)
 
 
-def _take_point(model: _Model, cube: int, x: float, pass_value: float) -> float | None:
+def _take_point(model: CubeModel, cube: int, x: float, pass_value: float) -> float | None:
     """Taker's minimum winning chance: where Double/take equals Double/pass, the position's
     conditional gammon fractions held fixed (the model is increasing in ``p``)."""
     lose, win = model.ends(cube)
     live = model.live("opp", cube)
 
     def dt(p: float) -> float:
-        return x * _interp(live, p) + (1.0 - x) * (p * win + (1.0 - p) * lose)
+        return x * interp(live, p) + (1.0 - x) * (p * win + (1.0 - p) * lose)
 
     lo, hi = 0.0, 1.0
     if dt(hi) <= pass_value:

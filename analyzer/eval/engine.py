@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
 from numba import get_num_threads, njit, prange
@@ -38,9 +38,6 @@ from analyzer.eval.net import NOUT, NetSet, equity6, eval_board, forward_one, sw
 from analyzer.eval.probabilities import Probabilities
 from analyzer.rules.kernel import flip_into, generate
 from analyzer.rules.standard import Standard
-
-if TYPE_CHECKING:
-    from analyzer.eval.rollout import RolloutResult
 
 DEFAULT_NETS = data_path("nets", "standard.npz")
 MAX_PLY = 3
@@ -495,18 +492,6 @@ class Engine:
     ) -> RankedPlay:
         """The play ``rank_plays`` puts first (with gnubg's play filter by default)."""
         return self.rank_plays(pos, dice, ply, move_filter)[0]
-
-    def rollout(self, pos: Position, **options: Any) -> RolloutResult:
-        """Roll ``pos`` out with this engine: :func:`analyzer.eval.rollout.rollout` with the same
-        keyword options (``dice``, ``trials=1296``, ``truncate``, ``cubeful=True``, ``seed``, ...).
-
-        >>> r = Engine().rollout(Position.start(), trials=36, truncate=1, workers=1, seed=1)
-        >>> r.trials
-        36
-        """
-        from analyzer.eval.rollout import rollout
-
-        return rollout(self, pos, **options)
 
     def clear_cache(self) -> None:
         self._cache.clear()

@@ -39,6 +39,7 @@ from statistics import NormalDist
 
 from analyzer._resources import data_path
 from analyzer.core.match import MatchState
+from analyzer.eval.cube_model import GameProbabilities, even_game_mwc
 
 DATA_DIR = data_path("met")
 """Where the published tables live (``data/met`` in the repository, packaged with bgreview)."""
@@ -321,8 +322,6 @@ def computed_met(size: int = 25, gammon_rate: float = 0.26, cube_life: float = 0
     >>> abs(mwc(t, 3, 5) + mwc(t, 5, 3) - 1.0) < 1e-12
     True
     """
-    from analyzer.eval.cube import GameProbabilities, even_game_mwc
-
     if size < 2:
         raise ValueError("a match equity table needs at least 2 points")
     post = computed_post_crawford(size, post_gammon_rate)
