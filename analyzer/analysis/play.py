@@ -326,8 +326,10 @@ class PlaySession:
         if len(records) != 1:
             raise InputError(f"expected one match, found {len(records)}", file=name)
         rec = records[0]
-        if rec.errors:
-            raise rec.errors[0]
+        # a match saved before its first play has a match line and no game yet: that is fine here
+        problems = [e for e in rec.errors if rec.games or not e.message.startswith("no game in the")]
+        if problems:
+            raise problems[0]
         found = next((m for m in (_COMMENT_RE.match(c) for c in rec.comments) if m), None)
         if found is None:
             raise InputError("not a match saved by bgreview play (no 'bgreview play:' comment line)", file=name,
@@ -349,6 +351,10 @@ class PlaySession:
             s.greeting = [f"resumed {name}: game {s.game_no}" if s.game_no else f"resumed {name}"]
             if s.game_no == 0 or s.awaiting in ("next", "over"):
                 s.greeting += s._start_game().messages
+            elif s.awaiting == "engine" and s.turn == HUMAN and not s._pending_answer:
+                reply = Reply()
+                s._roll_for_turn(reply)  # the person's turn: the same seeded dice as before
+                s.greeting += reply.messages
         else:
             s.awaiting = "over"
         s._save()
