@@ -3,7 +3,10 @@
 :func:`write_batch_report` reads a dataset written by :func:`analyzer.batch.run_batch` and writes,
 into ``<dataset>/report`` (or the folder given):
 
-* ``players.csv`` — the players table (matches, wins, decisions, mean PR, error rate, PR trend);
+* ``players.csv`` — the players table (matches, wins, decisions, unforced decisions, errors, PR,
+  error rate in mEMG per decision as ``bgreview analyze`` shows it, PR trend), one row per player:
+  names that differ only in case ("Lasse", "lasse") are one player, and an alias file
+  (:func:`load_aliases`) maps other spellings to one name;
 * ``pr/<player>.svg`` — each player's PR per match over time (by match date; matches without
   a date are left out of the chart, not of the table);
 * ``phase_mix.csv`` and ``phase_mix.svg`` — decisions, errors by class and PR by game phase
@@ -11,7 +14,11 @@ into ``<dataset>/report`` (or the folder given):
   :mod:`analyzer.batch.phase`), for all players together;
 * ``matches/<part>/report.html`` — the full report of every analysed match (the same page as
   ``bgreview analyze``), unless ``match_reports=False``;
-* ``index.html`` — all of the above, linked, with every name escaped.
+* ``index.html`` — all of the above, linked, with every name escaped, in the style of the match
+  report.
+
+``progress(done, total)``, when given, is called as the work goes on (the match reports take most
+of the time); the library itself prints nothing.
 
 A ``--replay-only`` dataset has no PR: its report shows the players table, decisions by phase
 and the match list without per-match reports.
@@ -28,19 +35,26 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from analyzer.core.errors import InputError
+
 from .layout import DECISIONS_DIR, ERRORS_TABLE, MANIFEST, MATCHES_TABLE, atomic_write_bytes, read_json, read_part_meta
 from .phase import PHASES
 from .tables import players_table
 
-__all__ = ["BatchReport", "phase_mix", "write_batch_report"]
+__all__ = ["BatchReport", "Progress", "load_aliases", "merged_names", "phase_mix", "report_players",
+           "write_batch_report"]
+
+Progress = Callable[[int, int], None]
+"""Called as ``progress(done, total)`` while the report is written."""
 
 
 @dataclass(frozen=True)
@@ -163,41 +177,6 @@ class _PartAnalysis:
         self.metadata: Mapping[str, Any] = summary.get("metadata") or {}
 
 
-_INDEX = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>bgreview batch report</title>
-<style>body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse;margin:0.5em 0 1.5em}
-td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td.l,th.l{text-align:left}</style></head>
-<body><h1>bgreview batch report</h1>
-<p>{{ n_matches }} matches, {{ n_decisions }} decisions, {{ n_errors }} input errors.
-{% if options %}Options: {{ options }}.{% endif %}</p>
-<h2>Players</h2>
-<p>Files: <a href="players.csv">players.csv</a>. PR = 500 &times; mean EMG error per unforced decision;
-trend in PR per match (negative = improving).</p>
-<table><tr><th class="l">player</th><th>matches</th><th>wins</th><th>decisions</th><th>mean PR</th>
-<th>error rate</th><th>PR trend</th><th class="l">chart</th></tr>
-{% for p in players %}<tr><td class="l">{{ p.player }}</td><td>{{ p.matches }}</td><td>{{ p.wins }}</td>
-<td>{{ p.decisions }}</td><td>{{ p.mean_pr }}</td><td>{{ p.error_rate }}</td><td>{{ p.pr_trend }}</td>
-<td class="l">{% if p.chart %}<a href="{{ p.chart }}">PR over time</a>{% endif %}</td></tr>
-{% endfor %}</table>
-<h2>Game phases</h2>
-<p><img src="phase_mix.svg" alt="error mix by game phase"> <a href="phase_mix.csv">phase_mix.csv</a></p>
-<table><tr>{% for c in phase_cols %}<th>{{ c }}</th>{% endfor %}</tr>
-{% for r in phase_rows %}<tr>{% for v in r %}<td>{{ v }}</td>{% endfor %}</tr>{% endfor %}</table>
-<h2>Matches</h2>
-<table><tr><th class="l">date</th><th class="l">players</th><th>length</th><th class="l">winner</th>
-<th>PR</th><th class="l">file</th><th class="l">report</th></tr>
-{% for m in matches %}<tr><td class="l">{{ m.date }}</td><td class="l">{{ m.player_0 }} &ndash; {{ m.player_1 }}</td>
-<td>{{ m.length }}</td><td class="l">{{ m.winner }}</td><td>{{ m.pr }}</td><td class="l">{{ m.file }}</td>
-<td class="l">{% if m.report %}<a href="{{ m.report }}">report</a>{% endif %}</td></tr>
-{% endfor %}</table>
-<h2>Input errors</h2>
-<table><tr><th class="l">where</th><th class="l">token</th><th class="l">reason</th><th class="l">kind</th></tr>
-{% for e in errors %}<tr><td class="l">{{ e.where }}</td><td class="l">{{ e.token }}</td>
-<td class="l">{{ e.reason }}</td><td class="l">{{ e.kind }}</td></tr>{% endfor %}</table>
-</body></html>
-"""
-
-
 def _num(x: Any, fmt: str) -> str:
     return "" if x is None else format(x, fmt)
 
@@ -212,13 +191,153 @@ def _where(e: Mapping[str, Any]) -> str:
     return out
 
 
+def load_aliases(path: str | Path) -> dict[str, str]:
+    """Player aliases from a file: a JSON object ``{"alias": "name", ...}`` or lines
+    ``alias<TAB>name`` (blank lines and lines starting with ``#`` are skipped). The aliases are
+    matched without regard to case; the result maps each alias, case-folded, to its name.
+
+    Raises :class:`~analyzer.core.errors.InputError` naming the file, the line and the token that
+    cannot be read.
+
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     tsv = os.path.join(tmp, "a.tsv")
+    ...     _ = open(tsv, "w").write("# alias\\tname\\nLB\\tLasse B\\n\\nlasse_b\\tLasse B\\n")
+    ...     js = os.path.join(tmp, "a.json")
+    ...     _ = open(js, "w").write('{"BL": "BoardLord"}')
+    ...     load_aliases(tsv), load_aliases(js)
+    ({'lb': 'Lasse B', 'lasse_b': 'Lasse B'}, {'bl': 'BoardLord'})
+    """
+    name = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as e:
+        raise InputError(e.strerror or "cannot read the file", file=name) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        bad_line = raw[: e.start].count(b"\n") + 1
+        raise InputError("not UTF-8 text", file=name, line=bad_line, token=repr(raw[e.start:e.start + 4])) from None
+    pairs: list[tuple[str, str, int]] = []
+    if text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise InputError(f"not valid JSON: {e.msg}", file=name, line=e.lineno, column=e.colno,
+                             token=text.splitlines()[e.lineno - 1][:40] if text.splitlines() else None) from None
+        if not isinstance(data, dict):
+            raise InputError("the JSON must be an object of alias: name", file=name, line=1)
+        for alias, target in data.items():
+            if not isinstance(target, str):
+                raise InputError("an alias must map to a name (a string)", file=name, token=str(alias)[:40])
+            pairs.append((alias, target, 0))
+    else:
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            fields = line.split("\t")
+            if len(fields) != 2:
+                raise InputError("expected 'alias<TAB>name'", file=name, line=number, token=line.strip()[:40])
+            pairs.append((fields[0], fields[1], number))
+    out: dict[str, str] = {}
+    for alias, target, number in pairs:
+        if not alias.strip() or not target.strip():
+            raise InputError("an empty alias or name", file=name, line=number or None,
+                             token=f"{alias}\t{target}"[:40])
+        out[alias.strip().casefold()] = target.strip()
+    return out
+
+
+def merged_names(counts: Mapping[str, int], aliases: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The name each spelling of a player is shown under: names equal but for case (and
+    surrounding blanks) are one player, and an alias (:func:`load_aliases`) joins its name. A
+    player is shown under his alias name, else under his most frequent spelling (``counts``:
+    matches per spelling; ties: a spelling in mixed case, then the first in sorted order).
+
+    >>> merged_names({"Lasse": 3, "lasse": 1, "LB": 2, "bob": 1}, {"lb": "Lasse"})
+    {'Lasse': 'Lasse', 'lasse': 'Lasse', 'LB': 'Lasse', 'bob': 'bob'}
+    >>> merged_names({"ann": 1, "ANN": 1, "Ann": 1})
+    {'ann': 'Ann', 'ANN': 'Ann', 'Ann': 'Ann'}
+    """
+    aliases = aliases or {}
+    groups: dict[str, list[str]] = {}
+    target: dict[str, str] = {}
+    for raw in counts:
+        resolved = aliases.get(raw.strip().casefold())
+        key = (resolved or raw.strip()).casefold()
+        groups.setdefault(key, []).append(raw)
+        if resolved is not None:
+            target.setdefault(key, resolved)
+    out: dict[str, str] = {}
+    for key, spellings in groups.items():
+        shown = target.get(key) or min(spellings, key=lambda n: (-counts[n], n.isupper() or n.islower(), n)).strip()
+        for raw in spellings:
+            out[raw] = shown
+    return out
+
+
+def _spellings(matches: pl.DataFrame) -> dict[str, int]:
+    names = pl.concat([matches.select(pl.col(f"player_{s}").alias("player")) for s in (0, 1)])
+    return {str(k): int(v) for k, v in names.group_by("player").len().iter_rows() if k is not None}
+
+
+def _renamed(matches: pl.DataFrame, mapping: Mapping[str, str]) -> pl.DataFrame:
+    return matches.with_columns(
+        *[pl.col(f"player_{s}").replace_strict(dict(mapping), default=pl.col(f"player_{s}"), return_dtype=pl.String)
+          for s in (0, 1)])
+
+
+def report_players(matches: pl.DataFrame, aliases: Mapping[str, str] | None = None) -> pl.DataFrame:
+    """The players table of the report: one row per player (names merged by :func:`merged_names`),
+    with ``names`` (the spellings merged, ``; ``-joined), ``matches``, ``wins``, ``decisions``,
+    ``unforced``, ``errors`` (decisions of an error class), ``total_error`` (EMG), ``mean_pr``
+    (500 x total error / unforced), ``error_rate_memg`` (1000 x total error / unforced: the
+    "error rate (mEMG/decision)" of ``bgreview analyze``), ``pr_trend`` and the first and last
+    dates.
+
+    >>> from analyzer.batch.tables import MATCHES_SCHEMA
+    >>> m = pl.DataFrame([{"file": "a", "match_index": 0, "player_0": "Lasse", "player_1": "bob",
+    ...                    "decisions_0": 10, "decisions_1": 12, "winner_side": 0, "unforced_0": 8,
+    ...                    "unforced_1": 10, "total_error_0": 0.08, "total_error_1": 0.2, "errors_0": 1,
+    ...                    "errors_1": 3, "pr_0": 5.0, "pr_1": 10.0},
+    ...                   {"file": "b", "match_index": 0, "player_0": "bob", "player_1": "lasse",
+    ...                    "decisions_0": 10, "decisions_1": 10, "winner_side": 0, "unforced_0": 10,
+    ...                    "unforced_1": 12, "total_error_0": 0.1, "total_error_1": 0.04, "errors_0": 2,
+    ...                    "errors_1": 0, "pr_0": 5.0, "pr_1": 1.67}], schema=MATCHES_SCHEMA)
+    >>> p = report_players(m).with_columns(pl.col("error_rate_memg").round(6))
+    >>> p.select("player", "names", "matches", "wins", "unforced", "error_rate_memg").rows()
+    [('Lasse', 'Lasse; lasse', 2, 1, 20, 6.0), ('bob', 'bob', 2, 1, 20, 15.0)]
+    """
+    mapping = merged_names(_spellings(matches), aliases)
+    renamed = _renamed(matches, mapping)
+    base = players_table(renamed).drop("error_rate")
+    extra = (pl.concat([renamed.select(pl.col(f"player_{s}").alias("player"), pl.col(f"player_{s}").alias("_raw"),
+                                       pl.col(f"errors_{s}").cast(pl.Int64).alias("errors"),
+                                       pl.col(f"total_error_{s}").alias("total_error"),
+                                       pl.col(f"unforced_{s}").cast(pl.Int64).alias("_u")) for s in (0, 1)])
+             .group_by("player").agg(pl.col("errors").sum(), pl.col("total_error").sum(),
+                                     pl.when(pl.col("_u").sum() > 0)
+                                     .then(1000.0 * pl.col("total_error").sum() / pl.col("_u").sum())
+                                     .alias("error_rate_memg")))
+    raw_names: dict[str, list[str]] = {}
+    for raw, shown in sorted(mapping.items()):
+        raw_names.setdefault(shown, []).append(raw)
+    names = pl.DataFrame({"player": list(raw_names), "names": ["; ".join(v) for v in raw_names.values()]},
+                         schema={"player": pl.String(), "names": pl.String()})
+    out = base.join(extra, on="player", how="left").join(names, on="player", how="left")
+    return out.select("player", "names", "matches", "wins", "decisions", "unforced", "errors", "total_error",
+                      "mean_pr", "error_rate_memg", "pr_trend", "first_date", "last_date")
+
+
 def write_batch_report(dataset: str | Path, out_dir: str | Path | None = None, *,
-                       match_reports: bool = True) -> BatchReport:
+                       match_reports: bool = True, aliases: Mapping[str, str] | None = None,
+                       progress: Progress | None = None) -> BatchReport:
     """Write the report of ``dataset`` (see the module docstring) and return what was written.
+    ``aliases`` (:func:`load_aliases`) joins other spellings of a player's name to it.
 
     Raises :class:`FileNotFoundError` when ``dataset`` holds no matches table.
     """
-    from jinja2 import Environment
+    from analyzer.render.html import render_page
 
     data = Path(dataset)
     out = Path(out_dir) if out_dir is not None else data / "report"
@@ -229,14 +348,29 @@ def write_batch_report(dataset: str | Path, out_dir: str | Path | None = None, *
     written: list[Path] = []
     matches = pl.read_parquet(matches_path)
     errors = pl.read_parquet(data / f"{ERRORS_TABLE}.parquet")
-    players = players_table(matches)
+    analysed = matches.filter(pl.col("pr_0").is_not_null())["part"].to_list() if match_reports else []
+    total = 3 + len(analysed)
+    done = 0
+
+    def step() -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, total)
+
+    if progress is not None:
+        progress(0, total)
+    mapping = merged_names(_spellings(matches), aliases)
+    players = report_players(matches, aliases)
     path = out / "players.csv"
     atomic_write_bytes(path, players.write_csv().encode("utf-8"))
     written.append(path)
+    step()
 
     charts: dict[str, str] = {}
     (out / "pr").mkdir(exist_ok=True)
-    long = pl.concat([matches.select(pl.col(f"player_{s}").alias("player"), "date", "file", "match_index",
+    renamed = _renamed(matches, mapping)
+    long = pl.concat([renamed.select(pl.col(f"player_{s}").alias("player"), "date", "file", "match_index",
                                      pl.col(f"pr_{s}").alias("pr")) for s in (0, 1)])
     dated = long.filter(pl.col("pr").is_not_null() & pl.col("date").is_not_null()) \
         .sort(["player", "date", "file", "match_index"])
@@ -245,40 +379,44 @@ def write_batch_report(dataset: str | Path, out_dir: str | Path | None = None, *
         atomic_write_bytes(out / rel, _pr_chart(str(name), points))
         charts[str(name)] = rel
         written.append(out / rel)
+    step()
 
     mix = phase_mix(data)
     for rel, blob in (("phase_mix.csv", mix.write_csv().encode("utf-8")), ("phase_mix.svg", _phase_chart(mix))):
         atomic_write_bytes(out / rel, blob)
         written.append(out / rel)
+    step()
 
     reports: dict[str, str] = {}
-    if match_reports:
+    if analysed:
         from analyzer.render.html import write_html_report
 
-        for part in matches.filter(pl.col("pr_0").is_not_null())["part"].to_list():
+        for part in analysed:
             src = data / DECISIONS_DIR / part
             meta = read_part_meta(src) or {}
-            if not meta.get("summary"):
-                continue
-            folder = out / "matches" / part.removesuffix(".parquet")
-            written.append(write_html_report(_PartAnalysis(pl.read_parquet(src), meta["summary"]), folder))
-            reports[part] = f"matches/{folder.name}/report.html"
+            if meta.get("summary"):
+                folder = out / "matches" / part.removesuffix(".parquet")
+                written.append(write_html_report(_PartAnalysis(pl.read_parquet(src), meta["summary"]), folder))
+                reports[part] = f"matches/{folder.name}/report.html"
+            step()
 
     manifest = read_json(data / MANIFEST) or {}
-    env = Environment(autoescape=True)
-    html = env.from_string(_INDEX).render(
+    html = render_page(
+        "archive.html.j2",
         n_matches=matches.height, n_decisions=int(matches["decisions"].sum() or 0), n_errors=errors.height,
         options=", ".join(f"{k}={v}" for k, v in (manifest.get("options") or {}).items()),
-        players=[{**p, "mean_pr": _num(p["mean_pr"], ".2f"), "error_rate": _num(p["error_rate"], ".3f"),
-                  "pr_trend": _num(p["pr_trend"], "+.2f"), "chart": charts.get(p["player"])}
+        players=[{**p, "mean_pr": _num(p["mean_pr"], ".1f"), "error_rate": _num(p["error_rate_memg"], ".1f"),
+                  "pr_trend": _num(p["pr_trend"], "+.2f"), "chart": charts.get(p["player"]),
+                  "merged": p["names"] if p["names"] and p["names"] != p["player"] else ""}
                  for p in players.iter_rows(named=True)],
         phase_cols=mix.columns,
         phase_rows=[[_num(v, ".2f") if isinstance(v, float) else v for v in r] for r in mix.rows()],
         matches=[{**m, "date": m["date"] or m["date_raw"] or "", "winner": m["winner"] or "",
-                  "pr": " / ".join(_num(m[f"pr_{s}"], ".2f") for s in (0, 1)) if m["pr_0"] is not None else "",
+                  "pr": " / ".join(_num(m[f"pr_{s}"], ".1f") for s in (0, 1)) if m["pr_0"] is not None else "",
                   "report": reports.get(m["part"])}
                  for m in matches.sort(["date", "file", "match_index"], nulls_last=True).iter_rows(named=True)],
         errors=[{**e, "where": _where(e), "token": e["token"] or ""} for e in errors.iter_rows(named=True)],
+        aliases=len(aliases or {}),
     )
     index = out / "index.html"
     atomic_write_bytes(index, html.encode("utf-8"))

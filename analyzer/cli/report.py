@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import fail
+from analyzer.cli.common import error_console, fail, input_error
+from analyzer.core.errors import InputError
 
 
 @app.command()
@@ -19,15 +20,39 @@ def report(
     match_reports: Annotated[bool, typer.Option("--match-reports/--no-match-reports",
                                                 help="Also write the HTML report of every analysed match.")]
     = True,
+    aliases: Annotated[Path | None, typer.Option(
+        "--aliases", help="Player aliases: a JSON object {\"alias\": \"name\"} or lines alias<TAB>name.")] = None,
+    progress: Annotated[bool | None, typer.Option("--progress/--no-progress",
+                                                  help="Progress bar on stderr (default: on a terminal).")] = None,
 ) -> None:
     """Write the players table, PR-over-time charts, the error mix by game phase and index.html.
 
-    Exit codes: 0 written, 2 not a batch dataset.
+    Players whose names differ only in case are one player; --aliases joins other spellings.
+    Exit codes: 0 written, 2 not a batch dataset or an unreadable alias file.
     """
-    from analyzer.batch import write_batch_report
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    try:
-        result = write_batch_report(dataset, out, match_reports=match_reports)
-    except FileNotFoundError as e:
-        fail(str(e))
+    from analyzer.batch import write_batch_report
+    from analyzer.batch.report import load_aliases
+
+    names: dict[str, str] | None = None
+    if aliases is not None:
+        try:
+            names = load_aliases(aliases)
+        except InputError as e:
+            input_error(e)
+    err = error_console()
+    show = err.is_terminal if progress is None else progress
+    bar = Progress(TextColumn("report"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                   console=err, disable=not show, transient=True)
+    with bar:
+        task = bar.add_task("report", total=None)
+
+        def tick(done: int, total: int, _task: Any = task) -> None:
+            bar.update(_task, completed=done, total=total)
+
+        try:
+            result = write_batch_report(dataset, out, match_reports=match_reports, aliases=names, progress=tick)
+        except FileNotFoundError as e:
+            fail(str(e))
     typer.echo(f"{result.index} ({len(result.files)} files, {result.match_reports} match reports)")

@@ -787,6 +787,12 @@ def render_html_report(analysis: AnalysisLike, *, home_side: HomeSide = "right",
     )
 
 
+def render_page(template: str, **context: Any) -> str:
+    """Render another page of bgreview (``template`` in ``analyzer/render/templates``) with the
+    report's environment: autoescape on, the same filters and style sheet."""
+    return _env().get_template(template).render(**context)
+
+
 def write_html_report(analysis: AnalysisLike, out_dir: Path | str, *, home_side: HomeSide = "right",
                       max_errors: int | None = None) -> Path:
     """Write ``report.html`` in ``out_dir`` (created if needed) and return its path."""
