@@ -10,6 +10,7 @@ from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
+import polars as pl
 import pytest
 from render_sample import SampleAnalysis, make_analysis
 
@@ -293,3 +294,186 @@ def test_money_results_in_points() -> None:
     html = render_html_report(make_analysis(length=0), charts=False)
     assert "+2.000 points" in html and "-2.000 points" in html
     assert "Luck (MWC)" not in html and "MWC" not in html.split('id="errors"')[1].split('id="settings"')[0]
+
+
+# ---------------------------------------------------------------------- the game list and its viewer
+def game_list_rows(html: str) -> list[tuple[dict[str, str], list[str]]]:
+    """Each row of the game list: its attributes and the text of its cells."""
+    table = re.search(r'<table class="game-list">.*?</table>', html, re.S)
+    assert table is not None
+    out = []
+    for attrs, body in re.findall(r"<tr (id=\"d-\d+\"[^>]*)>(.*?)</tr>", table.group(0), re.S):
+        a = dict(re.findall(r'([\w-]+)="([^"]*)"', attrs))
+        cells = [unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", body, re.S)]
+        out.append((a, cells))
+    return out
+
+
+def viewer_data(html: str) -> dict[str, object]:
+    m = re.search(r'<script type="application/json" id="bgr-data">(.*?)</script>', html, re.S)
+    assert m is not None
+    data: dict[str, object] = json.loads(m.group(1))
+    return data
+
+
+def test_game_list_holds_every_decision_in_order(report: str, sample: SampleAnalysis) -> None:
+    rows = game_list_rows(report)
+    df = sample.decisions
+    assert len(rows) == df.height  # the sample has no trivial cube decision to fold
+    for i, ((a, cells), r) in enumerate(zip(rows, df.iter_rows(named=True), strict=True)):
+        assert a["data-i"] == str(i) and a["data-game"] == str(r["game"]) and a["data-side"] == str(r["side"])
+        assert a["data-key"] == r["key"] and a["data-err"] == ("0" if r["error_class"] == "none" else "1")
+        assert cells[0] == str(r["game"]) and cells[1] == str(r["move_no"]) and cells[2] == r["player"]
+        assert cells[3] == (r["dice"] or "")
+        played = r["played"] if r["kind"] == "checker" else r["played"].capitalize()
+        assert cells[4].startswith(played)
+        assert cells[5] == (f"{1000 * r['equity_loss']:.0f}" if r["equity_loss"] else "")
+        assert cells[6] == ("" if r["error_class"] == "none" else r["error_class"])
+        # gnubg's roll marks at the thresholds' cuts: +0.31 is lucky, -0.12 is nothing
+        luck = r["luck"]
+        assert cells[7] == ("lucky" if luck is not None and luck > 0.3 else "")
+    assert "(forced)" in rows[3][1][4]
+
+
+def test_viewer_templates_draw_each_decision_s_position(report: str, sample: SampleAnalysis) -> None:
+    data = viewer_data(report)
+    decisions = data["decisions"]
+    assert isinstance(decisions, list) and len(decisions) == sample.decisions.height
+    layouts = data["layouts"]
+    assert isinstance(layouts, dict) and len(layouts) == 1
+    [frame] = layouts.values()
+    for d, r in zip(decisions, sample.decisions.iter_rows(named=True), strict=True):
+        assert d["key"] == r["key"] and d["game"] == r["game"] and d["side"] == r["side"]
+        pieces = re.search(rf'<template id="p-{d["i"]}">(.*?)</template>', report, re.S)
+        details = re.search(rf'<template id="h-{d["i"]}">(.*?)</template>', report, re.S)
+        assert pieces is not None and details is not None
+        svg = ET.fromstring(frame.replace("</svg>", re.sub(r"^<svg[^>]*>|</svg>$", "", pieces.group(1)) + "</svg>"))
+        pos = decode_key(r["key"])
+        for g in svg.iter(SVG_NS + "g"):
+            if g.get("class") == "point":
+                p = int(g.get("data-point") or 0)
+                circles = [c.get("class") for c in g.iter(SVG_NS + "circle")]
+                assert (circles.count(f"checker x {'dark' if r['side'] else 'light'}"),
+                        len([c for c in circles if c and c.startswith("checker o")])) == \
+                    (min(pos.mover[p - 1], 5), min(pos.opponent[p - 1], 5))
+        # one colour per player: the second player's checkers are dark whoever is to act
+        tones = {c.get("class") for c in svg.iter(SVG_NS + "circle") if (c.get("class") or "").startswith("checker")}
+        assert tones <= ({"checker x dark", "checker o light"} if r["side"] else {"checker x light", "checker o dark"})
+        assert f"Game {r['game']}, move {r['move_no']}: {r['player']}" in details.group(1)
+        assert f'<code class="id">{r["key"]}</code>' in details.group(1)
+
+
+def test_a_cube_decision_that_was_not_close_is_folded_into_the_play_after_it() -> None:
+    a = make_analysis()
+    df = a.decisions
+    trivial = df.slice(2, 1).with_columns(
+        pl.lit("cube").alias("kind"), pl.lit("no double").alias("played"), pl.lit("no double").alias("best"),
+        pl.lit("none").alias("error_class"), pl.lit(True).alias("forced"), pl.lit(0.0).alias("equity_loss"),
+        pl.lit("No double, take").alias("cube_action"), pl.lit(None, pl.Float64).alias("luck"),
+        pl.lit([], df.schema["candidates"]).alias("candidates"), pl.lit(None, pl.String).alias("dice"))
+    folded = pl.concat([df.slice(0, 2), trivial, df.slice(2)])
+    html = render_html_report(SampleAnalysis(folded, a.summary, a.metadata), charts=False)
+    rows = game_list_rows(html)
+    assert len(rows) == df.height  # the no-double is not a row of its own
+    nxt = re.search(r'<template id="h-2">(.*?)</template>', html, re.S)
+    assert nxt is not None
+    assert "<dt>Cube</dt><dd>no double (proper action: No double, take; not close)</dd>" in nxt.group(1)
+    assert "<dt>Cube</dt>" not in (re.search(r'<template id="h-3">(.*?)</template>', html, re.S) or [""])[0]
+
+
+def test_per_game_statistics(report: str, sample: SampleAnalysis) -> None:
+    table = re.search(r'<table class="games">.*?</table>', report, re.S)
+    assert table is not None
+    body = re.findall(r"<tr><td class=\"num\">(\d+)</td>(.*?)</tr>", table.group(0), re.S)
+    assert [g for g, _ in body] == ["1", "2"]
+    for game, cells_html in body:
+        cells = [unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", cells_html, re.S)]
+        for side in (0, 1):
+            mine = [r for r in sample.decisions.iter_rows(named=True) if r["game"] == int(game) and r["side"] == side]
+            counted = sum(1 for r in mine if not r["forced"])
+            errors = sum(1 for r in mine if r["error_class"] != "none")
+            total = sum(r["equity_loss"] for r in mine)
+            luck = sum(r["luck"] for r in mine if r["luck"] is not None)
+            got = cells[1 + 5 * side: 1 + 5 * (side + 1)]
+            assert got == [str(counted), str(errors), f"{total:.3f}", f"{500 * total / counted:.1f}", f"{luck:+.3f}"]
+
+
+def test_luckiest_and_unluckiest_rolls(report: str, sample: SampleAnalysis) -> None:
+    section = report[report.index('<section id="luck">'):report.index('<section id="charts">')]
+    lucky_t, unlucky_t = re.findall(r'<table class="rolls">.*?</table>', section, re.S)
+    rolls = [(i, r) for i, r in enumerate(sample.decisions.iter_rows(named=True))
+             if r["kind"] == "checker" and r["luck"] is not None]
+    for table, sign in ((lucky_t, 1), (unlucky_t, -1)):
+        want = sorted([(i, r) for i, r in rolls if sign * r["luck"] > 0],
+                      key=lambda x: (-sign * x[1]["luck"], x[0]))[:5]
+        got = re.findall(r'<a href="#d-(\d+)">game (\d+), move (\d+)</a></td><td>(\d\d)</td><td class="num">([^<]+)<',
+                         table)
+        assert got == [(str(i), str(r["game"]), str(r["move_no"]), r["dice"], f"{r['luck']:+.3f}") for i, r in want]
+        assert len(want) == (3 if sign == 1 else 5)
+    assert lucky_t.count("mark-lucky") == 3 and "mark-" not in unlucky_t  # lucky: above +0.3
+
+
+def test_gnubg_thresholds_show_the_doubtful_class() -> None:
+    from analyzer.analysis.thresholds import GNUBG
+
+    a = make_analysis()
+    df = a.decisions.with_columns(pl.col("equity_loss").map_elements(GNUBG.classify, return_dtype=pl.String)
+                                  .alias("error_class"))
+    players = []
+    for p in a.summary["players"]:
+        mine = df.filter(pl.col("side") == p["side"])
+        checker = {c: mine.filter((pl.col("kind") == "checker") & (pl.col("error_class") == c)).height
+                   for c in GNUBG.classes}
+        cube = {c: mine.filter((pl.col("kind") != "checker") & (pl.col("error_class") == c)).height
+                for c in GNUBG.classes}
+        players.append({**p, "checker": checker, "cube": cube})
+    summary = {**a.summary, "players": players, "metadata": {**a.summary["metadata"], "thresholds": GNUBG.as_dict()}}
+    html = render_html_report(SampleAnalysis(df, summary, a.metadata), charts=False)
+    assert set(df["error_class"]) == {"none", "doubtful", "bad", "very bad"}
+    classes = [cells[6] for _a, cells in game_list_rows(html)]
+    assert classes == [c if c != "none" else "" for c in df["error_class"]]
+    assert '<span class="cls cls-doubtful">doubtful</span>' in html
+    summary_html = html[html.index('id="summary"'):html.index('id="games"')]
+    assert re.findall(r'<tr class="count"><td class="sub">([^<]+)</td>', summary_html)[:3] == \
+        ["doubtful", "bad", "very bad"]
+
+
+def test_ratings_apart_and_none_for_the_variants(report: str) -> None:
+    summary = report[report.index('id="summary"'):report.index('id="games"')]
+    assert "Checker play rated apart" in summary and "Cube decisions rated apart" in summary
+    assert "Error rate (mEMG per decision)" in summary
+    dutch = render_html_report(make_analysis("dutch", length=0), charts=False)
+    dutch_summary = dutch[dutch.index('id="summary"'):dutch.index('id="games"')]
+    assert "no XG or gnubg rating scale exists for Dutch backgammon" in dutch_summary
+    assert "XG:" not in dutch_summary and "gnubg:" not in dutch_summary
+    assert "Cube decisions rated apart" not in dutch_summary
+    assert "Error rate (millipoints per decision)" in dutch_summary
+
+
+def test_the_taker_is_captioned_as_such_and_each_player_keeps_his_colour(report: str,
+                                                                        sample: SampleAnalysis) -> None:
+    df = sample.decisions
+    errs = df.filter(pl.col("error_class") != "none").sort("equity_loss", descending=True)
+    for art, row in zip(articles(report), errs.iter_rows(named=True), strict=True):
+        [board] = re.findall(r'<svg xmlns="http://www.w3.org/2000/svg"[^>]*class="board [a-z]+".*?</svg>', art, re.S)
+        root = ET.fromstring(board)
+        caption = next(t for t in root.iter(SVG_NS + "text") if t.get("class") == "caption x").text or ""
+        if row["kind"] == "take":
+            assert caption.endswith("to take or pass") and "on roll" not in caption
+        else:
+            dice = row["dice"] or "  "
+            assert caption.endswith("on roll" if row["kind"] == "cube" else f"to play {dice[0]}-{dice[1]}")
+        fills = {c.get("fill") for c in root.iter(SVG_NS + "circle") if c.get("class") == "checker x"}
+        assert fills == ({"#2d2724"} if row["side"] == 1 else {"#faf7ef"}), row
+
+
+def test_settings_have_human_labels() -> None:
+    a = make_analysis()
+    meta = {**a.summary["metadata"], "deep_filter": {"count": 4, "threshold": 0.08}, "luck_prune": True,
+            "variant_engines": {"dutch": {"nets": "0.5", "evaluator": "VariantEngine"}}}
+    html = render_html_report(SampleAnalysis(a.decisions, {**a.summary, "metadata": meta}, a.metadata), charts=False)
+    settings = html[html.index('id="settings"'):]
+    assert "<th>Deep move filter (2-ply and deeper)</th><td>count: 4, threshold: 0.08</td>" in settings
+    assert "<th>Luck prune</th><td>yes</td>" in settings
+    assert "<th>Dutch and Mahbusa engines</th><td>dutch: (nets: 0.5, evaluator: VariantEngine)</td>" in settings
+    assert "deep_filter" not in settings and "luck_prune" not in settings
