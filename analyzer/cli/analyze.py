@@ -83,6 +83,9 @@ def analyze(
     confirm_trials: Annotated[int, typer.Option("--confirm-trials",
                                                 help="Most rollout games per candidate in the confirmation.")]
     = 576,
+    sgf: Annotated[Path | None, typer.Option(
+        "--sgf", help="Also write the match with this analysis as gnubg SGF (gnubg's analysis properties).")]
+    = None,
 ) -> None:
     """Analyse every checker play, cube decision and take/pass of a match, with luck and PR.
 
@@ -151,6 +154,7 @@ def analyze(
     problems = 0
     summaries: list[dict[str, Any]] = []
     views: list[Any] = []
+    reviewed: list[tuple[Any, list[dict[str, Any]]]] = []
     for i, record in enumerate(records):
         for problem in record.errors:
             problems += 1
@@ -179,6 +183,17 @@ def analyze(
                                       lambda m: err.print(m, markup=False, highlight=False, soft_wrap=True))
         summaries.append({**analysis.summary, "files": [str(p) for p in written]})
         views.append((analysis, written))
+        reviewed.append((record, analysis.decisions.to_dicts()))
+    if sgf is not None:
+        from analyzer.analysis.sgf_export import write_analysis_sgf
+
+        try:
+            write_analysis_sgf(reviewed, sgf, engine=engine, ply=0 if rollout else ply)
+        except OSError as e:
+            fail(f"{sgf}: {e.strerror or 'cannot write the file'}")
+        for item, (_, files) in zip(summaries, views, strict=True):
+            item["files"].append(str(sgf))
+            files.append(sgf)
     if fmt is AnalyzeFormat.json:
         from analyzer.render.tables import json_text
 
