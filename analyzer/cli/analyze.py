@@ -125,6 +125,8 @@ def analyze(
         except ValueError as e:
             fail(str(e))
     check_ply(ply)
+    if sgf is not None and not sgf.parent.is_dir():
+        fail(f"{sgf}: no such directory to write the SGF in")
     confirming: ConfirmSettings | None = None
     if confirm and not rollout:
         try:
