@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import replace
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -70,10 +70,19 @@ def report(analysis: MatchAnalysis, tmp_path_factory: pytest.TempPathFactory) ->
     return write_html_report(analysis, tmp_path_factory.mktemp("report"))
 
 
+def _ready(d: Any) -> None:
+    """Wait until the viewer has unpacked its boards and started."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(d, 20).until(lambda drv: drv.find_element(By.TAG_NAME, "body").get_attribute("data-viewer"))
+    assert d.find_element(By.TAG_NAME, "body").get_attribute("data-viewer") == "ready"
+
+
 @pytest.fixture(scope="module")
 def browser(report: Path) -> Iterator[Any]:
     d = _driver()
     d.get(report.as_uri())
+    _ready(d)
     yield d
     d.quit()
 
@@ -175,6 +184,20 @@ def test_arrow_keys_step_through_a_game_and_show_each_decision_s_board(browser: 
     assert viewer.get_attribute("data-i") == str(game2[-2])
 
 
+def test_ids_wrap_only_as_a_whole(browser: Any) -> None:
+    """In a narrow window the XGID beside the board stays on one line (it scrolls, with a copy
+    button), and so do the IDs of the error list."""
+    size = browser.get_window_size()
+    browser.set_window_size(500, 1000)
+    try:
+        lines = browser.execute_script(
+            "return [...document.querySelectorAll('code.id')].map(c => c.getClientRects().length);")
+        assert lines and set(lines) == {1}
+        assert browser.find_elements(By.CSS_SELECTOR, "#v-details button.copy")
+    finally:
+        browser.set_window_size(size["width"], size["height"])
+
+
 def test_filters(browser: Any, analysis: MatchAnalysis) -> None:
     rows = listed_rows(analysis)
 
@@ -208,6 +231,7 @@ def test_without_javascript_the_summary_and_errors_are_there(report: Path, analy
     d = _driver(javascript=False)
     try:
         d.get(report.as_uri())
+        assert d.find_element(By.TAG_NAME, "body").get_attribute("data-viewer") is None
         assert d.find_element(By.ID, "summary").is_displayed()
         assert not d.find_element(By.ID, "viewer").is_displayed()
         assert not d.find_element(By.ID, "filters").is_displayed()

@@ -15,7 +15,7 @@ import pytest
 from render_sample import SampleAnalysis, make_analysis
 
 from analyzer.core.ids import decode_key
-from analyzer.render.html import render_html_report, write_html_report
+from analyzer.render.html import render_html_report, unpack, write_html_report
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
@@ -342,12 +342,13 @@ def test_viewer_templates_draw_each_decision_s_position(report: str, sample: Sam
     layouts = data["layouts"]
     assert isinstance(layouts, dict) and len(layouts) == 1
     [frame] = layouts.values()
+    got = unpack(str(data["packed"]))
+    assert len(got["pieces"]) == len(got["details"]) == len(decisions)
     for d, r in zip(decisions, sample.decisions.iter_rows(named=True), strict=True):
         assert d["key"] == r["key"] and d["game"] == r["game"] and d["side"] == r["side"]
-        pieces = re.search(rf'<template id="p-{d["i"]}">(.*?)</template>', report, re.S)
-        details = re.search(rf'<template id="h-{d["i"]}">(.*?)</template>', report, re.S)
-        assert pieces is not None and details is not None
-        svg = ET.fromstring(frame.replace("</svg>", re.sub(r"^<svg[^>]*>|</svg>$", "", pieces.group(1)) + "</svg>"))
+        pieces, details = got["pieces"][d["i"]], got["details"][d["i"]]
+        assert pieces.startswith('<g class="pieces">')
+        svg = ET.fromstring(frame.replace("</svg>", pieces + "</svg>"))
         pos = decode_key(r["key"])
         for g in svg.iter(SVG_NS + "g"):
             if g.get("class") == "point":
@@ -359,8 +360,8 @@ def test_viewer_templates_draw_each_decision_s_position(report: str, sample: Sam
         # one colour per player: the second player's checkers are dark whoever is to act
         tones = {c.get("class") for c in svg.iter(SVG_NS + "circle") if (c.get("class") or "").startswith("checker")}
         assert tones <= ({"checker x dark", "checker o light"} if r["side"] else {"checker x light", "checker o dark"})
-        assert f"Game {r['game']}, move {r['move_no']}: {r['player']}" in details.group(1)
-        assert f'<code class="id">{r["key"]}</code>' in details.group(1)
+        assert f"Game {r['game']}, move {r['move_no']}: {r['player']}" in details
+        assert f'<code class="id">{r["key"]}</code>' in details
 
 
 def test_a_cube_decision_that_was_not_close_is_folded_into_the_play_after_it() -> None:
@@ -375,10 +376,9 @@ def test_a_cube_decision_that_was_not_close_is_folded_into_the_play_after_it() -
     html = render_html_report(SampleAnalysis(folded, a.summary, a.metadata), charts=False)
     rows = game_list_rows(html)
     assert len(rows) == df.height  # the no-double is not a row of its own
-    nxt = re.search(r'<template id="h-2">(.*?)</template>', html, re.S)
-    assert nxt is not None
-    assert "<dt>Cube</dt><dd>no double (proper action: No double, take; not close)</dd>" in nxt.group(1)
-    assert "<dt>Cube</dt>" not in (re.search(r'<template id="h-3">(.*?)</template>', html, re.S) or [""])[0]
+    details = unpack(str(viewer_data(html)["packed"]))["details"]
+    assert "<dt>Cube</dt><dd>no double (proper action: No double, take; not close)</dd>" in details[2]
+    assert sum("<dt>Cube</dt>" in d for d in details) == 1
 
 
 def test_per_game_statistics(report: str, sample: SampleAnalysis) -> None:

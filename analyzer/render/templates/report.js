@@ -6,6 +6,7 @@
   var dataEl = document.getElementById("bgr-data");
   if (!dataEl) { return; }
   var data = JSON.parse(dataEl.textContent);
+  var packed = null;  // {pieces: [...], details: [...]}, unpacked once at load
   var rows = Array.prototype.slice.call(document.querySelectorAll("table.game-list tr.dec"));
   var viewer = document.getElementById("viewer");
   var filters = document.getElementById("filters");
@@ -18,23 +19,27 @@
   var fCount = document.getElementById("f-count");
   var current = -1;
 
-  viewer.hidden = false;
-  filters.hidden = false;
-  document.body.classList.add("js");
+  function unpack(text) {
+    // base64 of gzip-compressed JSON (bgreview's render.html.pack)
+    var binary = atob(text);
+    var bytes = new Uint8Array(binary.length);
+    for (var k = 0; k < binary.length; k += 1) { bytes[k] = binary.charCodeAt(k); }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(JSON.parse);
+  }
 
   function visible(row) { return !row.classList.contains("hidden"); }
 
   function board(d) {
-    // the static frame of the decision's layout, then its pieces from their <template>
+    // the static frame of the decision's layout with the decision's pieces inserted before its end
     var frame = d.layout ? data.layouts[d.layout] : null;
-    var pieces = document.getElementById("p-" + d.i);
+    var pieces = packed.pieces[d.i];
     if (!frame || !pieces) {
       boardEl.innerHTML = '<p class="note">No board: the position key could not be read.</p>';
       return;
     }
-    boardEl.innerHTML = frame;
-    var g = pieces.content.querySelector("g.pieces");
-    boardEl.querySelector("svg").appendChild(document.importNode(g, true));
+    var end = frame.lastIndexOf("</svg>");
+    boardEl.innerHTML = frame.slice(0, end) + pieces + frame.slice(end);
   }
 
   function addCopyButtons() {
@@ -76,9 +81,7 @@
     row.setAttribute("aria-selected", "true");
     scrollList(row);
     board(d);
-    detailsEl.innerHTML = "";
-    var html = document.getElementById("h-" + d.i);
-    if (html) { detailsEl.appendChild(document.importNode(html.content, true)); }
+    detailsEl.innerHTML = packed.details[d.i];
     addCopyButtons();
     viewer.setAttribute("data-i", String(i));
     viewer.setAttribute("data-key", d.key);
@@ -125,30 +128,43 @@
     }
   }
 
-  rows.forEach(function (row) {
-    row.tabIndex = -1;
-    row.addEventListener("click", function () { show(Number(row.getAttribute("data-i"))); });
-  });
-  [fErrors, fPlayer, fGame].forEach(function (el) { el.addEventListener("change", applyFilters); });
-  document.getElementById("v-prev").addEventListener("click", function () { step(-1); });
-  document.getElementById("v-next").addEventListener("click", function () { step(1); });
-  document.addEventListener("keydown", function (ev) {
-    var tag = ev.target && ev.target.tagName;
-    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || ev.altKey || ev.ctrlKey || ev.metaKey) { return; }
-    if (ev.key === "ArrowDown" || ev.key === "ArrowRight") { step(1); ev.preventDefault(); }
-    else if (ev.key === "ArrowUp" || ev.key === "ArrowLeft") { step(-1); ev.preventDefault(); }
-  });
-  document.addEventListener("click", function (ev) {
-    var link = ev.target && ev.target.closest ? ev.target.closest('a[href^="#d-"]') : null;
-    if (!link) { return; }
-    var i = Number(link.getAttribute("href").slice(3));
-    if (rows[i] && !visible(rows[i])) {
-      fErrors.checked = false; fPlayer.value = ""; fGame.value = "";
-      applyFilters();
-    }
-    show(i);
-  });
-  var m = /^#d-(\d+)$/.exec(window.location.hash);
-  applyFilters();
-  if (m && rows[Number(m[1])]) { show(Number(m[1])); }
+  function start() {
+    viewer.hidden = false;
+    filters.hidden = false;
+    document.body.classList.add("js");
+    rows.forEach(function (row) {
+      row.tabIndex = -1;
+      row.addEventListener("click", function () { show(Number(row.getAttribute("data-i"))); });
+    });
+    [fErrors, fPlayer, fGame].forEach(function (el) { el.addEventListener("change", applyFilters); });
+    document.getElementById("v-prev").addEventListener("click", function () { step(-1); });
+    document.getElementById("v-next").addEventListener("click", function () { step(1); });
+    document.addEventListener("keydown", function (ev) {
+      var tag = ev.target && ev.target.tagName;
+      if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || ev.altKey || ev.ctrlKey || ev.metaKey) { return; }
+      if (ev.key === "ArrowDown" || ev.key === "ArrowRight") { step(1); ev.preventDefault(); }
+      else if (ev.key === "ArrowUp" || ev.key === "ArrowLeft") { step(-1); ev.preventDefault(); }
+    });
+    document.addEventListener("click", function (ev) {
+      var link = ev.target && ev.target.closest ? ev.target.closest('a[href^="#d-"]') : null;
+      if (!link) { return; }
+      var i = Number(link.getAttribute("href").slice(3));
+      if (rows[i] && !visible(rows[i])) {
+        fErrors.checked = false; fPlayer.value = ""; fGame.value = "";
+        applyFilters();
+      }
+      show(i);
+    });
+    var m = /^#d-(\d+)$/.exec(window.location.hash);
+    applyFilters();
+    if (m && rows[Number(m[1])]) { show(Number(m[1])); }
+    document.body.setAttribute("data-viewer", "ready");
+  }
+
+  if (typeof DecompressionStream === "undefined") {
+    // too old a browser for the packed boards: the game list and the error list still read
+    document.body.setAttribute("data-viewer", "unavailable");
+    return;
+  }
+  unpack(data.packed).then(function (got) { packed = got; start(); });
 }());
