@@ -45,6 +45,14 @@ __all__ = ["sgf_annotations", "write_analysis_sgf"]
 
 Row = dict[str, Any]
 
+_SAMPLE = """ 1 point match
+
+ Game 1
+ ann : 0                        bob : 0
+  1) 31: 8/5 6/5                 64: 24/18 13/9
+      Wins 1 point
+"""
+
 
 def _chances(p: Probabilities) -> Chances:
     return (p.win, p.win_gammon, p.win_backgammon, p.lose_gammon, p.lose_backgammon)
@@ -165,7 +173,14 @@ def sgf_annotations(record: MatchRecord, decisions: Iterable[Row], *, engine: Ev
     its decisions table, for :func:`analyzer.formats.sgf_writer.sgf_chunks`. ``games`` are the
     normalised games (computed when not given); ``engine`` and ``ply`` value the cube decisions'
     chances; ``met`` converts cube values to match-winning chance (default: Kazaross-XG2).
-    A game left out of the result is written without analysis."""
+    A game left out of the result (no rows, or rows that do not line up) is written without
+    analysis.
+
+    >>> from analyzer.formats.mat import read_match_text
+    >>> [m] = read_match_text(_SAMPLE)
+    >>> sgf_annotations(m, [], engine=None, ply=0)
+    {}
+    """
     rows_by_game: dict[int, list[Row]] = {}
     all_rows = list(decisions)
     for r in all_rows:
@@ -180,7 +195,8 @@ def sgf_annotations(record: MatchRecord, decisions: Iterable[Row], *, engine: Ev
     kept = [g for g in (normalised_games(record) if games is None else games) if isinstance(g, GameRecord)]
     out: dict[int, list[NodeAnalysis | None]] = {}
     for game in kept:
-        laid = _lay(game.actions, rows_by_game.get(game.number, []), cubes, states.get(game.number, {}))
+        rows = rows_by_game.get(game.number)
+        laid = _lay(game.actions, rows, cubes, states.get(game.number, {})) if rows else None
         if laid is not None:
             out[game.number] = laid
     return out
@@ -189,7 +205,17 @@ def sgf_annotations(record: MatchRecord, decisions: Iterable[Row], *, engine: Ev
 def write_analysis_sgf(items: Iterable[tuple[MatchRecord, Iterable[Row]]], out: str | os.PathLike[str] | IO[str], *,
                        engine: Evaluator | None, ply: int, met: MatchEquityTable | None = None) -> tuple[int, int]:
     """Write each match (its normalised games, those that replay) with its review as gnubg SGF to
-    a path or an open text handle; returns (games written, games with analysis)."""
+    a path or an open text handle; returns (games written, games with analysis).
+
+    >>> import io
+    >>> from analyzer.formats.mat import read_match_text
+    >>> [m] = read_match_text(_SAMPLE)
+    >>> buf = io.StringIO()
+    >>> write_analysis_sgf([(m, [])], buf, engine=None, ply=0)
+    (1, 0)
+    >>> buf.getvalue().splitlines()[1]
+    ';W[31hefe];B[64aglp])'
+    """
     if isinstance(out, (str, os.PathLike)):
         with open(out, "w", encoding="utf-8", newline="\n") as fh:
             return write_analysis_sgf(items, fh, engine=engine, ply=ply, met=met)

@@ -574,6 +574,13 @@ def xgp_xgid(source: Source, *, name: str | None = None) -> XGID:
     when a double waits for an answer), cube, score, match length and Crawford flag.
 
     Raises :class:`~analyzer.core.errors.ParseError` naming the file when there is no position.
+
+    >>> str(xgp_xgid("tests/data/xg/position.xgp"))  # bob (player 2, on top) to play 42
+    'XGID=ab----E-C---eD---c-d----B-:1:1:-1:42:1:2:0:5:10'
+    >>> xgp_xgid("tests/data/xg/example.xg")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    analyzer.core.errors.ParseError: tests/data/xg/example.xg: not a position file: temp.xg holds 578 bytes, ...
     """
     label = name if name is not None else (
         os.fspath(source) if isinstance(source, (str, os.PathLike)) else str(getattr(source, "name", "<xg>")))
@@ -658,5 +665,10 @@ def read_xg(source: Source, *, name: str | None = None) -> Iterator[MatchRecord]
 
 def stream_xg(source: Source, *, name: str | None = None) -> Iterator[MatchStream]:
     """The match of an ``.xg`` file as a :class:`~analyzer.formats.records.MatchStream` (the
-    game file is read whole: it is compressed in the file and small)."""
+    game file is read whole: it is compressed in the file and small).
+
+    >>> [ms] = stream_xg("tests/data/xg/example.xg")
+    >>> list(ms.games), len(ms.errors)
+    ([], 1)
+    """
     return (MatchStream.of(r) for r in read_xg(source, name=name))
