@@ -44,7 +44,13 @@ def input_error(err: InputError) -> NoReturn:
 def position_argument(text: str) -> str:
     """The position argument of a command as given, or, when it names an eXtreme Gammon position
     file (``.xgp``; an ``.xg`` match file gives its last position), the XGID of that position.
-    Raises :class:`~analyzer.core.errors.InputError` for a file that cannot be read as one."""
+    Raises :class:`~analyzer.core.errors.InputError` for a file that cannot be read as one.
+
+    >>> position_argument("4HPwATDgc/ABMA")
+    '4HPwATDgc/ABMA'
+    >>> position_argument("tests/data/xg/position.xgp")
+    'XGID=ab----E-C---eD---c-d----B-:1:1:-1:42:1:2:0:5:10'
+    """
     import os
 
     if text.lower().endswith((".xgp", ".xg")) and os.path.isfile(text):
