@@ -29,7 +29,8 @@ class XGAnalysis:
     """eXtreme Gammon's own analysis of one decision, as an ``.xg`` file stores it (XG's numbers,
     in XG's units: equity for money, normalised match equity for a match). ``None``: not analysed.
 
-    ``error``: XG's error of the action taken (``0`` for the best one, negative for a worse one);
+    ``error``: XG's error of the action taken, as XG stores it (``0`` for the best one; its sign
+    for a worse one is not checked on a real file);
     ``luck``: XG's luck of the roll; ``cube_error``: on a roll, XG's error of the cube decision
     just before it (no double); ``equities``: on a cube action, XG's no double, double/take and
     double/pass equities (the doubler's view); ``candidates``: on a roll, the plays XG evaluated
