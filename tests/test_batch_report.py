@@ -76,7 +76,7 @@ def test_an_alias_file_joins_other_names(dataset: Path, tmp_path: Path, form: st
     lasse = players.filter(pl.col("player") == "Lasse").row(0, named=True)
     assert lasse["matches"] == 4 and lasse["names"] == "LASSE; LB; Lasse; lasse"
     assert "LB" not in players["player"].to_list()
-    assert "1 aliases joined other names" in (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+    assert "1 alias joined other names" in (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
 
 
 def test_error_rate_in_the_unit_of_analyze(dataset: Path, tmp_path: Path) -> None:
