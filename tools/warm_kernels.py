@@ -39,6 +39,10 @@ def main() -> None:
     t = step("standard evaluation (0-2 ply) and ranking", t)
     cube_decision_nply(eng, start, MatchState(length=5), 0, 1)
     t = step("n-ply cube search", t)
+    from analyzer.analysis.luck import roll_values
+
+    roll_values(eng, start, MatchState(length=5), 0)
+    t = step("luck (cubeful values after many plays)", t)
     for vr in (False, True):
         rollout(eng, start, dice=(3, 1), trials=2, truncate=2, workers=1, variance_reduction=vr, max_plays=1)
     rollout(eng, start, trials=2, truncate=2, workers=1, cube_play=True, match=MatchState(length=5))

@@ -40,11 +40,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
+from numpy.typing import NDArray
 
 from analyzer.analysis.decisions import Evaluator, equity_after
 from analyzer.core.dice import ALL_21
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position, flip_boards
+from analyzer.eval.cube import cubeful_after_many
 from analyzer.eval.met import MatchEquityTable, emg_to_mwc
 from analyzer.eval.probabilities import Probabilities
 from analyzer.rules import find_variant
@@ -80,16 +82,27 @@ def roll_values(engine: Evaluator, position: Position, state: MatchState, player
     rules = find_variant(position.variant)
     groups = [rules.legal_results(position, roll.dice) for roll in ALL_21]
     results = np.concatenate(groups)
-    mover = np.asarray(bulk(flip_boards(results), 0))[:, [3, 4, 5, 0, 1, 2]]  # back to the mover's side
+    after = flip_boards(results)  # the opponent on roll after each play
+    raw = np.asarray(bulk(after, 0))
+    mover = raw[:, [3, 4, 5, 0, 1, 2]]  # back to the mover's side
     equities = mover @ np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
     start = 0
-    for roll, group in zip(ALL_21, groups, strict=True):
-        order = start + np.argsort(-equities[start : start + len(group)], kind="stable")[:CUBEFUL_CANDIDATES]
+    chosen: list[NDArray[np.intp]] = []
+    for group in groups:
+        chosen.append(start + np.argsort(-equities[start : start + len(group)], kind="stable")[:CUBEFUL_CANDIDATES])
+        start += len(group)
+    if position.variant == "standard":  # the cube model compiled, every candidate of every roll in one call
+        values = cubeful_after_many(raw, after, np.concatenate(chosen), state, player, met).tolist()
+        start = 0
+        for roll, rows in zip(ALL_21, chosen, strict=True):
+            out[roll.dice] = max(values[start : start + len(rows)])
+            start += len(rows)
+        return out
+    for roll, rows in zip(ALL_21, chosen, strict=True):
         out[roll.dice] = max(
             equity_after(Probabilities.from_outcomes(mover[i].tolist()),
                          Position(results[i].tobytes(), position.variant), state, player, met)
-            for i in order)
-        start += len(group)
+            for i in rows)
     return out
 
 

@@ -63,6 +63,10 @@ RACE_CUBE_LIFE_PER_PIP = 0.00125
 RACE_CUBE_LIFE_MIN = 0.6
 RACE_CUBE_LIFE_MAX = 0.7
 
+CUBE_LIFE_CONSTANTS = np.array([CONTACT_CUBE_LIFE, ONE_SIDED_BEAROFF_CUBE_LIFE, RACE_CUBE_LIFE_BASE,
+                                RACE_CUBE_LIFE_PER_PIP, RACE_CUBE_LIFE_MIN, RACE_CUBE_LIFE_MAX])
+"""The constants of :func:`cube_life_of` as the compiled kernels take them."""
+
 _MONEY_LEVELS = 24  # doublings followed in money play before the cube is taken as dead
 
 
@@ -169,6 +173,46 @@ def cubeful_emg(probs: ProbabilitiesLike, state: MatchState, player: int, *, cub
     if state.is_money:
         return v / state.cube
     return mwc_to_emg(met if met is not None else met_by_name(), state, player, v)
+
+
+def cubeful_after_many(raw: NDArray[np.floating[Any]], boards: NDArray[np.int8], rows: NDArray[np.intp],
+                       state: MatchState, player: int, met: MatchEquityTable | None = None) -> NDArray[np.float64]:
+    """``player``'s cubeful EMG after each of his plays ``rows`` (standard positions): ``boards[r]`` is
+    the position after the play seen by his opponent, now on roll, ``raw[r]`` the opponent's 0-ply
+    outcome distribution there (the evaluator's six outputs for ``boards[r]``).
+
+    The same numbers, bit for bit, as :func:`analyzer.analysis.decisions.equity_after` gives one at a
+    time (``-cubeful_emg`` of the flipped chances at the opponent's cube life), in one compiled call
+    (:mod:`analyzer.eval._after_kernel`).
+
+    >>> from analyzer.core.position import flip_boards
+    >>> from analyzer.eval.probabilities import Probabilities
+    >>> mover = [0.4, 0.1, 0.0, 0.4, 0.1, 0.0]
+    >>> after = Position.start()  # as if a play had led to it
+    >>> board = flip_boards(np.frombuffer(after.board, np.int8)[None, :])
+    >>> s = MatchState(length=5, score=(2, 3))
+    >>> raw = np.array([mover[3:] + mover[:3]])  # the opponent's view
+    >>> one = -cubeful_emg(GameProbabilities.of(Probabilities.from_outcomes(mover).flip(), clamp=True), s, 1,
+    ...                    cube_life=cube_life_of(after.flip()))
+    >>> float(cubeful_after_many(raw, board, np.array([0]), s, 0)[0]) == one
+    True
+    """
+    from analyzer.eval import _after_kernel as K
+
+    side = 1 - player  # the opponent is on roll after the play
+    table = None if state.is_money else (met if met is not None else met_by_name())
+    vt, may = cube_tables(state, side, met=table)
+    owner = 0 if state.cube_owner is None else (1 if state.cube_owner == side else 2)
+    values = np.zeros(len(rows), np.float64)
+    K.after_values(np.ascontiguousarray(raw, dtype=np.float64), np.ascontiguousarray(boards, dtype=np.int8),
+                   np.ascontiguousarray(rows, dtype=np.int64), vt[0], may[0], owner, state.jacoby_active,
+                   state.crawford, CUBE_LIFE_CONSTANTS, values)
+    if table is None:
+        return -(values / state.cube)
+    win, lose = outcome_mwc(table, state, side)(state.cube), outcome_mwc(table, state, side)(-state.cube)
+    if win <= lose:
+        raise ValueError("winning and losing the cube give the same MWC: no normalisation")
+    return -((2.0 * values - win - lose) / (win - lose))
 
 
 @dataclass(frozen=True, slots=True)
