@@ -105,21 +105,18 @@ def test_error_rate_in_the_unit_of_analyze(dataset: Path, tmp_path: Path) -> Non
     assert f">{single['error_rate_memg']:.1f}<" in html
 
 
-def test_index_has_the_match_report_style(dataset: Path, tmp_path: Path) -> None:
-    rep = write_batch_report(dataset, tmp_path / "rep")
+def test_index_has_the_match_report_style_and_progress_is_reported(dataset: Path, tmp_path: Path) -> None:
+    calls: list[tuple[int, int]] = []
+    rep = write_batch_report(dataset, tmp_path / "rep", progress=lambda done, total: calls.append((done, total)))
+    # one step for the players, the charts and the phases, then one per match report
+    assert calls[0] == (0, 3 + len(PAIRS)) and calls[-1] == (3 + len(PAIRS), 3 + len(PAIRS))
+    assert [d for d, _t in calls] == list(range(len(calls)))
     html = rep.index.read_text(encoding="utf-8")
     css = (Path(__file__).resolve().parents[1] / "analyzer" / "render" / "templates" / "report.css").read_text()
     assert css.splitlines()[0] in html and "<nav>" in html
     assert rep.match_reports == len(PAIRS) and html.count('href="matches/') == len(PAIRS)
     for section in ("players", "phases", "matches", "input-errors"):
         assert f'<section id="{section}">' in html
-
-
-def test_progress_is_reported_to_the_end(dataset: Path, tmp_path: Path) -> None:
-    calls: list[tuple[int, int]] = []
-    write_batch_report(dataset, tmp_path / "rep", progress=lambda done, total: calls.append((done, total)))
-    assert calls[0] == (0, 3 + len(PAIRS)) and calls[-1] == (3 + len(PAIRS), 3 + len(PAIRS))
-    assert [d for d, _t in calls] == list(range(len(calls)))
 
 
 def test_the_cli_shows_a_progress_bar_on_stderr(dataset: Path, tmp_path: Path) -> None:
