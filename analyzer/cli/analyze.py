@@ -55,7 +55,7 @@ def _extra_writers(analysis: MatchAnalysis, out_dir: Path, warn: Any) -> list[Pa
 
 @app.command()
 def analyze(
-    file: Annotated[str, typer.Argument(help="Match file (.mat, .txt, .sgf).")],
+    file: Annotated[str, typer.Argument(help="Match file (.mat, .txt, .sgf, .xg).")],
     ply: Annotated[int, typer.Option("--ply", "-p", help="Lookahead of the analysis (gnubg numbering).")] = 2,
     rollout: Annotated[bool, typer.Option("--rollout", help="Roll out the decisions instead of --ply.")]
     = False,

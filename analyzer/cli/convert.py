@@ -22,7 +22,7 @@ class TargetFormat(StrEnum):
 
 @app.command()
 def convert(
-    file: Annotated[str, typer.Argument(help="A match file (.mat, .txt or .sgf).")],
+    file: Annotated[str, typer.Argument(help="A match file (.mat, .txt, .sgf or .xg).")],
     to: Annotated[TargetFormat, typer.Option("--to", help="Output format: mat or sgf.")],
     output: Annotated[str | None,
                       typer.Option("--output", "-o", help="Output file (default: stdout).")] = None,
