@@ -135,6 +135,21 @@ def test_standard_eval_and_hint_match_the_engine() -> None:
     pos = parse_position_spec(xgid).position
     eng = Engine()
     assert doc["evaluations"][0] == {**eng.evaluate(pos, 0).as_dict(), "ply": 0}
-    code, out = _invoke("hint", xgid, "-d", "42", "-p", "0", "-f", "json")
+    # a money XGID: cubeless ranking, as the engine ranks
+    money = xgid.replace(":0:0:0:7:10", ":0:0:0:0:10")
+    code, out = _invoke("hint", money, "-d", "42", "-p", "0", "-f", "json")
     assert code == 0, out
+    assert json.loads(out)["equity"] == "cubeless"
     assert [r["play"] for r in json.loads(out)["plays"]] == [r.play for r in eng.rank_plays(pos, (4, 2), 0)][:10]
+    # a match XGID (the roll taken from it): cubeful EMG at its score, as position --dice ranks
+    from analyzer.analysis.decisions import hint
+    from analyzer.eval.met import met_by_name
+
+    code, out = _invoke("hint", xgid, "-p", "0", "-f", "json")
+    assert code == 0, out
+    doc = json.loads(out)
+    spec = parse_position_spec(xgid)
+    assert spec.match is not None
+    cands = hint(eng, pos, (4, 2), spec.match, spec.on_roll or 0, ply=0, met=met_by_name())
+    assert doc["equity"] == "cubeful EMG" and doc["dice"] == [4, 2]
+    assert [r["play"] for r in doc["plays"]] == [c.play for c in cands][:10]

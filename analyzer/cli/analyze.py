@@ -114,7 +114,7 @@ def analyze(
     from analyzer.analysis.thresholds import load_thresholds
     from analyzer.formats import read_any
     from analyzer.render.tables import default_out_dir, write_tables
-    from analyzer.render.terminal import analysis_view
+    from analyzer.render.terminal import analysis_view, print_view, written_text
 
     settings: RolloutSettings | None = None
     if rollout:
@@ -203,9 +203,8 @@ def analyze(
     else:
         console = Console()
         for analysis, written in views:
-            console.print(analysis_view(analysis))
-            console.print("written: " + ", ".join(str(p) for p in written), markup=False, highlight=False,
-                          emoji=False)
+            print_view(console, analysis_view(analysis, width=console.width))
+            print_view(console, written_text(written, width=console.width))
     if problems:
         raise typer.Exit(1)
 
@@ -235,7 +234,13 @@ def position(
     from analyzer.eval.cube import cube_decision_nply
     from analyzer.eval.met import met_by_name
     from analyzer.render.position_text import show_position
-    from analyzer.render.terminal import cube_table, hint_table, variant_eval_table, variant_hint_table
+    from analyzer.render.terminal import (
+        cube_table,
+        hint_table,
+        print_view,
+        variant_eval_table,
+        variant_hint_table,
+    )
     from analyzer.rules.listing import parse_dice_text
 
     try:
@@ -247,14 +252,15 @@ def position(
     name = spec.position.variant
     check_ply(ply, name)
     console = Console()
+    width = console.width
     if name != "standard":
         veng = variant_engine(name)
         sys.stdout.write(board + "\n")
         if roll is not None:
             ranked = veng.rank_plays(spec.position, roll, ply)
-            console.print(variant_hint_table(ranked[: max(top, 1)], roll, name, total=len(ranked)))
+            print_view(console, variant_hint_table(ranked[: max(top, 1)], roll, name, total=len(ranked), width=width))
         else:
-            console.print(variant_eval_table([(ply, veng.evaluate(spec.position, ply))], name))
+            print_view(console, variant_eval_table([(ply, veng.evaluate(spec.position, ply))], name, width=width))
         return
     state = spec.match or MatchState()
     me = spec.on_roll if spec.on_roll is not None else 0
@@ -263,7 +269,8 @@ def position(
     sys.stdout.write(board + "\n")
     if roll is not None:
         cands = hint(engine, spec.position, roll, state, me, ply=ply, met=met)
-        console.print(hint_table(cands[: max(top, 1)], roll, match=not state.is_money))
+        print_view(console, hint_table(cands[: max(top, 1)], roll, match=not state.is_money, total=len(cands),
+                                       width=width))
         return
     cd = cube_decision_nply(engine, spec.position, state, me, ply, met=met)
-    console.print(cube_table(cd))
+    print_view(console, cube_table(cd))

@@ -86,7 +86,12 @@ def _decide(engine: Engine, position_text: str, ply: int, use_rollout: bool, tri
             raise ValueError(f"ply must be 0..{MAX_SEARCH_PLY}")
         cd = cube_decision_nply(engine, pos, state, player, ply, root_conversion=root_conversion)
         method = f"{ply}-ply" + (", cubeless converted at the root" if root_conversion and ply else " cubeful")
-    return _as_json(cd, state.is_money, method, pos.gnubg_id())
+    d = _as_json(cd, state.is_money, method, pos.gnubg_id())
+    from analyzer.render.position_text import position_identifiers
+
+    ids = position_identifiers(spec)
+    d["match_id"], d["xgid"] = ids["match_id"], ids["xgid"]
+    return d
 
 
 def _as_json(cd: CubeDecision, money: bool, method: str, pid: str) -> dict[str, Any]:
@@ -116,11 +121,15 @@ def render_table(d: dict[str, Any]) -> str:
     """
     p = d["probabilities"]
     unit = "money equity per unit cube" if d["money"] else "EMG"
-    lines = [f"Cube analysis ({d['method']}, {unit})   Position ID: {d['position_id']}   cube {d['cube']}",
-             f"Cubeless equity {p['cubeless_equity']:+.3f}   Win {100 * p['win']:.1f}% "
-             f"(g {100 * p['win_gammon']:.1f}%, bg {100 * p['win_backgammon']:.1f}%)   "
-             f"Lose {100 * (1 - p['win']):.1f}% (g {100 * p['lose_gammon']:.1f}%, "
-             f"bg {100 * p['lose_backgammon']:.1f}%)", ""]
+    # IDs whole, each on its own line (pasteable); no line much wider than 70 columns
+    ident = d["position_id"] + (f":{d['match_id']}" if d.get("match_id") else "")
+    lines = [f"Cube analysis ({d['method']}, {unit}), cube {d['cube']}", f"  {ident}"]
+    if d.get("xgid"):
+        lines.append(f"  {d['xgid']}")
+    lines += [f"Cubeless equity {p['cubeless_equity']:+.3f}",
+              f"  Win  {100 * p['win']:.1f}% (g {100 * p['win_gammon']:.1f}%, bg {100 * p['win_backgammon']:.1f}%)",
+              f"  Lose {100 * (1 - p['win']):.1f}% (g {100 * p['lose_gammon']:.1f}%, "
+              f"bg {100 * p['lose_backgammon']:.1f}%)", ""]
     if not d["available"]:
         lines.append(f"No double possible: cubeful equity {d['nd']:+.3f}")
         return "\n".join(lines)

@@ -18,12 +18,13 @@ from analyzer.cli import app
 from analyzer.cli.common import (
     OutputFormat,
     check_ply,
+    fail,
     input_error,
     position_argument,
     standard_engine,
     variant_engine,
 )
-from analyzer.core.errors import InputError
+from analyzer.core.errors import InputError, printable
 
 _PROB_COLS = ("win", "win_gammon", "win_backgammon", "lose", "lose_gammon", "lose_backgammon")
 _HEAD = ("Win", "W g", "W bg", "Lose", "L g", "L bg")
@@ -53,9 +54,18 @@ def _variant_dict(probs: Any, variant: str) -> dict[str, Any]:
 
 
 def _print(renderable: Any) -> None:
+    """Print a view of :mod:`analyzer.render.terminal` at the terminal's width."""
     from rich.console import Console
 
-    Console(width=max(Console().width, 110)).print(renderable)
+    from analyzer.render.terminal import print_view
+
+    print_view(Console(), renderable)
+
+
+def _width() -> int:
+    from rich.console import Console
+
+    return Console().width
 
 
 def _variant_eval(position: str, pos: Any, ply: int, fmt: OutputFormat) -> None:
@@ -75,7 +85,7 @@ def _variant_eval(position: str, pos: Any, ply: int, fmt: OutputFormat) -> None:
         for k, p in evals:
             sys.stdout.write(f"{k}," + ",".join(f"{getattr(p, c):.4f}" for c in cols) + f",{p.equity:+.4f}\n")
         return
-    _print(variant_eval_table(evals, variant))
+    _print(variant_eval_table(evals, variant, width=_width()))
 
 
 def _variant_hint(position: str, pos: Any, roll: tuple[int, int], ply: int, top: int, fmt: OutputFormat) -> None:
@@ -99,7 +109,7 @@ def _variant_hint(position: str, pos: Any, roll: tuple[int, int], ply: int, top:
             sys.stdout.write(f"{i},{r.play},{r.ply},{r.equity:+.4f},{r.equity - best:+.4f},"
                              + ",".join(f"{getattr(r.probabilities, c):.4f}" for c in cols) + "\n")
         return
-    _print(variant_hint_table(shown, roll, variant, total=len(ranked)))
+    _print(variant_hint_table(shown, roll, variant, total=len(ranked), width=_width()))
 
 
 @app.command("eval")
@@ -135,23 +145,18 @@ def eval_cmd(
             sys.stdout.write(f"{r['ply']}," + ",".join(f"{r[c]:.4f}" for c in _PROB_COLS)
                              + f",{r['equity']:+.4f}\n")
         return
-    from rich.console import Console
-    from rich.table import Table
+    from analyzer.render.terminal import Col, fitted_table
 
-    table = Table(title="Cubeless evaluation (side on roll)")
-    table.add_column("ply", justify="right")
-    for h in _HEAD:
-        table.add_column(h, justify="right")
-    table.add_column("Equity", justify="right")
-    for r in rows:
-        table.add_row(f"{r['ply']}-ply", *(f"{r[c]:.3f}" for c in _PROB_COLS), f"{r['equity']:+.3f}")
-    Console(width=max(Console().width, 110)).print(table)
+    cols = [Col("ply"), *(Col(h, drop=2 if h in ("W bg", "L bg", "Lose") else 0) for h in _HEAD), Col("Equity")]
+    rows_text = [[f"{r['ply']}-ply", *(f"{r[c]:.3f}" for c in _PROB_COLS), f"{r['equity']:+.3f}"] for r in rows]
+    _print(fitted_table(cols, rows_text, width=_width(), title="Cubeless evaluation (side on roll)"))
 
 
 @app.command()
 def hint(
     position: Annotated[str, typer.Argument(help="Position: gnubg ID, ID:MatchID, XGID, key or JSON.")],
-    dice: Annotated[str, typer.Option("--dice", "-d", help="The roll, e.g. 31 or 6-6.")],
+    dice: Annotated[str | None, typer.Option(
+        "--dice", "-d", help="The roll, e.g. 31 or 6-6 (default: the roll an XGID or Match ID carries).")] = None,
     ply: Annotated[int, typer.Option("--ply", "-p", help="Lookahead for the filtered plays.")] = 2,
     top: Annotated[int, typer.Option("--top", "-n", help="Show this many plays.")] = 10,
     variant: Annotated[str | None, typer.Option(help="Variant for IDs without one (standard, dutch, mahbusa).")]
@@ -160,30 +165,48 @@ def hint(
 ) -> None:
     """Rank the legal plays of a roll (gnubg-style analysis filter: 16 plays within 0.32).
 
-    Dutch and Mahbusa positions are ranked by the variant engine (0..2 ply) in cubeless expected
+    The roll is --dice, or else the one a pasted XGID or PositionID:MatchID carries. At a match
+    score (an XGID or Match ID of a match) the plays are ranked by cubeful EMG at that score and
+    cube, as ``position --dice`` and ``analyze`` rank them; otherwise by cubeless equity. Dutch
+    and Mahbusa positions are ranked by the variant engine (0..2 ply) in cubeless expected
     points (no cube in these games; Mahbusa adds the draw).
     """
+    from analyzer.core.ids import parse_position_spec
     from analyzer.rules.listing import parse_dice_text
 
-    pos = _load(position, variant)
-    check_ply(ply, pos.variant)
     try:
-        roll = parse_dice_text(dice)
+        spec = parse_position_spec(position_argument(position), variant=variant)
+        roll = parse_dice_text(dice) if dice is not None else spec.dice
     except InputError as e:
         input_error(e)
+    if roll is None:
+        fail(f"no roll: {printable(position)} carries no dice; give --dice (e.g. --dice 31)")
+    pos = spec.position
+    check_ply(ply, pos.variant)
     if pos.variant != "standard":
         _variant_hint(position, pos, roll, ply, top, fmt)
         return
     eng = standard_engine()
-    ranked = eng.rank_plays(pos, roll, ply)
-    best = ranked[0].equity
+    cubeful = spec.match is not None and not spec.match.is_money
+    plays: list[Any]
+    if cubeful:
+        from analyzer.analysis.decisions import hint as cubeful_hint
+        from analyzer.eval.met import met_by_name
+
+        assert spec.match is not None
+        me = spec.on_roll if spec.on_roll is not None else 0
+        plays = cubeful_hint(eng, pos, roll, spec.match, me, ply=ply, met=met_by_name())
+    else:
+        plays = eng.rank_plays(pos, roll, ply)
+    best = plays[0].equity
     rows: list[dict[str, Any]] = []
-    for rp in ranked[: max(top, 1)]:
+    for rp in plays[: max(top, 1)]:
         d: dict[str, Any] = {"play": rp.play, "ply": rp.ply, "equity": rp.equity, "diff": rp.equity - best}
         d.update({k: v for k, v in rp.probabilities.as_dict().items() if k != "equity"})
         rows.append(d)
     if fmt is OutputFormat.json:
-        sys.stdout.write(json.dumps({"position": position, "dice": list(roll), "plays": rows}) + "\n")
+        sys.stdout.write(json.dumps({"position": position, "dice": list(roll),
+                                     "equity": "cubeful EMG" if cubeful else "cubeless", "plays": rows}) + "\n")
         return
     if fmt is OutputFormat.csv:
         sys.stdout.write("n,play,ply,equity,diff," + ",".join(_PROB_COLS) + "\n")
@@ -191,18 +214,6 @@ def hint(
             sys.stdout.write(f"{i},{r['play']},{r['ply']},{r['equity']:+.4f},{r['diff']:+.4f},"
                              + ",".join(f"{r[c]:.4f}" for c in _PROB_COLS) + "\n")
         return
-    from rich.console import Console
-    from rich.table import Table
+    from analyzer.render.terminal import hint_table
 
-    table = Table(title=f"{len(ranked)} plays of {roll[0]}{roll[1]} (cubeless equity, side on roll)")
-    table.add_column("#", justify="right")
-    table.add_column("ply", justify="right")
-    table.add_column("play", no_wrap=True)
-    table.add_column("Equity", justify="right")
-    table.add_column("diff", justify="right")
-    for h in _HEAD:
-        table.add_column(h, justify="right")
-    for i, r in enumerate(rows, 1):
-        table.add_row(str(i), f"{r['ply']}", r["play"] or "(no move)", f"{r['equity']:+.3f}",
-                      "" if i == 1 else f"{r['diff']:+.3f}", *(f"{r[c]:.3f}" for c in _PROB_COLS))
-    Console(width=max(Console().width, 110)).print(table)
+    _print(hint_table(plays[: max(top, 1)], roll, match=cubeful, cubeful=cubeful, total=len(plays), width=_width()))

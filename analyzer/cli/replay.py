@@ -47,12 +47,51 @@ def decision_row(d: Any) -> dict[str, Any]:
 
 
 def _table_line(row: dict[str, Any]) -> str:
+    """One decision on one line (a wide terminal, a pipe): nothing is cut, long cells push on."""
     from analyzer.core.errors import printable
 
     ident = f"{row['position_id']}:{row['match_id']}  {row['xgid']}" if row["position_id"] else row["key"]
-    return printable(f"{row['file']}  {row['game']:>3} {row['move']:>3}  {row['player'][:16]:<16} {row['side']} "
-                     f"{row['kind']:<6} {row['dice']:<2}  {row['played'][:28]:<28} {row['normalised'][:24]:<24} "
+    return printable(f"{row['file']}  {row['game']:>3} {row['move']:>3}  {row['player']:<16} {row['side']} "
+                     f"{row['kind']:<6} {row['dice']:<2}  {row['played']:<28} {row['normalised']:<24} "
                      f"{row['score']:>5}  {ident}")
+
+
+_NARROW_HEAD = "game move  player  side kind dice  played (normalised)  score"
+
+
+def narrow_lines(row: dict[str, Any], last_file: str | None) -> list[str]:
+    """One decision for a narrow terminal: the file when it changes, then the decision on one line
+    and each ID whole on its own line (so that it can be pasted).
+
+    >>> row = {"file": "m.mat", "game": 1, "move": 1, "player": "Bob", "side": 0, "kind": "move", "dice": "51",
+    ...        "played": "24/23 13/8", "normalised": "24/23 13/8", "score": "0-0", "key": "S.x",
+    ...        "position_id": "4HPwATDgc/ABMA", "match_id": "MIHmAAAAAAAE",
+    ...        "xgid": "XGID=-b----E-C---eE---c-e----B-:0:0:1:51:0:0:0:7:10"}
+    >>> print("\\n".join(narrow_lines(row, None)))
+    m.mat
+      1   1  Bob  0 move 51  24/23 13/8  0-0
+             4HPwATDgc/ABMA:MIHmAAAAAAAE
+             XGID=-b----E-C---eE---c-e----B-:0:0:1:51:0:0:0:7:10
+    """
+    from analyzer.core.errors import printable
+
+    lines = [] if row["file"] == last_file else [printable(str(row["file"]))]
+    played = row["played"] + (f" ({row['normalised']})" if row["normalised"] != row["played"] else "")
+    lines.append(printable(f"{row['game']:>3} {row['move']:>3}  {row['player']}  {row['side']} {row['kind']} "
+                           f"{row['dice'] or '-'}  {played}  {row['score']}"))
+    ids = [f"{row['position_id']}:{row['match_id']}", row["xgid"]] if row["position_id"] else [row["key"]]
+    lines += ["         " + printable(i) for i in ids]
+    return lines
+
+
+def _terminal_width() -> int | None:
+    """The width of the terminal the table goes to (``COLUMNS`` when set), ``None`` for a pipe."""
+    import os
+    import shutil
+
+    if os.environ.get("COLUMNS", "").isdigit():
+        return int(os.environ["COLUMNS"])
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
 
 
 @app.command()
@@ -83,7 +122,12 @@ def replay(
     show = err.is_terminal if progress is None else progress
     tally = _Tally()
     out = sys.stdout
-    if fmt is ReplayFormat.table:
+    width = _terminal_width()
+    # a terminal narrower than the one-line form gets each ID whole on its own line
+    narrow = fmt is ReplayFormat.table and width is not None and width < 180 + max(map(len, paths), default=0)
+    if narrow:
+        out.write(_NARROW_HEAD + "\n")
+    elif fmt is ReplayFormat.table:
         out.write(_table_line({"file": "file", "game": "gam", "move": "mov", "player": "player",
                                "side": "s", "kind": "kind", "dice": "dd", "played": "played",
                                "normalised": "normalised", "score": "score", "position_id": "",
@@ -98,7 +142,7 @@ def replay(
         bar.console.print(f"error: {e}", soft_wrap=True)
 
     try:
-        _run(paths, fmt, bar, tally, out, report)
+        _run(paths, fmt, bar, tally, out, report, narrow)
     except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
         sys.stderr.close()
         raise typer.Exit(0) from None
@@ -108,10 +152,12 @@ def replay(
         raise typer.Exit(1 if tally.games else 2)
 
 
-def _run(paths: list[str], fmt: ReplayFormat, bar: Any, tally: _Tally, out: Any, report: Any) -> None:
+def _run(paths: list[str], fmt: ReplayFormat, bar: Any, tally: _Tally, out: Any, report: Any,
+         narrow: bool = False) -> None:
     from analyzer.analysis.replay import replay_games
     from analyzer.formats import stream_any
 
+    last_file: str | None = None
     with bar:
         task = bar.add_task("replay", total=len(paths), name="")
         for path in paths:
@@ -133,6 +179,10 @@ def _run(paths: list[str], fmt: ReplayFormat, bar: Any, tally: _Tally, out: Any,
                         for d in g.decisions:
                             tally.decisions += 1
                             row = decision_row(d)
+                            if narrow:
+                                out.write("\n".join(narrow_lines(row, last_file)) + "\n")
+                                last_file = row["file"]
+                                continue
                             text = json.dumps(row) if fmt is ReplayFormat.jsonl else _table_line(row)
                             out.write(text + "\n")
                         if g.score_error is not None:

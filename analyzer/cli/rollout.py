@@ -10,52 +10,56 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import OutputFormat, fail, standard_engine, stdout_write
+from analyzer.cli.common import OutputFormat, error_console, fail, standard_engine, stdout_write
 from analyzer.core.errors import InputError
 
 if TYPE_CHECKING:
-    from analyzer.eval.rollout import RolloutCandidate, RolloutResult
+    from analyzer.eval.rollout import RolloutResult
 
 
-def render_rollout(r: RolloutResult) -> str:
-    """Text table of a rollout: one row per candidate, chances and equities with standard errors."""
-    head = (f"Rollout of {r.position.gnubg_id()}"
-            + (f", dice {r.dice[0]}{r.dice[1]}" if r.dice else ", before the roll")
-            + f": {r.trials} trials" + (" (stopped early)" if r.stopped_early else "")
-            + (f", truncated at {r.truncate} plies" if r.truncate else ", played out")
-            + (", variance reduction" if r.variance_reduction else "")
-            + (", cube played" if r.best.cubeful_se is not None else "") + f", seed {r.seed}")
-    lines = [head, ""]
-    cols = f"{'#':>2} {'play':<22}{'Win':>7}{'W g':>7}{'W bg':>7}{'L g':>7}{'L bg':>7}{'Cubeless':>10}" \
-           f"{'+-SE':>7}{'Cubeful':>9}"
-    lines.append(cols)
-    best = r.candidates[0]
+def render_rollout(r: RolloutResult, *, width: int = 110, ids: tuple[str, ...] = ()) -> str:
+    """Text of a rollout at ``width`` columns (:func:`analyzer.render.terminal.rollout_view`)."""
+    from analyzer.render.terminal import render_text, rollout_view
+
+    return render_text(rollout_view(r, width=width, ids=ids), width=width)
+
+
+def _csv(r: RolloutResult) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["n", "play", "win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon", "equity",
+                "equity_se", "cubeful_equity", "cubeful_se"])
     for i, c in enumerate(r.candidates, 1):
         p = c.probabilities
-        cf = "" if c.cubeful_equity is None else f"{c.cubeful_equity:+.3f}"
-        cf_se = "" if c.cubeful_se is None else f"  cubeful +-{c.cubeful_se:.3f}"
-        name = c.play if c.play is not None else "(position)"
-        lines.append(f"{i:>2} {name or '(no move)':<22}{100 * p.win:>6.1f}%{100 * p.win_gammon:>6.1f}%"
-                     f"{100 * p.win_backgammon:>6.1f}%{100 * p.lose_gammon:>6.1f}%"
-                     f"{100 * p.lose_backgammon:>6.1f}%{c.equity:>+10.3f}{c.equity_se:>7.3f}{cf:>9}")
-        se = c.probabilities_se
-        lines.append(f"{'':>2} {'  standard errors':<22}" + "".join(f"{100 * s:>6.1f}%" for s in se)
-                     + f"   95% CI [{c.equity_ci[0]:+.3f}, {c.equity_ci[1]:+.3f}]{cf_se}")
-        if i > 1:
-            lines[-2] += f"  ({_value(c) - _value(best):+.3f})"
-    if r.cube is not None:
-        cd = r.cube
-        lines.append("")
-        if cd.available and cd.dt is not None and cd.dp is not None:
-            lines.append(f"Cube: No double {cd.nd:+.3f}   Double, take {cd.dt:+.3f}   Double, pass {cd.dp:+.3f}")
-        else:
-            lines.append(f"Cube: no double possible, cubeful equity {cd.nd:+.3f}")
-        lines.append(f"Proper cube action: {cd.action[:1].upper() + cd.action[1:]}")
-    return "\n".join(lines)
+        w.writerow([i, c.play or "", *(f"{x:.4f}" for x in (p.win, p.win_gammon, p.win_backgammon, p.lose_gammon,
+                                                           p.lose_backgammon)),
+                    f"{c.equity:+.4f}", f"{c.equity_se:.4f}",
+                    "" if c.cubeful_equity is None else f"{c.cubeful_equity:+.4f}",
+                    "" if c.cubeful_se is None else f"{c.cubeful_se:.4f}"])
+    return buf.getvalue()
 
 
-def _value(c: RolloutCandidate) -> float:
-    return c.cubeful_equity if c.cubeful_equity is not None else c.equity
+def fewer_plays_note(got: int, wanted: int, legal: int, threshold: float, unit: str = "") -> str | None:
+    """Why a rollout of a roll has fewer candidates than ``--plays`` asked (``None`` when it has
+    them all).
+
+    >>> fewer_plays_note(2, 8, 2, 0.16)
+    'only 2 plays: the roll has 2 legal plays'
+    >>> fewer_plays_note(3, 8, 16, 0.16)
+    'only 3 of the 8 plays asked: the other legal plays are more than 0.16 below the best at 0-ply (--within)'
+    """
+    if got >= wanted:
+        return None
+    if got >= legal:
+        return f"only {got} play{'s' if got != 1 else ''}: the roll has {legal} legal play{'s' if legal != 1 else ''}"
+    return (f"only {got} of the {wanted} plays asked: the other legal plays are more than {threshold:g}{unit} below "
+            f"the best at 0-ply (--within)")
+
+
+def _legal_count(pos: Any, roll: tuple[int, int]) -> int:
+    from analyzer.rules import find_variant
+
+    return len(find_variant(pos.variant).legal_plays(pos, roll))
 
 
 def _variant_rollout(pos: Any, roll: tuple[int, int] | None, *, trials: int, truncate: int | None,
@@ -65,7 +69,7 @@ def _variant_rollout(pos: Any, roll: tuple[int, int] | None, *, trials: int, tru
     """``bgreview rollout`` of a Dutch or Mahbusa position (cubeless, played out)."""
     from analyzer.cli.common import variant_engine
     from analyzer.eval.variants.rollout import variant_rollout
-    from analyzer.render.terminal import render_text, variant_columns, variant_rollout_table
+    from analyzer.render.terminal import print_view, variant_columns, variant_rollout_table
 
     name = pos.variant
     if truncate is not None:
@@ -80,6 +84,10 @@ def _variant_rollout(pos: Any, roll: tuple[int, int] | None, *, trials: int, tru
                                  workers=max(1, workers))
     except ValueError as e:
         fail(str(e))
+    note = None if roll is None else fewer_plays_note(len(result.candidates), max(1, max_plays),
+                                                          _legal_count(pos, roll), threshold, " points")
+    if note is not None:
+        error_console().print(f"note: {note}", soft_wrap=True)
     if fmt is OutputFormat.json:
         stdout_write(json.dumps(result.as_dict()))
     elif fmt is OutputFormat.csv:
@@ -92,7 +100,9 @@ def _variant_rollout(pos: Any, roll: tuple[int, int] | None, *, trials: int, tru
                         f"{c.diff_se:.4f}", *(f"{getattr(c.probabilities, f):.4f}" for f in cols), c.games])
         stdout_write(buf.getvalue())
     else:
-        stdout_write(render_text(variant_rollout_table(result), width=140))
+        from rich.console import Console
+
+        print_view(Console(), variant_rollout_table(result, width=Console().width))
 
 
 @app.command("rollout")
@@ -109,13 +119,19 @@ def rollout_cmd(
     variance_reduction: Annotated[bool | None, typer.Option(
         "--vr/--no-vr", help="Variance reduction (standard; default on).")] = None,
     target_se: Annotated[float | None, typer.Option("--target-se", help="Stop once the equity SE is below.")] = None,
-    max_plays: Annotated[int, typer.Option("--plays", help="With --dice: candidates rolled out.")] = 8,
-    threshold: Annotated[float, typer.Option("--within", help="With --dice: only plays within this 0-ply equity "
-                                                              "of the best.")] = 0.16,
+    max_plays: Annotated[int | None, typer.Option(
+        "--plays", help="With --dice: roll out this many plays, the best at 0-ply (default 8 within --within).")]
+    = None,
+    threshold: Annotated[float | None, typer.Option(
+        "--within", help="With --dice: only plays within this 0-ply equity of the best (default 0.16; none with "
+                         "--plays alone).")] = None,
+    progress: Annotated[bool | None, typer.Option("--progress/--no-progress",
+                                                  help="Progress bar on stderr (default: on a terminal, table).")]
+    = None,
     workers: Annotated[int, typer.Option("--workers", "-j", help="Worker processes.")] = 2,
     variant: Annotated[str | None, typer.Option(help="Variant for IDs without one (standard, dutch, mahbusa).")]
     = None,
-    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv (variants).")]
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv.")]
     = OutputFormat.table,
 ) -> None:
     """Roll a position out at 0-ply: chances and equity with standard errors (and the cube decision).
@@ -123,6 +139,15 @@ def rollout_cmd(
     Dutch and Mahbusa positions are rolled out cubeless by the variant net, every game played to
     the end (no --truncate, no variance reduction): expected points of one game.
     """
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     from analyzer.core.ids import parse_position_spec
     from analyzer.core.match import MatchState
     from analyzer.eval.rollout import rollout
@@ -137,24 +162,57 @@ def rollout_cmd(
         roll = parse_dice_text(dice) if dice is not None else spec.dice
     except InputError as e:
         fail(str(e))
+    # --plays N alone asks for N plays: no equity window unless --within names one
+    if max_plays is not None and max_plays < 1:
+        fail("--plays must be >= 1")
+    wanted = 8 if max_plays is None else max_plays
+    window = threshold if threshold is not None else (0.16 if max_plays is None else float("inf"))
     if spec.position.variant != "standard":
         _variant_rollout(spec.position, roll, trials=trials, truncate=truncate, cubeful=cubeful, cube_play=cube_play,
                          seed=seed, variance_reduction=variance_reduction, target_se=target_se, workers=workers,
-                         max_plays=max_plays, threshold=threshold, fmt=fmt)
+                         max_plays=wanted, threshold=window, fmt=fmt)
         return
     cubeful = True if cubeful is None else cubeful
     variance_reduction = True if variance_reduction is None else variance_reduction
     engine = standard_engine()
     state = spec.match if spec.match is not None else MatchState()
-    try:
-        result = rollout(engine, spec.position, dice=roll, trials=trials, truncate=truncate, cubeful=cubeful,
-                         match=state, player=spec.on_roll or 0, seed=seed, variance_reduction=variance_reduction,
-                         target_se=target_se, workers=workers, max_plays=max_plays, threshold=threshold,
-                         cube_play=cube_play and cubeful)
-    except ValueError as e:
-        fail(str(e))
+    err = error_console()
+    show = (err.is_terminal and fmt is OutputFormat.table) if progress is None else progress
+    bar = Progress(TextColumn("rollout"), BarColumn(), MofNCompleteColumn(), TextColumn("trials"),
+                   TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=err, disable=not show,
+                   transient=True)
+    with bar:
+        task = bar.add_task("rollout", total=trials)
+
+        def tick(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        try:
+            result = rollout(engine, spec.position, dice=roll, trials=trials, truncate=truncate, cubeful=cubeful,
+                             match=state, player=spec.on_roll or 0, seed=seed, variance_reduction=variance_reduction,
+                             target_se=target_se, workers=workers, max_plays=wanted, threshold=window,
+                             cube_play=cube_play and cubeful, progress=tick)
+        except ValueError as e:
+            fail(str(e))
+    note = None if roll is None else fewer_plays_note(len(result.candidates), wanted,
+                                                          _legal_count(spec.position, roll), window)
     if fmt is OutputFormat.json:
         out: dict[str, Any] = result.as_dict()
+        if note is not None:
+            out["note"] = note
         stdout_write(json.dumps(out))
-    else:
-        stdout_write(render_rollout(result))
+        return
+    if note is not None:
+        err.print(f"note: {note}", soft_wrap=True)
+    if fmt is OutputFormat.csv:
+        stdout_write(_csv(result))
+        return
+    from rich.console import Console
+
+    from analyzer.render.position_text import position_identifiers
+    from analyzer.render.terminal import print_view, rollout_view
+
+    ident = position_identifiers(spec)
+    ids = (f"{ident['position_id']}:{ident['match_id']}", ident["xgid"])
+    console = Console()
+    print_view(console, rollout_view(result, width=console.width, ids=ids))

@@ -15,18 +15,27 @@ Proper cube action: double, take
 from __future__ import annotations
 
 import io
+import os
+import textwrap
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from rich import box
+from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from analyzer.core.errors import printable
+
 if TYPE_CHECKING:
     from analyzer.analysis.analyze import MatchAnalysis
-    from analyzer.analysis.decisions import Candidate
     from analyzer.eval.cube import CubeDecision
     from analyzer.eval.probabilities import Probabilities
+    from analyzer.eval.rollout import RolloutCandidate, RolloutResult
     from analyzer.eval.variants.rollout import VariantRolloutResult
 
 VARIANT_TITLES = {"dutch": "Dutch backgammon", "mahbusa": "Mahbusa"}
@@ -36,11 +45,91 @@ __all__ = ["analysis_view", "cube_table", "hint_table", "no_cube_note", "render_
 
 
 def render_text(renderable: RenderableType, *, width: int = 110) -> str:
-    """Render to plain text (no colours) at ``width`` columns."""
+    """Render to plain text (no colours) at ``width`` columns, as the commands print: tables fit
+    the width, lines of text are never broken (the terminal wraps them, so that an identifier
+    stays one line that can be pasted)."""
     buf = io.StringIO()
     console = Console(file=buf, width=width, color_system=None, force_terminal=False, legacy_windows=False)
-    console.print(renderable)
+    print_view(console, renderable)
     return buf.getvalue()
+
+
+def print_view(console: Console, renderable: RenderableType) -> None:
+    """Print a view of this module on ``console`` (the command line's; :func:`render_text`'s):
+    text lines soft-wrapped, never cut or broken, as plain text (no markup, no emoji codes)."""
+    console.print(renderable, soft_wrap=True, markup=False, emoji=False, highlight=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Col:
+    """A column of a :func:`fitted_table`: its heading, alignment, whether its text may wrap at
+    spaces (plays, names) and when it goes: ``drop`` 0 always stays, higher numbers are left out
+    first when the table is wider than the terminal."""
+
+    header: str
+    justify: Literal["left", "right"] = "right"
+    drop: int = 0
+    wrap: bool = False
+
+
+def fitted_table(columns: Sequence[Col], rows: Sequence[Sequence[str | Text]], *, width: int,
+                 title: str | Text | None = None, caption: str | None = None, unwrap_drop: int = 1) -> Table:
+    """A table that fits ``width`` columns without cutting a cell: the columns that do not fit
+    are left out (highest ``drop`` first), numbers and headings are never wrapped, and only the
+    ``wrap`` columns wrap, at spaces (a word longer than its column is folded, never cut with
+    an ellipsis). Before a ``wrap`` column wraps, the columns with ``drop >= unwrap_drop`` go.
+    Cells are plain text (a :class:`~rich.text.Text` keeps its style).
+
+    >>> cols = [Col("play", "left", wrap=True), Col("equity"), Col("extra", drop=1)]
+    >>> rows = [["24/18 13/11", "+0.123", "x" * 30]]
+    >>> "extra" in render_text(fitted_table(cols, rows, width=80), width=80)
+    True
+    >>> text = render_text(fitted_table(cols, rows, width=30), width=30)
+    >>> "extra" in text, "+0.123" in text, "…" in text
+    (False, True, False)
+    """
+    keep = list(range(len(columns)))
+    cells = [[c if isinstance(c, Text) else Text(str(c)) for c in row] for row in rows]
+
+    def build(kept: list[int], with_title: bool) -> Table:
+        table = Table(title=title if with_title else None, caption=caption if with_title else None,
+                      title_justify="left", caption_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                      show_edge=False, collapse_padding=True)
+        for i in kept:
+            col = columns[i]
+            natural = max([cell_len(col.header)] + [r[i].cell_len for r in cells])
+            longest = max([cell_len(col.header)] + [cell_len(w) for r in cells for w in r[i].plain.split()])
+            table.add_column(Text(col.header), justify=col.justify, no_wrap=not col.wrap, overflow="fold",
+                             min_width=longest if col.wrap else natural)
+        for r in cells:
+            table.add_row(*(r[i] for i in kept))
+        return table
+
+    measure = Console(file=io.StringIO(), width=10_000, color_system=None, legacy_windows=False)
+    # first the columns that may go to keep the wrapping ones whole, then any to fit at all
+    for least, need in ((unwrap_drop, "maximum"), (1, "minimum")):
+        while True:
+            size = getattr(Measurement.get(measure, measure.options, build(keep, False)), need)
+            droppable = [i for i in keep if columns[i].drop >= least]
+            if size <= width or not droppable:
+                break
+            keep.remove(max(droppable, key=lambda i: (columns[i].drop, i)))
+    return build(keep, True)
+
+
+def id_lines(ids: Sequence[tuple[str, str]], *, indent: int = 0) -> Text:
+    """Identifiers, each whole on its own line after its label (left-aligned to the widest), so
+    that it can be pasted: :func:`print_view` never breaks a line of text (a terminal narrower than
+    the line wraps it on screen, and a copy of it is still one line).
+
+    >>> ids = [("1", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"), ("", "4HPwATDgc/ABMA:cAkAAAAAAAAE")]
+    >>> print(render_text(id_lines(ids), width=30), end="")
+    1  XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10
+       4HPwATDgc/ABMA:cAkAAAAAAAAE
+    """
+    pad = max((len(label) for label, _ in ids), default=0)
+    lines = [" " * indent + (f"{label:<{pad}}  " if pad else "") + value for label, value in ids if value]
+    return Text("\n".join(lines))
 
 
 def _num(value: float | None, fmt: str, scale: float = 1.0) -> str:
@@ -85,7 +174,7 @@ def summary_table(analysis: MatchAnalysis) -> Table:
     table.add_column("", no_wrap=True)
     players = summary.get("players", [])
     for p in players:
-        table.add_column(Text(str(p["name"])), justify="right")
+        table.add_column(Text(printable(str(p["name"]))), justify="right", overflow="fold")
 
     def row(label: str, values: Sequence[str]) -> None:
         table.add_row(Text(label), *(Text(v) for v in values))
@@ -131,31 +220,76 @@ def summary_table(analysis: MatchAnalysis) -> Table:
     return table
 
 
-def worst_table(analysis: MatchAnalysis, n: int = 5) -> Table:
-    """The ``n`` decisions that lost the most equity."""
+def worst_table(analysis: MatchAnalysis, n: int = 5, *, width: int = 110) -> Group:
+    """The ``n`` decisions that lost the most equity, in a table that fits ``width`` columns
+    (the less needed columns go first), then the XGID and Position ID:Match ID (a Dutch or
+    Mahbusa key) of each, whole on its own line."""
     worst = analysis.worst(n)
     match = worst.height > 0 and worst["mwc_loss"].null_count() < worst.height
-    table = Table(title=f"{n} worst decisions", title_justify="left")
     cubeless = worst.height > 0 and worst["cube"].null_count() == worst.height
-    cols = [("game", "right"), ("move", "right"), ("player", "left"), ("kind", "left"), ("dice", "left"),
-            ("played", "left"), ("best", "left"), ("loss (millipoints)" if cubeless else "loss (mEMG)", "right")]
-    cols += [("MWC", "right")] if match else []
     confirmed = (worst.height > 0 and "equity_loss_first" in worst.columns
                  and worst["equity_loss_first"].null_count() < worst.height)
-    cols += [("valued by", "left")] if confirmed else []
-    cols += [("class", "left"), ("XGID / key", "left")]
-    for col, just in cols:
-        table.add_column(col, justify=just)  # type: ignore[arg-type]
-    for r in worst.iter_rows(named=True):
-        cells = [str(r["game"]), str(r["move_no"]), str(r["player"]), str(r["kind"]), r["dice"] or "",
-                 r["played"] or "(no move)", r["best"] or "(no move)", f"{1000 * r['equity_loss']:.0f}"]
+    cols = [Col("#"), Col("game"), Col("move"), Col("player", "left", drop=3, wrap=True), Col("kind", "left", drop=5),
+            Col("dice", "left"), Col("played", "left", wrap=True), Col("best", "left", wrap=True),
+            Col("loss")]
+    cols += [Col("MWC", drop=2)] if match else []
+    cols += [Col("valued by", "left", drop=4, wrap=True)] if confirmed else []
+    cols += [Col("class", "left", drop=1)]
+    rows: list[list[str]] = []
+    ids: list[tuple[str, str]] = []
+    for i, r in enumerate(worst.iter_rows(named=True), 1):
+        cells = [str(i), str(r["game"]), str(r["move_no"]), printable(str(r["player"])), str(r["kind"]),
+                 r["dice"] or "", r["played"] or "(no move)", r["best"] or "(no move)",
+                 f"{1000 * r['equity_loss']:.0f}"]
         if match:
             cells.append(_num(r["mwc_loss"], ".2f", -100.0) + "%")
         if confirmed:
             cells.append(valued_by(r))
-        cells += [str(r["error_class"]), r["xgid"] or r["key"] or ""]
-        table.add_row(*(Text(c) for c in cells))
-    return table
+        cells.append(str(r["error_class"]))
+        rows.append(cells)
+        if r["xgid"]:
+            ids.append((str(i), str(r["xgid"])))
+            if r["position_id"]:
+                ids.append(("", f"{r['position_id']}:{r['match_id']}"))
+        elif r["key"]:
+            ids.append((str(i), str(r["key"])))
+    unit = "millipoints" if cubeless else "mEMG"
+    table = fitted_table(cols, rows, width=width, title=f"{n} worst decisions (loss in {unit})", unwrap_drop=5)
+    if not ids:
+        return Group(table)
+    return Group(table, Text("Their IDs (XGID, Position ID:Match ID):" if match or not cubeless else "Their keys:"),
+                 id_lines(ids))
+
+
+def written_text(paths: Sequence[str | os.PathLike[str]], *, width: int = 80) -> Text:
+    """The files an analysis wrote, shortly: the HTML report first (the one to open, its path
+    whole on one line), then the names of the others in its folder, broken to ``width`` columns.
+
+    >>> print(written_text(["r/m/decisions.parquet", "r/m/decisions.csv", "r/m/summary.json", "r/m/luck.svg",
+    ...                     "r/m/luck.png", "r/m/report.html"]))
+    written: r/m/report.html
+      and in that folder: decisions.parquet, decisions.csv, summary.json, 2 charts
+      (.svg, .png)
+    """
+    files = [Path(p) for p in paths]
+    if not files:
+        return Text("written: nothing")
+    html = [p for p in files if p.suffix == ".html"]
+    charts = [p for p in files if p.suffix in (".svg", ".png")]
+    tables = [p for p in files if p not in html and p not in charts]
+    folder = files[0].parent
+    if any(p.parent != folder for p in files):  # not one folder: every path
+        return Text("written: " + ", ".join(printable(str(p)) for p in html + tables + charts))
+    first = printable(str(html[0])) if html else printable(str(folder)) + "/"
+    rest = [p.name for p in (html[1:] + tables)]
+    if charts:
+        rest.append(f"{len(charts)} charts ({', '.join(sorted({p.suffix for p in charts}, reverse=True))})")
+    lines = [f"written: {first}"]
+    if rest:
+        lines.append(textwrap.fill("and in that folder: " + ", ".join(printable(r) for r in rest),
+                                   width=max(width, 40) - 1, initial_indent="  ", subsequent_indent="  ",
+                                   break_long_words=False, break_on_hyphens=False))
+    return Text("\n".join(lines))
 
 
 def valued_by(row: Mapping[str, Any]) -> str:
@@ -197,29 +331,46 @@ def confirm_text(summary: Mapping[str, Any]) -> str | None:
             f"{counts.get('downgraded', 0)} to a smaller error class, {counts.get('upgraded', 0)} to a bigger one.")
 
 
-def analysis_view(analysis: MatchAnalysis, *, worst: int = 5) -> Group:
-    """The terminal report: the per-player table, the confirmation line and the worst decisions."""
+def analysis_view(analysis: MatchAnalysis, *, worst: int = 5, width: int = 110) -> Group:
+    """The terminal report at ``width`` columns: the per-player table, the confirmation line and
+    the worst decisions with their IDs."""
     line = confirm_text(analysis.summary)
     parts: list[RenderableType] = [summary_table(analysis)]
     if line is not None:
         parts.append(Text(line))
-    return Group(*parts, worst_table(analysis, worst))
+    return Group(*parts, worst_table(analysis, worst, width=width))
 
 
-def hint_table(candidates: Sequence[Candidate], dice: tuple[int, int], *, match: bool = False) -> Table:
-    """Ranked plays: equity (EMG, or money equity per cube), difference from the best, chances."""
-    unit = "EMG" if match else "equity"
-    table = Table(title=f"Plays of {dice[0]}{dice[1]} (cubeful {unit}, side on roll)", title_justify="left")
-    for col in ("#", "ply", "play", unit, "diff", "Win", "W g", "W bg", "Lose", "L g", "L bg"):
-        table.add_column(col, justify="left" if col == "play" else "right", no_wrap=col == "play")
-    best = candidates[0].equity if candidates else 0.0
-    for i, c in enumerate(candidates, 1):
+_CHANCE_COLS = (Col("Win"), Col("W g"), Col("W bg", drop=2), Col("Lose", drop=3), Col("L g"), Col("L bg", drop=1))
+
+
+def hint_table(plays: Sequence[RankedLike], dice: tuple[int, int], *, match: bool = False, cubeful: bool = True,
+               total: int | None = None, width: int = 110) -> Table:
+    """Ranked plays: equity (cubeful: EMG in a match, money equity per cube; or cubeless), the
+    difference from the best and the chances, in a table that fits ``width`` columns (the
+    backgammon and losing chances go first, then the ply; the play wraps, never cut).
+
+    >>> from analyzer.eval.engine import RankedPlay
+    >>> from analyzer.eval.probabilities import Probabilities
+    >>> from analyzer.core.position import Position
+    >>> p = Probabilities(0.6, 0.1, 0.0, 0.1, 0.0)
+    >>> plays = [RankedPlay("24/16* 13/5*(2)", Position.start(), 0.3, p, 2)]
+    >>> text = render_text(hint_table(plays, (4, 4), match=True, width=60), width=60)
+    >>> "24/16* 13/5*(2)" in text and "+0.300" in text and "W bg" not in text and "…" not in text
+    True
+    """
+    unit = "EMG" if match and cubeful else "equity"
+    count = len(plays) if total is None else total
+    kind = ("cubeful EMG" if match else "cubeful equity") if cubeful else "cubeless equity"
+    cols = [Col("#"), Col("ply", drop=4), Col("play", "left", wrap=True), Col(unit), Col("diff"), *_CHANCE_COLS]
+    best = plays[0].equity if plays else 0.0
+    rows = []
+    for i, c in enumerate(plays, 1):
         p = c.probabilities
-        table.add_row(str(i), f"{c.ply}", Text(c.play or "(no move)"), f"{c.equity:+.3f}",
-                      "" if i == 1 else f"{c.equity - best:+.3f}", f"{p.win:.3f}", f"{p.win_gammon:.3f}",
-                      f"{p.win_backgammon:.3f}", f"{1 - p.win:.3f}", f"{p.lose_gammon:.3f}",
-                      f"{p.lose_backgammon:.3f}")
-    return table
+        rows.append([str(i), f"{c.ply}", c.play or "(no move)", f"{c.equity:+.3f}",
+                     "" if i == 1 else f"{c.equity - best:+.3f}", f"{p.win:.3f}", f"{p.win_gammon:.3f}",
+                     f"{p.win_backgammon:.3f}", f"{1 - p.win:.3f}", f"{p.lose_gammon:.3f}", f"{p.lose_backgammon:.3f}"])
+    return fitted_table(cols, rows, width=width, title=f"{count} plays of {dice[0]}{dice[1]} ({kind}, side on roll)")
 
 
 class RankedLike(Protocol):
@@ -262,7 +413,22 @@ def _chances(p: Probabilities, variant: str) -> list[str]:
     return [f"{float(getattr(p, name)):.3f}" for name, _ in variant_columns(variant)]
 
 
-def variant_eval_table(rows: Sequence[tuple[int, Probabilities]], variant: str) -> Group:
+def prose(text: str, width: int) -> Text:
+    """A sentence broken at spaces to ``width`` columns (views print lines as they are).
+
+    >>> print(prose("there is no doubling cube in the games of this variant", 24))
+    there is no doubling
+    cube in the games of
+    this variant
+    """
+    return Text(textwrap.fill(text, width=max(width, 20) - 1, break_long_words=False, break_on_hyphens=False))
+
+
+def _variant_chance_cols(variant: str) -> list[Col]:
+    return [Col(head, drop=2 if name in ("lose", "draw") else 0) for name, head in variant_columns(variant)]
+
+
+def variant_eval_table(rows: Sequence[tuple[int, Probabilities]], variant: str, *, width: int = 110) -> Group:
     """Cubeless chances and expected points of a variant position for the side on roll, one row
     per ``(ply, probabilities)``, and a line that says that there is no cube.
 
@@ -271,19 +437,15 @@ def variant_eval_table(rows: Sequence[tuple[int, Probabilities]], variant: str) 
     >>> "+0.000" in text and "no doubling cube" in text
     True
     """
-    table = Table(title=f"Cubeless evaluation (side on roll), {VARIANT_TITLES.get(variant, variant)}",
-                  title_justify="left")
-    table.add_column("ply", justify="right")
-    for _, head in variant_columns(variant):
-        table.add_column(head, justify="right")
-    table.add_column("Points", justify="right")
-    for ply, p in rows:
-        table.add_row(f"{ply}-ply", *_chances(p, variant), f"{p.equity:+.3f}")
-    return Group(table, Text(no_cube_note(variant)))
+    cols = [Col("ply"), *_variant_chance_cols(variant), Col("Points")]
+    table = fitted_table(cols, [[f"{ply}-ply", *_chances(p, variant), f"{p.equity:+.3f}"] for ply, p in rows],
+                         width=width,
+                         title=f"Cubeless evaluation (side on roll), {VARIANT_TITLES.get(variant, variant)}")
+    return Group(table, prose(no_cube_note(variant), width))
 
 
 def variant_hint_table(plays: Sequence[RankedLike], dice: tuple[int, int], variant: str, *,
-                       total: int | None = None) -> Group:
+                       total: int | None = None, width: int = 110) -> Group:
     """Ranked plays of a variant roll: expected points, difference from the best, the chances
     (``total``: how many legal plays there are, when only some are shown), and a line that says
     that there is no cube.
@@ -298,22 +460,21 @@ def variant_hint_table(plays: Sequence[RankedLike], dice: tuple[int, int], varia
     True
     """
     count = len(plays) if total is None else total
-    table = Table(title=f"{count} plays of {dice[0]}{dice[1]} (cubeless points, side on roll), "
-                        f"{VARIANT_TITLES.get(variant, variant)}", title_justify="left")
-    for col in ("#", "ply", "play", "Points", "diff", *(h for _, h in variant_columns(variant))):
-        table.add_column(col, justify="left" if col == "play" else "right", no_wrap=col == "play")
+    cols = [Col("#"), Col("ply", drop=4), Col("play", "left", wrap=True), Col("Points"), Col("diff"),
+            *_variant_chance_cols(variant)]
     best = plays[0].equity if plays else 0.0
-    for i, r in enumerate(plays, 1):
-        table.add_row(str(i), f"{r.ply}", Text(r.play or "(no move)"), f"{r.equity:+.3f}",
-                      "" if i == 1 else f"{r.equity - best:+.3f}", *_chances(r.probabilities, variant))
-    return Group(table, Text(no_cube_note(variant)))
+    rows = [[str(i), f"{r.ply}", r.play or "(no move)", f"{r.equity:+.3f}", "" if i == 1 else f"{r.equity - best:+.3f}",
+             *_chances(r.probabilities, variant)] for i, r in enumerate(plays, 1)]
+    table = fitted_table(cols, rows, width=width, title=f"{count} plays of {dice[0]}{dice[1]} (cubeless points, "
+                                                        f"side on roll), {VARIANT_TITLES.get(variant, variant)}")
+    return Group(table, prose(no_cube_note(variant), width))
 
 
-def variant_rollout_table(r: VariantRolloutResult) -> Group:
+def variant_rollout_table(r: VariantRolloutResult, *, width: int = 110) -> Group:
     """A Dutch or Mahbusa rollout: one row per candidate (or the position), best first, with
     points and their standard error, the difference from the best over the same dice and its
     standard error, the outcome frequencies and the games counted; then how it was played and
-    a line that says that there is no cube.
+    a line that says that there is no cube. The position's key is printed whole on its own line.
 
     >>> from analyzer.core.position import Position
     >>> from analyzer.eval.variants.engine import engine_for
@@ -325,28 +486,86 @@ def variant_rollout_table(r: VariantRolloutResult) -> Group:
     """
     variant = r.variant
     what = f"dice {r.dice[0]}{r.dice[1]}" if r.dice else "before the roll"
-    table = Table(title=f"Rollout of {r.position.key()} ({VARIANT_TITLES.get(variant, variant)}), {what}",
-                  title_justify="left")
-    for col in ("#", "play", "Points", "+-SE", "diff", "+-SE", *(h for _, h in variant_columns(variant)), "games"):
-        table.add_column(col, justify="left" if col == "play" else "right", no_wrap=col == "play")
+    cols = [Col("#"), Col("play", "left", wrap=True), Col("Points"), Col("+-SE"), Col("diff"), Col("+-SE "),
+            *_variant_chance_cols(variant), Col("games", drop=3, wrap=True)]
+    rows = []
     for i, c in enumerate(r.candidates, 1):
         name = "(position)" if c.play is None else (c.play or "(no move)")
-        table.add_row(str(i), Text(name), f"{c.equity:+.3f}", f"{c.equity_se:.3f}",
-                      "" if i == 1 else f"{c.diff:+.3f}", "" if i == 1 else f"{c.diff_se:.3f}",
-                      *_chances(c.probabilities, variant),
-                      str(c.games) + (f" ({c.dropped} dropped)" if c.dropped else ""))
+        rows.append([str(i), name, f"{c.equity:+.3f}", f"{c.equity_se:.3f}",
+                     "" if i == 1 else f"{c.diff:+.3f}", "" if i == 1 else f"{c.diff_se:.3f}",
+                     *_chances(c.probabilities, variant),
+                     str(c.games) + (f" ({c.dropped} dropped)" if c.dropped else "")])
+    table = fitted_table(cols, rows, width=width)
+    head = Text(f"Rollout ({VARIANT_TITLES.get(variant, variant)}), {what}, of the position")
     how = (f"{r.trials} trials" + (f" (stopped at SE {r.target_se:g})" if r.stopped_early else "")
            + ", cubeless, played out by the 0-ply net, no variance reduction, same dice for every candidate"
            + f", seed {r.seed}, net {r.net}")
-    return Group(table, Text(how), Text(no_cube_note(variant)))
+    return Group(head, id_lines([("", r.position.key())], indent=2), table, prose(how, width),
+                 prose(no_cube_note(variant), width))
+
+
+def rollout_view(r: RolloutResult, *, width: int = 110, ids: Sequence[str] = ()) -> Group:
+    """A standard rollout: how it was played, the position's IDs whole on their own line (``ids``,
+    default its Position ID), one row per candidate (or the position) with the chances, the
+    cubeless and cubeful equities, the difference from the best and the 95% confidence interval,
+    and under it a row of standard errors; then the cube decision (before the roll, cubeful).
+
+    >>> from analyzer.core.position import Position
+    >>> from analyzer.eval.engine import Engine
+    >>> from analyzer.eval.rollout import rollout
+    >>> r = rollout(Engine(), Position.start(), dice=(3, 1), trials=36, truncate=2, workers=1, max_plays=3,
+    ...             threshold=1.0)
+    >>> text = render_text(rollout_view(r, width=80), width=80)
+    >>> "dice 31: 36 trials" in text and "4HPwATDgc/ABMA" in text and "…" not in text
+    True
+    """
+    head = (f"Rollout, {'dice ' + str(r.dice[0]) + str(r.dice[1]) if r.dice else 'before the roll'}"
+            f": {r.trials} trials" + (" (stopped early)" if r.stopped_early else "")
+            + (f", truncated at {r.truncate} plies" if r.truncate else ", played out")
+            + (", variance reduction" if r.variance_reduction else "")
+            + (", cube played" if r.best.cubeful_se is not None else "") + f", seed {r.seed}, of the position")
+    cubeful = any(c.cubeful_equity is not None for c in r.candidates)
+    cols = [Col("#"), Col("play", "left", wrap=True), Col("Win"), Col("W g"), Col("W bg", drop=3), Col("L g"),
+            Col("L bg", drop=2), Col("Cubeless"), Col("+-SE")]
+    cols += [Col("Cubeful")] if cubeful else []
+    cols += [Col("diff"), Col("95% CI", "left", drop=1)]
+
+    def value(c: RolloutCandidate) -> float:
+        return c.cubeful_equity if c.cubeful_equity is not None else c.equity
+
+    rows: list[list[str]] = []
+    for i, c in enumerate(r.candidates, 1):
+        p = c.probabilities
+        name = "(position)" if c.play is None else (c.play or "(no move)")
+        chances = [p.win, p.win_gammon, p.win_backgammon, p.lose_gammon, p.lose_backgammon]
+        row = [str(i), name, *(f"{100 * x:.1f}%" for x in chances), f"{c.equity:+.3f}", f"{c.equity_se:.3f}"]
+        row += [_num(c.cubeful_equity, "+.3f")] if cubeful else []
+        row += ["" if i == 1 else f"{value(c) - value(r.best):+.3f}",
+                f"{c.equity_ci[0]:+.3f}..{c.equity_ci[1]:+.3f}"]
+        rows.append(row)
+        se = ["", "  +-SE", *(f"{100 * x:.1f}%" for x in c.probabilities_se), "", ""]
+        se += [_num(c.cubeful_se, ".3f") if c.cubeful_se is not None else ""] if cubeful else []
+        rows.append(se + ["", ""])
+    parts: list[RenderableType] = [prose(head, width), id_lines([("", i) for i in (ids or [r.position.gnubg_id()])],
+                                                                 indent=2),
+                                   fitted_table(cols, rows, width=width)]
+    if r.cube is not None:
+        cd = r.cube
+        if cd.available and cd.dt is not None and cd.dp is not None:
+            parts.append(prose(f"Cube: No double {cd.nd:+.3f}   Double, take {cd.dt:+.3f}   "
+                               f"Double, pass {cd.dp:+.3f}", width))
+        else:
+            parts.append(Text(f"Cube: no double possible, cubeful equity {cd.nd:+.3f}"))
+        parts.append(Text(f"Proper cube action: {cd.action[:1].upper() + cd.action[1:]}"))
+    return Group(*parts)
 
 
 def cube_table(cd: CubeDecision) -> Group:
     """gnubg's cube analysis: the three cubeful equities, their difference from the best, the
     cubeless chances and the proper action."""
     p = cd.probabilities
-    head = Text(f"Cubeless: win {p.win:.3f} (g {p.win_gammon:.3f}, bg {p.win_backgammon:.3f}), "
-                f"lose {p.lose:.3f} (g {p.lose_gammon:.3f}, bg {p.lose_backgammon:.3f}); "
+    head = Text(f"Cubeless: win {p.win:.3f} (g {p.win_gammon:.3f}, bg {p.win_backgammon:.3f}),\n"
+                f"          lose {p.lose:.3f} (g {p.lose_gammon:.3f}, bg {p.lose_backgammon:.3f}); "
                 f"cube life {cd.cube_life:.2f}")
     word = "Redouble" if cd.redouble else "Double"
     table = Table(title="Cubeful equities", title_justify="left")
