@@ -231,6 +231,36 @@ def test_resume_with_other_options_is_refused(tmp_path: Path) -> None:
     assert again.files == again.files_skipped == 1
 
 
+def test_resume_of_a_run_recorded_before_an_option_existed(tmp_path: Path) -> None:
+    """A manifest written before ``confirm`` was an option resumes as the default (off)."""
+    folder = tmp_path / "in"
+    _copy(GALAXY[:1], folder)
+    out = tmp_path / "out"
+    run_batch([str(folder)], out, options=REPLAY, jobs=1)
+    manifest = json.loads((out / "manifest.json").read_text())
+    del manifest["options"]["confirm"]
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    again = run_batch([], out, options=REPLAY, jobs=1, resume=True)
+    assert again.files == again.files_skipped == 1
+    with pytest.raises(BatchError, match="cannot resume"):
+        run_batch([], out, options=BatchOptions(replay_only=True, confirm=True), jobs=1, resume=True)
+
+
+@pytest.mark.integration
+def test_batch_with_the_confirmation_pass(tmp_path: Path) -> None:
+    inp = tmp_path / "in"
+    inp.mkdir()
+    (inp / "a.mat").write_text(TINY.format(a="ann", b="bob"))
+    res = CliRunner().invoke(app, ["batch", str(inp), "--out", str(tmp_path / "out"), "--ply", "0", "--jobs", "1",
+                                   "--confirm", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    d = _tables(tmp_path / "out")["decisions"]
+    again = d.filter(pl.col("equity_loss_first").is_not_null())
+    assert again.height >= 2 and set(again["method"]) == {"rollout"}  # the double and the pass at least
+    assert set(d.filter(pl.col("equity_loss_first").is_null())["method"]) == {"0-ply"}
+    assert json.loads((tmp_path / "out" / "manifest.json").read_text())["options"]["confirm"] is True
+
+
 def test_fresh_run_replaces_an_old_dataset(tmp_path: Path) -> None:
     folder = tmp_path / "in"
     _copy(GALAXY[:3], folder)

@@ -197,7 +197,7 @@ def _check_resume(out: Path, options: BatchOptions, fingerprint: str | None) -> 
     old = read_json(out / MANIFEST)
     if old is None:
         return None
-    if old.get("options") != options.as_dict():
+    if {**BatchOptions().as_dict(), **(old.get("options") or {})} != options.as_dict():  # older runs: defaults
         raise BatchError(f"cannot resume: {out} was started with options {old.get('options')}, "
                          f"not {options.as_dict()}")
     if old.get("evaluator_fingerprint") != fingerprint:

@@ -94,16 +94,19 @@ MatchCallback = Callable[[int], None]
 @dataclass(frozen=True, slots=True)
 class BatchOptions:
     """What a batch run does to each match: replay only, or analyse at ``ply`` with the
-    ``thresholds`` preset (or JSON file); ``seed`` is recorded with every output.
+    ``thresholds`` preset (or JSON file), with the confirmation pass when ``confirm``
+    (:class:`analyzer.analysis.confirm.ConfirmSettings` defaults, one process per worker);
+    ``seed`` is recorded with every output.
 
     >>> BatchOptions(ply=0).as_dict()
-    {'ply': 0, 'replay_only': False, 'seed': 0, 'thresholds': 'xg'}
+    {'ply': 0, 'replay_only': False, 'seed': 0, 'thresholds': 'xg', 'confirm': False}
     """
 
     ply: int = 2
     replay_only: bool = False
     seed: int = 0
     thresholds: str = "xg"
+    confirm: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -303,11 +306,11 @@ def _match_row(record: MatchRecord, index: int, unit: Unit, games: list[GameRepl
 
 def _analysis_frame(record: MatchRecord, index: int, file: str,
                     options: BatchOptions) -> tuple[pl.DataFrame, dict[str, Any]]:
-    from analyzer.analysis.analyze import analyze_match
+    from analyzer.analysis.analyze import ConfirmSettings, analyze_match
     from analyzer.analysis.thresholds import load_thresholds
 
     a = analyze_match(record, engine=_engine(), ply=options.ply, thresholds=load_thresholds(options.thresholds),
-                      seed=options.seed)
+                      seed=options.seed, confirm=ConfirmSettings(workers=1) if options.confirm else None)
     phases = {k: key_phase(k) for k in a.decisions["key"].unique().to_list() if k is not None}
     a.summary["match"]["file"] = file
     frame = a.decisions.with_columns(pl.lit(file, pl.String).alias("file"),

@@ -34,6 +34,10 @@ def batch(
     seed: Annotated[int, typer.Option("--seed", help="Seed recorded with the outputs.")] = 0,
     progress: Annotated[bool | None, typer.Option("--progress/--no-progress",
                                                   help="Progress bar (default: on a terminal).")] = None,
+    confirm: Annotated[bool, typer.Option(
+        "--confirm/--no-confirm",
+        help="Value again, by rollouts, every decision shown as an error, the close ones and every double "
+             "(as analyze --confirm; many times slower).")] = False,
 ) -> None:
     """Replay or analyse every match of PATHS and write a dataset into --out.
 
@@ -57,7 +61,8 @@ def batch(
             load_thresholds(thresholds)
         except ValueError as e:
             fail(str(e))
-    options = BatchOptions(ply=0 if replay_only else ply, replay_only=replay_only, seed=seed, thresholds=thresholds)
+    options = BatchOptions(ply=0 if replay_only else ply, replay_only=replay_only, seed=seed, thresholds=thresholds,
+                           confirm=confirm and not replay_only)
     err = error_console()
     show = err.is_terminal if progress is None else progress
     bar, callback = _progress_bar(err, show)
