@@ -27,7 +27,9 @@ def convert(
     output: Annotated[str | None,
                       typer.Option("--output", "-o", help="Output file (default: stdout).")] = None,
 ) -> None:
-    """Convert a match file: every game is replayed and written in normalised form (one hop per
+    """Convert a match file to gnubg's .mat (or .sgf), every game replayed and normalised.
+
+    Every game is written in normalised form (one hop per
     die, bar/off, * on hits, true 'Wins' values). Games that do not replay are left out and
     reported on stderr (exit code 1); what is written replays to the same decisions as the games
     kept (a Crawford flag the scores no longer show is written as a tag). A file with no

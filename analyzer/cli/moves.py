@@ -12,13 +12,14 @@ import typer
 
 from analyzer.cli import app
 from analyzer.cli.common import OutputFormat, fail, input_error
-from analyzer.core.errors import InputError
+from analyzer.core.errors import InputError, printable
 
 
 @app.command()
 def moves(
     position: Annotated[str | None, typer.Argument(help="Position: gnubg ID, ID:MatchID, XGID, key or JSON.")] = None,
-    dice: Annotated[str | None, typer.Option("--dice", "-d", help="The roll, e.g. 31 or 6-6.")] = None,
+    dice: Annotated[str | None, typer.Option(
+        "--dice", "-d", help="The roll, e.g. 31 or 6-6 (default: the roll an XGID or Match ID carries).")] = None,
     variant: Annotated[str | None, typer.Option(help="standard, dutch or mahbusa (for IDs without one).")] = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")] = OutputFormat.table,
     batch: Annotated[str | None, typer.Option(
@@ -45,16 +46,21 @@ def moves(
             if batch != "-":
                 handle.close()
         return
-    if position is None or dice is None:
+    if position is None:
         fail("give a POSITION and --dice (or --batch FILE)")
     try:
         from analyzer.core.ids import parse_position_spec
 
-        pos = parse_position_spec(position, variant=variant).position
+        spec = parse_position_spec(position, variant=variant)
+        roll = parse_dice_text(dice) if dice is not None else spec.dice  # an XGID or Match ID may carry it
+        if roll is None:
+            fail(f"no roll: {printable(position)} carries no dice; give --dice (e.g. --dice 31)")
+        pos = spec.position
         # one query: the reference generator answers without loading the compiler
-        rows = legal_play_rows(pos, parse_dice_text(dice), compiled=False)
+        rows = legal_play_rows(pos, roll, compiled=False)
     except InputError as e:
         input_error(e)
+    shown = f"{roll[0]}{roll[1]}"
     if fmt is OutputFormat.json:
         sys.stdout.write(json.dumps({"plays": rows}) + "\n")
         return
@@ -68,12 +74,12 @@ def moves(
         sys.stdout.write(buf.getvalue())
         return
     from rich.console import Console
-    from rich.table import Table
 
-    table = Table(title=f"{len(rows)} legal plays of {dice}" if rows else f"{dice}: no legal play")
-    table.add_column("#", justify="right")
-    table.add_column("play")
-    table.add_column("result " + ("Position ID" if idcol == "position_id" else "key"))
-    for i, r in enumerate(rows, 1):
-        table.add_row(str(i), r["play"], r[idcol])
-    Console().print(table)
+    from analyzer.render.terminal import Col, fitted_table, print_view
+
+    console = Console()
+    head = "result " + ("Position ID" if idcol == "position_id" else "key")
+    cols = [Col("#"), Col("play", "left", wrap=True), Col(head, "left")]
+    table = fitted_table(cols, [[str(i), r["play"], r[idcol]] for i, r in enumerate(rows, 1)], width=console.width,
+                         title=f"{len(rows)} legal plays of {shown}" if rows else f"{shown}: no legal play")
+    print_view(console, table)
