@@ -679,3 +679,31 @@ def test_analyze_an_xg_file_end_to_end(tmp_path, studio_match):
     res = runner.invoke(app, ["analyze", str(p), "--ply", "0", "--out", str(tmp_path / "rep")])
     assert res.exit_code == 0, res.output
     assert (tmp_path / "rep" / "report.html").is_file()
+
+
+def _repack(header: bytes, blob: bytes, entry: bytes, *, registry_tail: bytes = b"") -> bytes:
+    registry = zlib.compress(entry + registry_tail)
+    trailer = struct.pack("<Iiiiii", zlib.crc32(blob + registry), 1, 1, len(registry), len(blob), 1)
+    return header + blob + registry + trailer + b"\0" * 12
+
+
+def test_a_registry_padded_after_its_entries_is_read(tmp_path):
+    good = _sample(tmp_path)
+    game = read_container(good, "x").files["temp.xg"]
+    blob = zlib.compress(game)
+    entry = _entry("temp.xg", len(game), len(blob), 0, zlib.crc32(game), True)
+    p = tmp_path / "padded.xg"
+    p.write_bytes(_repack(good[:8240], blob, entry, registry_tail=b"\0" * 100))
+    [m] = read_xg(p)
+    assert m.errors == () and len(m.games) == 1
+
+
+def test_a_zip_bomb_stops_at_the_stated_size(tmp_path):
+    good = _sample(tmp_path)
+    bomb = zlib.compress(b"\0" * (64 << 20), 9)  # 64 MiB of zeros in about 64 KB
+    entry = _entry("temp.xg", 2560, len(bomb), 0, 0, True)
+    p = tmp_path / "bomb.xg"
+    p.write_bytes(_repack(good[:8240], bomb, entry))
+    [m] = read_xg(p)
+    [err] = m.errors
+    assert "temp.xg inflates past 2,560 bytes" in str(err)

@@ -168,7 +168,7 @@ def read_container(data: bytes, name: str = "<xg>") -> XGContainer:
         raise bad(f"truncated XG file: {len(data):,} bytes, shorter than its "
                   f"{HEADER_SIZE:,}-byte header")
     version, hsize = _u32(data, 4), _u32(data, 8)
-    thumb_off, thumb_size = struct.unpack_from("<qI", data, 12)
+    thumb_size = _u32(data, 20)  # the thumbnail follows the header (its offset field at 12 is not needed)
     if not 40 <= hsize <= len(data):
         raise bad(f"damaged XG header: header size {hsize:,} (file of {len(data):,} bytes)")
     start = hsize + thumb_size
@@ -176,7 +176,6 @@ def read_container(data: bytes, name: str = "<xg>") -> XGContainer:
         raise bad(f"truncated XG file: its {thumb_size:,}-byte thumbnail runs past the end "
                   f"({len(data):,} bytes)")
     thumbnail = data[hsize:start] if thumb_size else b""
-    del thumb_off  # the thumbnail follows the header; its offset field is not needed
     strings = [_wide(data, 40 + 2048 * i, 1024) if hsize >= 40 + 2048 * (i + 1) else ""
                for i in range(4)]
     files = _archive(data[start:], bad)
@@ -200,8 +199,8 @@ def _archive(payload: bytes, fail: _Fail) -> dict[str, bytes]:
     if zlib.crc32(payload[arc_start:end]) != crc:
         raise fail("damaged XG archive: its CRC-32 does not match (the file is corrupt or truncated)")
     registry = payload[reg_start:end]
-    if reg_packed:
-        registry = _inflate(registry, count * ENTRY_SIZE, "the archive registry", fail)
+    if reg_packed:  # (room for padding after the entries)
+        registry = _inflate(registry, count * ENTRY_SIZE + 65536, "the archive registry", fail)
     if len(registry) < count * ENTRY_SIZE:
         raise fail(f"damaged XG archive: a registry of {len(registry):,} bytes for {count} files")
     files: dict[str, bytes] = {}
@@ -226,13 +225,14 @@ def _archive(payload: bytes, fail: _Fail) -> dict[str, bytes]:
 
 
 def _inflate(blob: bytes, size: int, what: str, fail: _Fail) -> bytes:
+    """``blob`` inflated, at most ``size`` bytes (a zip bomb stops there)."""
     d = zlib.decompressobj()
     try:
         out = d.decompress(blob, size + 1)
     except zlib.error as err:
         raise fail(f"damaged XG archive: {what} does not inflate ({err})") from None
     if len(out) > size:
-        raise fail(f"damaged XG archive: {what} inflates past its stated {size:,} bytes")
+        raise fail(f"damaged XG archive: {what} inflates past {size:,} bytes")
     if not d.eof:
         raise fail(f"damaged XG archive: {what} ends before its zlib stream does (truncated)")
     return bytes(out)
