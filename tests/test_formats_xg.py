@@ -503,6 +503,17 @@ def test_a_bad_record_names_file_and_record_and_leaves_only_its_game_out(tmp_pat
     assert "game 1 left out" in str(err) and [g.number for g in m.games] == [2]
 
 
+def test_a_move_record_with_no_roll_and_no_play_is_no_action(tmp_path):
+    recs = [match_header(), game_header(1, (0, 0)), move(0, (3, 1), [(8, 5), (6, 5)]),
+            move(1, (0, 0), []), game_footer((1, 0), 0, 1, 101)]
+    [m] = read_xg(write(tmp_path, recs))
+    assert m.errors == () and [type(a).__name__ for a in m.games[0].actions] == ["Roll", "Resign", "Win"]
+    [g] = replay_games(m)
+    assert g.error is None and (g.winner, g.points, g.end) == (0, 1, "resign")
+    [m] = read_xg(write(tmp_path, [match_header(), game_header(1, (0, 0)), move(1, (0, 3), [])]))
+    assert "record 3 (move): dice 0-3 are not a roll" in str(m.errors[0])
+
+
 def test_records_outside_a_game_and_after_the_match(tmp_path):
     recs = [match_header(), move(0, (3, 1), [(8, 5), (6, 5)]), game_header(1, (0, 0)),
             move(0, (3, 1), [(8, 5), (6, 5)]), match_footer((0, 0)), game_header(2, (0, 0))]

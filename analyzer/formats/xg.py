@@ -385,6 +385,8 @@ class _Reader:
         g = self._current(rec, "move")
         side = _side(_i32(r, 64), rec, "move")
         dice = (_i32(r, 100), _i32(r, 104))
+        if dice == (0, 0) and _i32(r, 68) == -1:  # no roll and no play: nothing happened
+            return
         if not (1 <= dice[0] <= 6 and 1 <= dice[1] <= 6):
             raise _RecordError(f"record {rec} (move): dice {dice[0]}-{dice[1]} are not a roll",
                                line=rec, token=f"{dice[0]}{dice[1]}")
