@@ -455,7 +455,7 @@ def _board(row: Mapping[str, Any], names: tuple[str, str], home_side: HomeSide) 
     if got is None:
         return None
     pos, args = got
-    svg = board_svg(pos, home_side=home_side, size=380, styled=False, **args)  # coloured by the style sheet
+    svg = board_svg(pos, home_side=home_side, size=380, **args)
     return Markup(svg)  # built with xml.etree: every text node and attribute escaped
 
 
