@@ -178,3 +178,13 @@ def test_hint_ranks_like_position_and_analyze(analysed: tuple[Result, Path]) -> 
 def test_hint_needs_a_roll() -> None:
     res = run(80, "hint", "4HPwATDgc/ABMA", "--ply", "0")
     assert res.exit_code == 2 and "--dice" in res.stderr and "Traceback" not in res.output
+
+
+def test_variant_summary_has_no_backgammon_rating_names(tmp_path: Path) -> None:
+    res = run(80, "analyze", str(DUTCH), "--ply", "0", "--out", str(tmp_path / "d"), "--no-html")
+    assert res.exit_code == 0, res.output
+    check_fits(res.stdout, 80)
+    assert "XG:" not in res.stdout and "gnubg:" not in res.stdout and "no XG or gnubg rating names" in res.stdout
+    keys = pl.read_parquet(tmp_path / "d" / "decisions.parquet").sort("equity_loss", descending=True,
+                                                                     maintain_order=True)["key"].head(5).to_list()
+    assert [w for w in res.stdout.split() if w.startswith("D.")] == keys

@@ -192,12 +192,16 @@ def summary_table(analysis: MatchAnalysis) -> Table:
     def pr(p: dict[str, Any]) -> str:
         if p["pr_raw"] is None:
             return "n/a"
+        if cubeless:  # XG's rating names are a scale of backgammon PRs, not of these games
+            return f"{500 * p['pr_raw']:.1f}"
         approx = " ~" if p.get("rating_xg_approximate") else ""
         return f"{500 * p['pr_raw']:.1f}  XG: {p['rating_xg']}{approx}"
 
     def rate(p: dict[str, Any]) -> str:
         if p["mean_error"] is None:
             return "n/a"
+        if cubeless:
+            return f"{1000 * p['mean_error']:.1f}"
         return f"{1000 * p['mean_error']:.1f}  gnubg: {p['rating_gnubg']}"
 
     row(f"PR (500 x mean {unit})", [pr(p) for p in players])
@@ -215,7 +219,9 @@ def summary_table(analysis: MatchAnalysis) -> Table:
         row("luck (MWC)", [result(p.get("luck_mwc")) for p in players])
     row("actual result", [result(p.get("actual_result")) for p in players])
     row("luck-adjusted result", [result(p.get("luck_adjusted_result")) for p in players])
-    if any(p.get("rating_xg_approximate") for p in players):
+    if cubeless:
+        table.caption = "no XG or gnubg rating names: those scales are of backgammon"
+    elif any(p.get("rating_xg_approximate") for p in players):
         table.caption = "~ XG band below Advanced: bounds not confirmed"
     return table
 
