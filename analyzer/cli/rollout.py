@@ -86,11 +86,15 @@ def _variant_rollout(pos: Any, roll: tuple[int, int] | None, *, trials: int, tru
         fail(str(e))
     note = None if roll is None else fewer_plays_note(len(result.candidates), max(1, max_plays),
                                                           _legal_count(pos, roll), threshold, " points")
+    if fmt is OutputFormat.json:
+        doc = result.as_dict()
+        if note is not None:
+            doc["note"] = note
+        stdout_write(json.dumps(doc))
+        return
     if note is not None:
         error_console().print(f"note: {note}", soft_wrap=True)
-    if fmt is OutputFormat.json:
-        stdout_write(json.dumps(result.as_dict()))
-    elif fmt is OutputFormat.csv:
+    if fmt is OutputFormat.csv:
         cols = [f for f, _ in variant_columns(name)]
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
