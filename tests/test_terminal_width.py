@@ -188,3 +188,10 @@ def test_variant_summary_has_no_backgammon_rating_names(tmp_path: Path) -> None:
     keys = pl.read_parquet(tmp_path / "d" / "decisions.parquet").sort("equity_loss", descending=True,
                                                                      maintain_order=True)["key"].head(5).to_list()
     assert [w for w in res.stdout.split() if w.startswith("D.")] == keys
+
+
+def test_batch_summary_fits(tmp_path: Path) -> None:
+    res = run(80, "batch", str(SAMPLE), "--out", str(tmp_path / "b"), "--replay-only", "--jobs", "1")
+    assert res.exit_code == 0, res.output
+    check_fits(res.stderr, 80)
+    assert "matches/min" in res.stderr and "decisions" in res.stderr

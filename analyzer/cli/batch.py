@@ -76,7 +76,7 @@ def batch(
         fail(f"{e.filename or out}: {e.strerror or e}")
     except KeyboardInterrupt:
         fail(f"interrupted: `bgreview batch ... --out {out} --resume` continues the run", code=130)
-    err.print(_summary(result))
+    err.print(_summary(result), soft_wrap=True)
     if not result.ok:
         raise typer.Exit(1)
 
@@ -108,13 +108,16 @@ def _progress_bar(console: Any, show: bool) -> tuple[Any, Any]:
 
 
 def _summary(r: BatchResult) -> Any:
-    from rich.table import Table
+    """The run's figures, one per line (fits any terminal; the output folder whole on its line)."""
+    from rich.console import Group
+    from rich.text import Text
 
-    table = Table(title=f"batch summary ({r.out})")
-    for col in ("files", "done before", "matches", "done now", "decisions", "files with errors", "errors",
-                "seconds", "matches/min"):
-        table.add_column(col, justify="right")
+    from analyzer.core.errors import printable
+    from analyzer.render.terminal import Col, fitted_table
+
     rate = 60.0 * r.written / r.seconds if r.seconds > 0 else 0.0
-    table.add_row(str(r.files), str(r.files_skipped), str(r.matches), str(r.written), str(r.decisions),
-                  str(r.failed_files), str(r.errors), f"{r.seconds:.1f}", f"{rate:.0f}")
-    return table
+    rows = [["files", str(r.files)], ["done before (skipped)", str(r.files_skipped)], ["matches", str(r.matches)],
+            ["done now", str(r.written)], ["decisions", str(r.decisions)], ["files with errors", str(r.failed_files)],
+            ["errors", str(r.errors)], ["seconds", f"{r.seconds:.1f}"], ["matches/min", f"{rate:.0f}"]]
+    table = fitted_table([Col("", "left"), Col("")], rows, width=80, show_header=False)
+    return Group(Text(f"batch summary ({printable(str(r.out))})"), table)

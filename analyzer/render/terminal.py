@@ -73,7 +73,8 @@ class Col:
 
 
 def fitted_table(columns: Sequence[Col], rows: Sequence[Sequence[str | Text]], *, width: int,
-                 title: str | Text | None = None, caption: str | None = None, unwrap_drop: int = 1) -> Table:
+                 title: str | Text | None = None, caption: str | None = None, unwrap_drop: int = 1,
+                 show_header: bool = True) -> Table:
     """A table that fits ``width`` columns without cutting a cell: the columns that do not fit
     are left out (highest ``drop`` first), numbers and headings are never wrapped, and only the
     ``wrap`` columns wrap, at spaces (a word longer than its column is folded, never cut with
@@ -94,7 +95,7 @@ def fitted_table(columns: Sequence[Col], rows: Sequence[Sequence[str | Text]], *
     def build(kept: list[int], with_title: bool) -> Table:
         table = Table(title=title if with_title else None, caption=caption if with_title else None,
                       title_justify="left", caption_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-                      show_edge=False, collapse_padding=True)
+                      show_edge=False, collapse_padding=True, show_header=show_header)
         for i in kept:
             col = columns[i]
             natural = max([cell_len(col.header)] + [r[i].cell_len for r in cells])
