@@ -149,7 +149,7 @@ def test_errors_largest_first_each_with_one_board(report: str, sample: SampleAna
         assert f'<code class="id">{row["position_id"]}:{row["match_id"]}</code>' in art
         assert f'<code class="id">{row["xgid"]}</code>' in art and f'<code class="id">{row["key"]}</code>' in art
         if row["kind"] == "checker":
-            assert f"<dt>Dice</dt><dd>{row['dice']}</dd>" in art
+            assert f"<dt>Dice</dt><dd>{row['dice']} (luck {row['luck']:+.3f} EMG)" in art
             dice = next(g for g in root.iter(SVG_NS + "g") if g.get("class") == "dice")
             assert dice.get("data-dice") == row["dice"]
     assert "very bad" in arts[0] and "blunder" in arts[1]
@@ -362,6 +362,9 @@ def test_viewer_templates_draw_each_decision_s_position(report: str, sample: Sam
         assert tones <= ({"checker x dark", "checker o light"} if r["side"] else {"checker x light", "checker o dark"})
         assert f"Game {r['game']}, move {r['move_no']}: {r['player']}" in details
         assert f'<code class="id">{r["key"]}</code>' in details
+        if r["luck"] is not None:
+            assert f"(luck {r['luck']:+.3f} EMG" in details
+            assert ("mark-lucky" in details) == (r["luck"] > 0.3)
 
 
 def test_a_cube_decision_that_was_not_close_is_folded_into_the_play_after_it() -> None:

@@ -554,12 +554,13 @@ def _entry(row: Mapping[str, Any], names: tuple[str, str], max_candidates: int |
         "cube_rows": _cube_rows(row) if kind in ("cube", "take") else [],
         "ids": _ids(row),
         "valued_by": valued_by(row) if row.get("equity_loss_first") is not None else None,
-        "cube_note": None,
+        "cube_note": None, "luck": _finite(row.get("luck")), "luck_mwc": _finite(row.get("luck_mwc")),
+        "luck_mark": "",
     }
 
 
 def _errors(analysis: AnalysisLike, names: tuple[str, str], home_side: HomeSide,
-            max_errors: int | None, listed: Mapping[int, int]) -> list[dict[str, Any]]:
+            max_errors: int | None, listed: Mapping[int, int], thresholds: Thresholds) -> list[dict[str, Any]]:
     df = analysis.decisions
     if df.height == 0 or "error_class" not in df.columns:
         return []
@@ -570,7 +571,10 @@ def _errors(analysis: AnalysisLike, names: tuple[str, str], home_side: HomeSide,
         errs = errs.head(max_errors)
     out = []
     for n, row in enumerate(errs.iter_rows(named=True), start=1):
-        out.append({**_entry(row, names), "n": n, "anchor": f"error-{n}", "board": _board(row, names, home_side),
+        e = _entry(row, names)
+        if e["luck"] is not None:
+            e["luck_mark"] = thresholds.luck_mark(e["luck"])
+        out.append({**e, "n": n, "anchor": f"error-{n}", "board": _board(row, names, home_side),
                     "listed": listed.get(int(row["_index"]))})
     return out
 
@@ -667,6 +671,7 @@ def _game_list(analysis: AnalysisLike, names: tuple[str, str], home_side: HomeSi
         }
         e = _entry(row, names, max_candidates=10)
         e["cube_note"] = folded if kind == "checker" else None
+        e["luck_mark"] = mark
         folded = None
         entry["html"] = details(e, unit, _money_row(row), unit == "points", True)
         got = _board_args(row, names)
@@ -792,8 +797,9 @@ def render_html_report(analysis: AnalysisLike, *, home_side: HomeSide = "right",
     unit = "points" if info["cubeless"] else "EMG"
     df = analysis.decisions
     variants = sorted(set(df["variant"].drop_nulls().to_list())) if "variant" in df.columns else []
-    entries, layouts, listed = _game_list(analysis, names, home_side, unit, _thresholds(thresholds))
-    errors = _errors(analysis, names, home_side, max_errors, listed)
+    marks = _thresholds(thresholds)
+    entries, layouts, listed = _game_list(analysis, names, home_side, unit, marks)
+    errors = _errors(analysis, names, home_side, max_errors, listed, marks)
     total_errors = int(df.filter(pl.col("error_class").fill_null("none") != "none").height) \
         if "error_class" in df.columns else 0
     lucky, unlucky = _luck_rolls(entries, analysis, listed)
