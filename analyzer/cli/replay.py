@@ -200,11 +200,10 @@ def _run(paths: list[str], fmt: ReplayFormat, bar: Any, tally: _Tally, out: Any,
 
 
 def _summary(console: Any, t: _Tally) -> None:
-    from rich.table import Table
+    from analyzer.render.terminal import Col, fitted_table
 
-    table = Table(title="replay summary", show_header=True)
-    for col in ("files", "matches", "games", "decisions", "failed games", "files with errors", "errors"):
-        table.add_column(col, justify="right")
-    table.add_row(str(t.files), str(t.matches), str(t.games), str(t.decisions), str(t.failed_games),
-                  str(len(t.failed_files)), str(len(t.errors)))
-    console.print(table)
+    rows = [["files", str(t.files)], ["matches", str(t.matches)], ["games", str(t.games)],
+            ["decisions", str(t.decisions)], ["failed games", str(t.failed_games)],
+            ["files with errors", str(len(t.failed_files))], ["errors", str(len(t.errors))]]
+    console.print(fitted_table([Col("", "left"), Col("")], rows, width=80, title="replay summary",
+                               show_header=False))
