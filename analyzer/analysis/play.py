@@ -48,7 +48,7 @@ from analyzer.formats.mat_writer import format_match
 from analyzer.formats.records import Action, Double, Drop, GameRecord, MatchRecord, Roll, Take, Win
 from analyzer.rules import LegalPlay, Outcome, Variant, find_variant
 
-__all__ = ["LEVELS", "Level", "PlayOptions", "PlaySession", "Reply", "SessionView", "HintRow"]
+__all__ = ["LEVELS", "Level", "LevelEngine", "PlayOptions", "PlaySession", "Reply", "SessionView", "HintRow"]
 
 HUMAN, ENGINE = 0, 1
 VARIATION = {"standard": "Backgammon", "dutch": "Dutch", "mahbusa": "Plakoto"}
@@ -150,7 +150,7 @@ class SessionView:
     prompt: str
 
 
-class _Engine:
+class LevelEngine:
     """The engine's decisions at one level, over the standard or a variant evaluator."""
 
     def __init__(self, variant: str, level: Level, rng: random.Random, std: Any = None, var: Any = None) -> None:
@@ -203,13 +203,14 @@ class _Engine:
         return next(p for p in plays if p.result == want)
 
     # ------------------------------------------------------------------ the cube (standard only)
-    def cube(self, pos: Position, state: MatchState, player: int) -> Any:
-        """The cube decision of ``player`` on roll in ``pos`` (seen from him) at the level's ply."""
+    def cube(self, pos: Position, state: MatchState, player: int, ply: int | None = None) -> Any:
+        """The cube decision of ``player`` on roll in ``pos`` (seen from him) at ``ply`` (default:
+        the level's)."""
         from analyzer.eval.cube import cube_decision_nply
         from analyzer.eval.met import met_by_name
 
         met = None if state.is_money else met_by_name()
-        return cube_decision_nply(self.std, pos, state, player, self.level.ply, met=met)
+        return cube_decision_nply(self.std, pos, state, player, self.level.ply if ply is None else ply, met=met)
 
     def _noise(self) -> float:
         return self.rng.gauss(0.0, self.level.noise) if self.level.noise else 0.0
@@ -279,7 +280,7 @@ class PlaySession:
         self.path = Path(path)
         self.rules = find_variant(self.options.variant)
         self.level = LEVELS[self.options.level]
-        self.engine = _Engine(self.options.variant, self.level, random.Random(f"{self.options.seed}/noise"),
+        self.engine = LevelEngine(self.options.variant, self.level, random.Random(f"{self.options.seed}/noise"),
                               std_engine, variant_engine)
         self.names = (self.options.player, f"bgreview-{self.level.name}")
         self.state = MatchState(length=self.options.length)
@@ -676,7 +677,7 @@ class PlaySession:
         if self.awaiting in ("roll", "answer") and self.rules.has_cube:
             pos = self.pos  # seen from the side on turn, the doubler
             player = HUMAN if self.awaiting == "roll" else ENGINE
-            d = self.engine.cube(pos, self.state, player)
+            d = self.engine.cube(pos, self.state, player, self.options.hint_ply)
             rows = [("no double", d.nd), ("double, take", d.dt), ("double, pass", d.dp)]
             vals = [(n, v) for n, v in rows if v is not None]
             best = d.best
