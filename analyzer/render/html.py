@@ -708,7 +708,11 @@ def pack(data: Any) -> str:
 
 
 def unpack(text: str) -> Any:
-    """The data of :func:`pack`."""
+    """The data of :func:`pack`.
+
+    >>> unpack("H4sIAAAAAAACA4s2jAUAuDIvTAMAAAA=")
+    [1]
+    """
     return json.loads(gzip.decompress(base64.b64decode(text)).decode("utf-8"))
 
 
@@ -820,7 +824,12 @@ def render_html_report(analysis: AnalysisLike, *, home_side: HomeSide = "right",
 
 def render_page(template: str, **context: Any) -> str:
     """Render another page of bgreview (``template`` in ``analyzer/render/templates``) with the
-    report's environment: autoescape on, the same filters and style sheet."""
+    report's environment: autoescape on, the same filters and style sheet (``archive.html.j2`` is
+    the index of ``bgreview report``; a file of macros renders nothing).
+
+    >>> render_page("decision.html.j2")
+    ''
+    """
     return _env().get_template(template).render(**context)
 
 
