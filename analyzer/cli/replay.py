@@ -200,10 +200,14 @@ def _run(paths: list[str], fmt: ReplayFormat, bar: Any, tally: _Tally, out: Any,
 
 
 def _summary(console: Any, t: _Tally) -> None:
+    from rich import box
+
     from analyzer.render.terminal import Col, fitted_table
 
     rows = [["files", str(t.files)], ["matches", str(t.matches)], ["games", str(t.games)],
             ["decisions", str(t.decisions)], ["failed games", str(t.failed_games)],
             ["files with errors", str(len(t.failed_files))], ["errors", str(len(t.errors))]]
-    console.print(fitted_table([Col("", "left"), Col("")], rows, width=80, title="replay summary",
-                               show_header=False))
+    # boxed: tools that read our stderr (bench/fuzz_inputs.py) tell its lines from error lines
+    table = fitted_table([Col("", "left"), Col("")], rows, width=80, title="replay summary", show_header=False)
+    table.box, table.show_edge, table.pad_edge, table.collapse_padding = box.SQUARE, True, True, False
+    console.print(table)
