@@ -10,7 +10,8 @@ True
 >>> engine = analyzer.Engine()
 >>> round(engine.evaluate(pos, 0).win, 1)
 0.5
->>> [record] = analyzer.read_matches("data/samples/boardlord-llabba-7p.mat")
+>>> from analyzer._resources import sample_path
+>>> [record] = analyzer.read_matches(sample_path("boardlord-llabba-7p"))
 >>> record.players, record.length
 (('BoardLord', 'Llabba'), 7)
 >>> analysis = analyzer.analyze_match(record, engine=engine, ply=0)
