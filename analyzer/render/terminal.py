@@ -236,10 +236,11 @@ def worst_table(analysis: MatchAnalysis, n: int = 5, *, width: int = 110) -> Gro
     cubeless = worst.height > 0 and worst["cube"].null_count() == worst.height
     confirmed = (worst.height > 0 and "equity_loss_first" in worst.columns
                  and worst["equity_loss_first"].null_count() < worst.height)
-    cols = [Col("#"), Col("game"), Col("move"), Col("player", "left", drop=3, wrap=True), Col("kind", "left", drop=5),
+    cols = [Col("#"), Col("game"), Col("move"), Col("player", "left", drop=2, wrap=True),
+            Col("kind", "left", drop=5),
             Col("dice", "left"), Col("played", "left", wrap=True), Col("best", "left", wrap=True),
             Col("loss")]
-    cols += [Col("MWC", drop=2)] if match else []
+    cols += [Col("MWC", drop=3)] if match else []
     cols += [Col("valued by", "left", drop=4, wrap=True)] if confirmed else []
     cols += [Col("class", "left", drop=1)]
     rows: list[list[str]] = []
