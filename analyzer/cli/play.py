@@ -39,29 +39,31 @@ class HomeSideOpt(str, Enum):
     left = "left"
 
 
-_HELP = """Play a match against the engine in the terminal: standard backgammon, Dutch backgammon or Mahbusa.
-
-Type plays in gnubg notation (24/18 13/11, bar/20, 6/off, 8/5(2); Dutch entries bar/20 or in/20). A part of
-a play is completed when only one legal play contains it, or kept until the rest is typed ('undo' takes it
-back). Other commands: hint, roll, double, take, pass, resign [single|gammon|backgammon], quit.
-
-Every action is written at once to the match file (--save), so an interrupted match can be continued
-with --resume FILE and reviewed with 'bgreview analyze FILE'. At the end the review is offered.
-
-Levels (our engine at 0-ply with noise on its equities, or its best play at 2-ply), measured against
-each other by bench/play_levels.py (duplicate dice, points per game with its standard error):
-"""
+_HELP = (
+    "Play a match against the engine in the terminal: standard backgammon, Dutch backgammon or Mahbusa.",
+    "Type plays in gnubg notation (24/18 13/11, bar/20, 6/off, 8/5(2); Dutch entries bar/20 or in/20). A part of "
+    "a play is completed when only one legal play contains it, or kept until the rest is typed ('undo' takes it "
+    "back). Other commands: hint, roll, double, take, pass, resign (single, gammon or backgammon), quit.",
+    "Every action is written at once to the match file (--save), so an interrupted match can be continued with "
+    "--resume FILE and reviewed with 'bgreview analyze FILE'. At the end the review is offered.",
+    "Levels (our engine at 0-ply with noise on its equities, or its best play at 2-ply), measured against each "
+    "other by bench/play_levels.py (duplicate dice, cubeless, points per game with its standard error):",
+)
 
 
 def _level_help() -> str:
-    return _HELP + "\n\n" + "\n\n".join(f"{name}: {text}" for name, text in _LEVEL_FIGURES.items())
+    return "\n\n".join([*_HELP, *(f"{name}: {text}" for name, text in _LEVEL_FIGURES.items())])
 
 
 _LEVEL_FIGURES: dict[str, str] = {
-    "beginner": "0-ply, noise 0.12.",
-    "intermediate": "0-ply, noise 0.05.",
-    "advanced": "0-ply, noise 0.015.",
-    "world-class": "2-ply, no noise (plays hint's best play).",
+    "beginner": "0-ply, noise 0.12. Against advanced: standard -0.70 +- 0.04 ppg (1,000 games), Dutch "
+                "-1.59 +- 0.04 (400), Mahbusa -0.88 +- 0.07 (400).",
+    "intermediate": "0-ply, noise 0.05. Against advanced: standard -0.23 +- 0.04 ppg (1,000 games), Dutch "
+                    "-0.65 +- 0.07 (400), Mahbusa -0.36 +- 0.07 (400).",
+    "advanced": "0-ply, noise 0.015. Against world class: standard -0.28 +- 0.12 ppg (120 games); in Dutch "
+                "and Mahbusa the 2-ply search takes 1-6 s a move, too slow to measure that gap closely "
+                "(Dutch: +0.0 +- 0.5 over 4 games).",
+    "world-class": "2-ply, no noise: it plays hint's best play.",
 }
 
 
