@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from analyzer.core.errors import ParseError
 
@@ -71,6 +72,12 @@ def format_play(hops: Iterable[Hop], *, merge: bool = True, reserve: str = "bar"
     >>> format_play([Hop(26, 22), Hop(22, 16)], merge=False, reserve="in")
     'in/22 22/16'
     """
+    return _format(tuple(hops), merge, reserve, pin_marks)
+
+
+@lru_cache(maxsize=1 << 16)
+def _format(hops: tuple[Hop, ...], merge: bool, reserve: str, pin_marks: bool) -> str:
+    """:func:`format_play`, remembered: the same few thousand plays come back in every match."""
     chains: list[list[tuple[int, int]]] = []  # each: [(point, mark)...], mark for the landing
     # gnubg's order: hops by source, then destination, both descending; a hop continues the first
     # checker that stands on its source; the checkers are written in that order
