@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import check_ply, error_console, fail, input_error, standard_engine, variant_engine
+from analyzer.cli.common import (
+    check_ply,
+    error_console,
+    fail,
+    input_error,
+    position_argument,
+    standard_engine,
+    variant_engine,
+)
 from analyzer.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -244,7 +252,7 @@ def position(
     from analyzer.rules.listing import parse_dice_text
 
     try:
-        spec = parse_position_spec(position, variant=variant)
+        spec = parse_position_spec(position_argument(position), variant=variant)
         roll = parse_dice_text(dice) if dice is not None else spec.dice
         board = show_position(spec)
     except InputError as e:

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import OutputFormat, fail, input_error
+from analyzer.cli.common import OutputFormat, fail, input_error, position_argument
 from analyzer.core.errors import InputError, printable
 
 
@@ -51,7 +51,7 @@ def moves(
     try:
         from analyzer.core.ids import parse_position_spec
 
-        spec = parse_position_spec(position, variant=variant)
+        spec = parse_position_spec(position_argument(position), variant=variant)
         roll = parse_dice_text(dice) if dice is not None else spec.dice  # an XGID or Match ID may carry it
         if roll is None:
             fail(f"no roll: {printable(position)} carries no dice; give --dice (e.g. --dice 31)")

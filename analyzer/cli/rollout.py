@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import OutputFormat, error_console, fail, standard_engine, stdout_write
+from analyzer.cli.common import OutputFormat, error_console, fail, position_argument, standard_engine, stdout_write
 from analyzer.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -162,7 +162,7 @@ def rollout_cmd(
     if truncate is not None and truncate < 1:
         fail("--truncate must be >= 1")
     try:
-        spec = parse_position_spec(position, variant=variant)
+        spec = parse_position_spec(position_argument(position), variant=variant)
         roll = parse_dice_text(dice) if dice is not None else spec.dice
     except InputError as e:
         fail(str(e))
