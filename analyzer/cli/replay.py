@@ -96,7 +96,7 @@ def _terminal_width() -> int | None:
 
 @app.command()
 def replay(
-    files: Annotated[list[str], typer.Argument(help="Match files (.mat, .txt, .sgf), directories or globs.")],
+    files: Annotated[list[str], typer.Argument(help="Match files (.mat, .txt, .sgf, .xg), directories or globs.")],
     fmt: Annotated[ReplayFormat, typer.Option("--format", "-f", help="table or jsonl.")] = ReplayFormat.table,
     progress: Annotated[bool | None, typer.Option("--progress/--no-progress",
                                                   help="Progress bar (default: on a terminal).")] = None,
