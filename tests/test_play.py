@@ -234,6 +234,37 @@ def test_quit_and_resume_continue_the_same_match(tmp_path: Path) -> None:
     assert moves[-len(steps):] == steps and score == r.state.score and max(score) >= 3
 
 
+def test_resume_after_a_double_the_engine_had_not_answered(tmp_path: Path) -> None:
+    """A file that ends with the person's double (the program stopped before the engine's answer
+    was written): the resumed session answers it first."""
+    from dataclasses import replace
+
+    from analyzer.formats.mat_writer import format_match
+    from analyzer.formats.records import Double
+
+    s = PlaySession.new(PlayOptions(variant="standard", length=5, level="advanced", seed=2), tmp_path / "a.mat")
+    for _ in range(200):
+        if s.awaiting == "roll":
+            break
+        if s.awaiting == "engine":
+            s.advance()
+        else:
+            s.handle(s.rules.legal_plays(s.pos, s.dice)[0].text)  # type: ignore[arg-type]
+    s.handle("double")
+    rec = s.record()
+    game = rec.games[-1]
+    cut = max(i for i, a in enumerate(game.actions) if isinstance(a, Double)) + 1
+    path = tmp_path / "cut.mat"
+    path.write_text(format_match(replace(rec, games=(*rec.games[:-1], replace(game, actions=game.actions[:cut])))))
+    r = PlaySession.resume(path)
+    assert r.awaiting == "engine"
+    reply = r.advance()
+    assert any("you double to 2" in m for m in reply.messages)
+    again = list(read_matches(str(path)))[0].games[-1].actions
+    assert [a.text for a in again[:cut]] == [a.text for a in game.actions[:cut]]
+    assert [type(a).__name__ for a in again[cut - 1:cut + 1]] in (["Double", "Take"], ["Double", "Drop"])
+
+
 def test_resume_refuses_a_foreign_file(tmp_path: Path) -> None:
     path = tmp_path / "other.mat"
     path.write_text(" 1 point match\n\n Game 1\n a : 0                        b : 0\n  1) 31: 8/5 6/5\n")

@@ -281,7 +281,7 @@ class PlaySession:
         self.rules = find_variant(self.options.variant)
         self.level = LEVELS[self.options.level]
         self.engine = LevelEngine(self.options.variant, self.level, random.Random(f"{self.options.seed}/noise"),
-                              std_engine, variant_engine)
+                                  std_engine, variant_engine)
         self.names = (self.options.player, f"bgreview-{self.level.name}")
         self.state = MatchState(length=self.options.length)
         self.games: list[GameRecord] = []
