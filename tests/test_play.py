@@ -265,6 +265,20 @@ def test_resume_after_a_double_the_engine_had_not_answered(tmp_path: Path) -> No
     assert [type(a).__name__ for a in again[cut - 1:cut + 1]] in (["Double", "Take"], ["Double", "Drop"])
 
 
+def test_resignation(tmp_path: Path) -> None:
+    path = tmp_path / "r.mat"
+    s = PlaySession.new(PlayOptions(variant="dutch", length=3, level="advanced", seed=6), path)
+    _to_move(s)
+    assert s.handle("resign backgammon").messages == ["dutch has no backgammon"]
+    assert "resign what?" in s.handle("resign everything").messages[0]
+    reply = s.handle("resign")  # a single game early on: the engine expects less, and accepts
+    assert reply.messages[0] == "you resign single: bgreview-advanced accepts"
+    assert s.state.score == (0, 1) and s.awaiting == "next"
+    [record] = list(read_matches(str(path)))
+    [game] = list(replay_games(record))
+    assert (game.end, game.winner, game.points, game.error) == ("resign", 1, 1, None)
+
+
 def test_resume_refuses_a_foreign_file(tmp_path: Path) -> None:
     path = tmp_path / "other.mat"
     path.write_text(" 1 point match\n\n Game 1\n a : 0                        b : 0\n  1) 31: 8/5 6/5\n")
