@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pexpect
 import pytest
 from typer.testing import CliRunner
 
@@ -354,7 +355,6 @@ def test_options_are_checked(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------- the real command line
 def _spawn(args: list[str], cwd: Path) -> Any:
-    pexpect = pytest.importorskip("pexpect")
     env = {**os.environ, "COLUMNS": "80", "LINES": "40", "TERM": "dumb", "NO_COLOR": "1"}
     return pexpect.spawn(sys.executable, ["-m", "analyzer", "play", *args], cwd=str(cwd), env=env,
                          encoding="utf-8", timeout=60, dimensions=(40, 80))
@@ -396,7 +396,6 @@ def test_cli_in_a_pseudo_terminal(tmp_path: Path) -> None:
 
 
 def pexpect_eof() -> Any:
-    pexpect = pytest.importorskip("pexpect")
     return pexpect.EOF
 
 
