@@ -334,7 +334,7 @@ def _walk(b: _Board, src: int, mv: Move, left: list[int], used: list[int], dice:
             best_reason = best_reason or reason
     if not tried:
         dice_left = " and ".join(str(d) for d in left)
-        what = "your dice" if len(left) == len(used) + len(left) else "the dice left"
+        what = "the dice left" if used else "your dice"
         return f"{name} moves {dist} pips: {what} ({dice_left}) do not make {dist}"
     if len(tried) > 1 and best_reason and "blocked" in best_reason and all(len(s) == 2 for s in tried):
         mids = sorted({start - s[0] for s in tried}, reverse=True)
