@@ -2,10 +2,11 @@
 
 They live in the repository's top-level ``data/`` folder (``data/nets``, ``data/met``, ``data/samples``,
 ``data/bearoff``). A wheel or an sdist carries them inside the package as ``analyzer/_data/...``:
-``pyproject.toml`` maps the package ``analyzer._data`` onto ``data/`` and names the shipped files, so
-``data/train`` (training checkpoints and logs) stays out. An installed package reads them through
-:mod:`importlib.resources`; a source checkout (an editable install, or ``PYTHONPATH`` pointing at the
-checkout) has no ``analyzer/_data`` folder and reads the checkout's ``data/`` beside the package.
+``pyproject.toml`` maps the package ``analyzer._data`` onto ``data/`` and names the shipped files
+(training checkpoints and logs live in the top-level ``training/`` folder, outside the package). An
+installed package reads them through :mod:`importlib.resources`; a source checkout (an editable install,
+or ``PYTHONPATH`` pointing at the checkout) has no ``analyzer/_data`` folder and reads the checkout's
+``data/`` beside the package.
 
 This module imports nothing else of ``analyzer``: every layer may use it.
 

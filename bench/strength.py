@@ -13,7 +13,7 @@ and its standard error over the pairs. Opponents:
 Usage::
 
     python bench/strength.py --nets data/nets/standard.npz --opponent pubeval --pairs 1000
-    python bench/strength.py --checkpoint data/train/td.npz --opponent pubeval --pairs 1000
+    python bench/strength.py --checkpoint training/checkpoints/td.npz --opponent pubeval --pairs 1000
     python bench/strength.py --variant dutch --opponent heuristic --pairs 1000   # bench/variant_strength.py
 """
 

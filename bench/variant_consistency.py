@@ -25,14 +25,14 @@ are those of the 0-ply player; no new rollouts with ``--report-only``): how clos
 searches of an analysis come::
 
     python bench/variant_consistency.py --variant dutch --report-only --ply 2 \
-        --out data/train/dutch_consistency.jsonl
+        --out training/consistency/dutch_consistency.jsonl
 
 ``--positions-from FILE`` takes the positions of an earlier results file instead of sampling them
 (same indices, same rollout seeds) and also reports that file's figures on the same positions: a
 paired comparison of two nets, much less noisy than two samples of their own::
 
     python bench/variant_consistency.py --variant dutch --nets runs/dutch_new.npz --positions 60 \
-        --positions-from data/train/dutch_consistency.jsonl --out runs/paired_dutch.jsonl
+        --positions-from training/consistency/dutch_consistency.jsonl --out runs/paired_dutch.jsonl
 """
 
 from __future__ import annotations

@@ -25,8 +25,8 @@ from numba's generator, so those figures are not paired with the Python path's d
 heuristic|random|nets:PATH`` (player B) and ``--pairs N`` (2N games)::
 
     python bench/strength.py --variant dutch --opponent heuristic --pairs 1000
-    python bench/strength.py --variant mahbusa --nets data/nets/mahbusa.npz \
-        --opponent nets:data/train/mahbusa_gen1.npz --pairs 1000
+    python bench/strength.py --variant mahbusa --nets runs/mahbusa_fit.npz \
+        --opponent nets:data/nets/mahbusa.npz --pairs 1000
 
 >>> rules = find_variant("mahbusa")
 >>> points, kind, plies = play_game(rules, [make_player("heuristic", "mahbusa", 0),

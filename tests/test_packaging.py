@@ -39,7 +39,7 @@ def test_shipped_data_is_every_product_file_and_no_training_file() -> None:
     shipped = {f for f in files if any(fnmatch.fnmatch(f, g) for g in _shipped_globs())}
     product = {f for f in files if f.split("/")[0] in ("nets", "met", "samples", "bearoff")}
     assert shipped == product
-    assert not any(f.startswith("train/") for f in shipped)
+    assert set(files) == product, "data/ holds only what the product ships: training files belong in training/"
     for needed in ("nets/standard.npz", "nets/dutch.npz", "nets/mahbusa.npz", "met/kazaross-xg2.json",
                    "samples/boardlord-llabba-7p.mat"):
         assert needed in shipped, needed

@@ -95,7 +95,7 @@ def test_trim_curve_drops_lines_after_the_checkpoint(tmp_path: Path) -> None:
 
 
 def test_td_checkpoint_layout(tmp_path: Path) -> None:
-    """The keys the lead's export and later resumes read (the format of data/train/*.npz)."""
+    """The keys the lead's export and later resumes read (the format of training/checkpoints/*.npz)."""
     from analyzer.train.td import TDConfig, TDTrainer
 
     tr = TDTrainer.create(tmp_path / "td.npz", TDConfig(hidden=4, race_hidden=4, games_per_iter=1, eval_every=0))

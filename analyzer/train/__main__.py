@@ -1,25 +1,26 @@
 """Training entry point: ``python -m analyzer.train {td,supervised,targets,fit,prune,export,...} ...``.
 
 Every run is seeded and resumes from its checkpoint when the file exists (commit the
-checkpoint and its ``*_curve.jsonl`` learning curve under ``data/train/``). Pin threads to one
+checkpoint and its ``*_curve.jsonl`` learning curve under ``training/checkpoints/``). Pin threads to one
 core for background jobs: ``NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1``.
 
 Examples::
 
-    python -m analyzer.train td --checkpoint data/train/td.npz --games 300000 --log runs/td.log
-    python -m analyzer.train supervised --checkpoint data/train/sup.npz --init data/train/td.npz \
+    python -m analyzer.train td --checkpoint training/checkpoints/td.npz --games 300000 --log runs/td.log
+    python -m analyzer.train supervised --checkpoint training/checkpoints/sup.npz --init training/checkpoints/td.npz \
         --rounds 100000 --games-per-round 100 --eval-every 10 --log runs/sup.log
-    python -m analyzer.train export --checkpoint data/train/sup.npz --out data/nets/standard.npz
+    python -m analyzer.train export --checkpoint training/checkpoints/sup.npz --out data/nets/standard.npz
     python -m analyzer.train targets --teacher data/nets/standard.npz --out runs/t2.npz --positions 400000
     python -m analyzer.train fit --init data/nets/standard.npz --data runs/t2.npz --out runs/fit.npz --epochs 10
     python -m analyzer.train prune --nets data/nets/standard.npz   # after every export
-    python -m analyzer.train variant-td --variant dutch --checkpoint data/train/dutch_td.npz --games 200000 \
+    python -m analyzer.train variant-td --variant dutch --checkpoint training/checkpoints/dutch_td.npz --games 200000 \
         --init standard --log runs/dutch_td.log
-    python -m analyzer.train variant-td --variant dutch --mode supervised --init-from data/train/dutch_td.npz \
-        --checkpoint data/train/dutch_sup.npz --games 300000 --games-per-iter 20 --log runs/dutch_sup.log
+    python -m analyzer.train variant-td --variant dutch --mode supervised \
+        --init-from training/checkpoints/dutch_td.npz --checkpoint training/checkpoints/dutch_sup.npz \
+        --games 300000 --games-per-iter 20 --log runs/dutch_sup.log
     python -m analyzer.train variant-td --variant mahbusa --init-from data/nets/mahbusa.npz --hidden 256 \
         --checkpoint runs/mahbusa_wide.npz --games 200000 --lam 0.9 --lr 5e-5   # a widened continuation
-    python -m analyzer.train variant-export --checkpoint data/train/dutch_td.npz --out data/nets/dutch.npz
+    python -m analyzer.train variant-export --checkpoint training/checkpoints/dutch_td.npz --out data/nets/dutch.npz
     python -m analyzer.train variant-targets --variant dutch --teacher data/nets/dutch.npz --out runs/dt1.npz \
         --positions 400000 --ply 1
     python -m analyzer.train variant-fit --init data/nets/dutch.npz --data runs/dt1.npz --out runs/dutch_fit.npz
@@ -287,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m analyzer.train")
     sub = ap.add_subparsers(dest="cmd", required=True)
     td = sub.add_parser("td", help="TD(lambda) self-play training (resumes from --checkpoint if it exists)")
-    td.add_argument("--checkpoint", default="data/train/td.npz")
+    td.add_argument("--checkpoint", default="training/checkpoints/td.npz")
     td.add_argument("--games", type=int, required=True, help="train until this many games in total")
     td.add_argument("--seed", type=int, default=1)
     td.add_argument("--hidden", type=int, default=128)
@@ -301,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     td.add_argument("--log", help="log file (default: stderr)")
     sv = sub.add_parser("supervised",
                         help="1-ply distillation rounds (resumes from --checkpoint if it exists)")
-    sv.add_argument("--checkpoint", default="data/train/sup.npz")
+    sv.add_argument("--checkpoint", default="training/checkpoints/sup.npz")
     sv.add_argument("--init", help="starting nets for a new run: TD checkpoint or net set (.npz)")
     sv.add_argument("--rounds", type=int, required=True, help="train until this many rounds in total")
     sv.add_argument("--seed", type=int, default=11)
@@ -319,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     pr.add_argument("--epochs", type=int, default=8)
     pr.add_argument("--log", help="log file (default: stderr)")
     ex = sub.add_parser("export", help="write a checkpoint's nets as shipped weights + manifest")
-    ex.add_argument("--checkpoint", default="data/train/td.npz")
+    ex.add_argument("--checkpoint", default="training/checkpoints/td.npz")
     ex.add_argument("--out", default="data/nets/standard.npz")
     ex.add_argument("--ema", action="store_true", help="export the moving-average weights (td --ema-games runs)")
     _add_manifest_options(ex)
