@@ -11,10 +11,11 @@ from types import ModuleType
 import pytest
 
 BENCH_DIR = Path(__file__).resolve().parent.parent / "bench"
+EXPERIMENTS_DIR = Path(__file__).resolve().parent.parent / "training" / "experiments"
 
 
-def _load_bench(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, BENCH_DIR / f"{name}.py")
+def _load_script(name: str, folder: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, folder / f"{name}.py")
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
@@ -25,4 +26,11 @@ def _load_bench(name: str) -> ModuleType:
 @pytest.fixture
 def bench_script() -> Callable[[str], ModuleType]:
     """Loads a ``bench/`` script (not a package) as a module by its name: ``bench_script("variant_strength")``."""
-    return _load_bench
+    return lambda name: _load_script(name, BENCH_DIR)
+
+
+@pytest.fixture
+def experiment_script() -> Callable[[str], ModuleType]:
+    """Loads a ``training/experiments/`` script as a module by its name: ``experiment_script("variant_label_check")``
+    (the experiment drivers that left ``bench/``)."""
+    return lambda name: _load_script(name, EXPERIMENTS_DIR)

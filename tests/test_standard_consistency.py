@@ -1,4 +1,4 @@
-"""bench/standard_consistency.py: the standard-game yardstick for the variants' consistency target."""
+"""training/experiments/standard_consistency.py: the standard-game yardstick for the variants' consistency target."""
 
 from __future__ import annotations
 
@@ -14,25 +14,25 @@ import pytest
 from analyzer.core.position import Position
 
 
-def test_gnubg_board_layout(bench_script: Callable[[str], ModuleType]) -> None:
-    bench = bench_script("standard_consistency")
+def test_gnubg_board_layout(experiment_script: Callable[[str], ModuleType]) -> None:
+    script = experiment_script("standard_consistency")
     # mover: 2 on the bar, 3 on its 6-point, 1 on its 24; opponent: 4 on the mover's 1-point (its own 24),
     # 2 on the mover's 20-point (its own 5), 1 on the bar
     pos = Position.from_notation("P 24:1 6:3 | O 20:2 1:4 | bar P2 O1 | off P9 O8")
-    opp, me = bench.gnubg_board(np.frombuffer(pos.board, np.int8))
+    opp, me = script.gnubg_board(np.frombuffer(pos.board, np.int8))
     assert len(opp) == len(me) == 25
     assert me[23] == 1 and me[5] == 3 and me[24] == 2 and sum(me) == 6
     assert opp[23] == 4 and opp[4] == 2 and opp[24] == 1 and sum(opp) == 7
-    start_opp, start_me = bench.gnubg_board(np.frombuffer(Position.start().board, np.int8))
+    start_opp, start_me = script.gnubg_board(np.frombuffer(Position.start().board, np.int8))
     assert start_opp == start_me == tuple([0] * 5 + [5, 0, 3] + [0] * 4 + [5] + [0] * 10 + [2, 0])
 
 
 def test_ours_runs_resumes_and_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                       bench_script: Callable[[str], ModuleType]) -> None:
-    bench = bench_script("standard_consistency")
+                                       experiment_script: Callable[[str], ModuleType]) -> None:
+    script = experiment_script("standard_consistency")
     out = tmp_path / "c.jsonl"
     args = ["--engine", "ours", "--positions", "3", "--trials", "36", "--out", str(out)]
-    assert bench.main(args) == 0
+    assert script.main(args) == 0
     recs = [json.loads(line) for line in out.read_text().splitlines()]
     assert 1 <= len(recs) <= 3 and all(r["engine"] == "ours" and r["trials"] == 36 for r in recs)
     for r in recs:
@@ -41,5 +41,5 @@ def test_ours_runs_resumes_and_reports(tmp_path: Path, capsys: pytest.CaptureFix
     text = capsys.readouterr().out
     shown = float(re.search(r"own positions +n= *\d+ +mean \|0-ply - rollout\| ([0-9.]+)", text).group(1))  # type: ignore[union-attr]
     assert shown == pytest.approx(float(np.mean([abs(r["eq0"] - r["rollout"]) for r in recs])), abs=1e-4)
-    assert bench.main(args) == 0  # a rerun finds everything done and adds nothing
+    assert script.main(args) == 0  # a rerun finds everything done and adds nothing
     assert len(out.read_text().splitlines()) == len(recs)

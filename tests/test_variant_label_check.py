@@ -1,4 +1,4 @@
-"""bench/variant_label_check.py: the screen of variant nets against rollout-labelled positions."""
+"""training/experiments/variant_label_check.py: the screen of variant nets against rollout-labelled positions."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from analyzer.train.variant_dataset import VariantTargetBuilder, VariantTargetsC
 
 
 def test_label_check_figures_and_breakdown(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                           bench_script: Callable[[str], ModuleType]) -> None:
-    bench = bench_script("variant_label_check")
+                                           experiment_script: Callable[[str], ModuleType]) -> None:
+    script = experiment_script("variant_label_check")
     teacher, other = tmp_path / "teacher.npz", tmp_path / "other.npz"
     VariantNet.initial("dutch", hidden=8, seed=2).save(teacher)
     VariantNet.initial("dutch", hidden=8, seed=9).save(other)
@@ -26,7 +26,7 @@ def test_label_check_figures_and_breakdown(tmp_path: Path, capsys: pytest.Captur
     data = VariantTargetBuilder.create(tmp_path / "ro.npz", cfg)
     data.run(positions=12)
     n = len(data.boards)
-    assert bench.main(["--variant", "dutch", "--data", str(tmp_path / "ro.npz"), "--nets", str(teacher), str(other),
+    assert script.main(["--variant", "dutch", "--data", str(tmp_path / "ro.npz"), "--nets", str(teacher), str(other),
                        "--breakdown"]) == 0
     out = capsys.readouterr().out
     # the printed MSE of each net, recomputed here from the file and the net
@@ -49,19 +49,19 @@ def test_label_check_figures_and_breakdown(tmp_path: Path, capsys: pytest.Captur
 
 
 def test_label_check_refuses_files_without_rollout_labels(tmp_path: Path,
-                                                          bench_script: Callable[[str], ModuleType]) -> None:
-    bench = bench_script("variant_label_check")
+                                                          experiment_script: Callable[[str], ModuleType]) -> None:
+    script = experiment_script("variant_label_check")
     teacher = tmp_path / "teacher.npz"
     VariantNet.initial("dutch", hidden=8, seed=2).save(teacher)
     cfg = VariantTargetsConfig(variant="dutch", teacher=str(teacher), ply=0, games_per_chunk=1, sample_every=30)
     VariantTargetBuilder.create(tmp_path / "ply.npz", cfg).run(positions=2)
     with pytest.raises(SystemExit, match="rollout-labelled"):
-        bench.main(["--variant", "dutch", "--data", str(tmp_path / "ply.npz"), "--nets", str(teacher)])
+        script.main(["--variant", "dutch", "--data", str(tmp_path / "ply.npz"), "--nets", str(teacher)])
 
 
 def test_label_check_holdout_keeps_only_the_held_out_games(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                            bench_script: Callable[[str], ModuleType]) -> None:
-    bench = bench_script("variant_label_check")
+                                                            experiment_script: Callable[[str], ModuleType]) -> None:
+    script = experiment_script("variant_label_check")
     teacher = tmp_path / "teacher.npz"
     VariantNet.initial("dutch", hidden=8, seed=2).save(teacher)
     cfg = VariantTargetsConfig(variant="dutch", teacher=str(teacher), trials=36, games_per_chunk=1,
@@ -70,7 +70,7 @@ def test_label_check_holdout_keeps_only_the_held_out_games(tmp_path: Path, capsy
     data.run(positions=12)
     held = data.games % 2 == 0
     assert 0 < held.sum() < len(held)
-    assert bench.main(["--variant", "dutch", "--data", str(tmp_path / "ro.npz"), "--nets", str(teacher),
+    assert script.main(["--variant", "dutch", "--data", str(tmp_path / "ro.npz"), "--nets", str(teacher),
                        "--holdout", "2"]) == 0
     out = capsys.readouterr().out
     assert f"positions {int(held.sum())} " in out

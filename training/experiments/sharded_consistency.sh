@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run bench/variant_consistency.py for Dutch and Mahbusa as parallel shards, then merge and report.
 #
-#   bash bench/sharded_consistency.sh OUTDIR DUTCH_PROCS MAHBUSA_PROCS [POSITIONS] [TRIALS]
+#   bash training/experiments/sharded_consistency.sh OUTDIR DUTCH_PROCS MAHBUSA_PROCS [POSITIONS] [TRIALS]
 #
 # Each shard is one single-threaded process; results go to OUTDIR/cons_<variant>_<k>.jsonl and the
 # merged files OUTDIR/<variant>_consistency.jsonl (positions already in a merged file are skipped,

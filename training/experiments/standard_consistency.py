@@ -1,7 +1,7 @@
 """Consistency yardstick in standard backgammon: 0-ply equity against a rollout of the same position.
 
 The variants' consistency target (``bench/variant_consistency.py``: mean |0-ply - 1,296-trial
-rollout| below 0.04) has no outside reference. This bench measures the same figure in standard
+rollout| below 0.04) has no outside reference. This experiment measures the same figure in standard
 backgammon, where a mature engine exists, on positions sampled the same way (one non-final
 position of each of our own self-play games, played at 0-ply with noise 0.05, both picked by a
 seed derived from ``--seed`` and the position's index):
@@ -18,9 +18,10 @@ Results are appended to a JSONL file (one line per position and engine) and a re
 there, so a long run resumes; ``--shard K/N`` takes positions ``i`` with ``i mod N == K`` only and
 ``--report-only`` prints the figures of what the file holds::
 
-    python bench/standard_consistency.py --positions 200 --engine ours --out runs/std_cons.jsonl
-    python bench/standard_consistency.py --positions 200 --engine gnubg --shard 1/2 --out runs/std_cons.jsonl
-    python bench/standard_consistency.py --positions 200 --report-only --out runs/std_cons.jsonl
+    python training/experiments/standard_consistency.py --positions 200 --engine ours --out runs/std_cons.jsonl
+    python training/experiments/standard_consistency.py --positions 200 --engine gnubg --shard 1/2 \\
+        --out runs/std_cons.jsonl
+    python training/experiments/standard_consistency.py --positions 200 --report-only --out runs/std_cons.jsonl
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ from analyzer.rules.standard import Standard
 from analyzer.train.selfplay import GameBuffers, play_seeded
 from analyzer.train.td import game_seed
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from variant_consistency import read_records  # noqa: E402  (a sibling bench script)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from variant_consistency import read_records  # noqa: E402  (the variants' consistency benchmark)
 
 RULES = Standard()
 DICE = [(a, b) for a in range(1, 7) for b in range(1, 7)]

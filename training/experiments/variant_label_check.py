@@ -8,8 +8,8 @@ mean squared difference between the net's 0-ply equity and the labels, the label
 estimated from the frequencies, their difference (the net's own error variance against the
 teacher's rollouts), and the paired difference to the first net with its standard error::
 
-    python bench/variant_label_check.py --variant mahbusa --data data/train/mahbusa_ro36.npz \\
-        --nets data/nets/mahbusa.npz runs/mahbusa_wide.npz data/train/mahbusa_gen4.npz
+    python training/experiments/variant_label_check.py --variant mahbusa --data runs/mahbusa_ro36.npz \\
+        --nets data/nets/mahbusa.npz runs/mahbusa_wide.npz training/checkpoints/mahbusa_td.npz
 
 A net whose player differs from the teacher's is measured against the teacher's rollouts, not
 its own, so this screens candidates before the rollouts of ``bench/variant_consistency.py``;
@@ -19,15 +19,15 @@ them.
 ``--holdout N`` keeps only the positions of every N-th game, the ones ``variant-fit --holdout N``
 did not train on, so a net fitted to one part of a label file is screened on the other::
 
-    python -m analyzer.train variant-fit --init data/nets/dutch.npz --data data/train/dutch_ro36.npz \
+    python -m analyzer.train variant-fit --init data/nets/dutch.npz --data runs/dutch_ro36.npz \
         --holdout 5 --out runs/dutch_fit.npz
-    python bench/variant_label_check.py --variant dutch --data data/train/dutch_ro36.npz --holdout 5 \
+    python training/experiments/variant_label_check.py --variant dutch --data runs/dutch_ro36.npz --holdout 5 \
         --nets data/nets/dutch.npz runs/dutch_fit.npz
 
 ``--breakdown`` also says where the first net's error lies: its error variance (each label's own
 noise subtracted) in ten bins of its equity, and for the win and the gammon probability::
 
-    python bench/variant_label_check.py --variant mahbusa --data data/train/mahbusa_ro36.npz \\
+    python training/experiments/variant_label_check.py --variant mahbusa --data runs/mahbusa_ro36.npz \\
         --nets data/nets/mahbusa.npz --breakdown
 """
 
