@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from analyzer.analysis.stats import XG_APPROXIMATE, gnubg_rating, xg_rating
@@ -53,7 +53,9 @@ from analyzer.render.board_svg import HomeSide, board_layout, board_svg
 from analyzer.render.charts import CHARTS, AnalysisLike, chart_svg, inline_svg, player_names
 from analyzer.render.terminal import confirm_text, valued_by
 
-TEMPLATES = Path(__file__).parent / "templates"
+# The templates are package data (``analyzer/render/templates``), found by jinja2's PackageLoader through the
+# import system (no path built from __file__): a source checkout, an installed wheel or a zipped package alike.
+TEMPLATE_PACKAGE = ("analyzer.render", "templates")
 CLASS_ORDER = ("doubtful", "error", "bad", "blunder", "very bad", "howler")
 CHART_TITLES = {"winning-chances": "Winning chances", "cumulative-error": "Cumulative error",
                 "luck": "Luck"}
@@ -135,7 +137,7 @@ def fmt_rate(x: float | None) -> str:
 
 
 def _environment() -> Environment:
-    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True, undefined=StrictUndefined,
+    env = Environment(loader=PackageLoader(*TEMPLATE_PACKAGE), autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["equity"] = fmt_equity
     env.filters["emg"] = fmt_emg
