@@ -104,6 +104,23 @@ def test_a_loss_has_the_standard_error_of_its_paired_trials(engine):
     assert how.loss_se != pytest.approx(math.hypot(cs[rival].equity_se, cs[played].equity_se))
 
 
+def test_a_cube_decision_is_confirmed_by_cube_games_played_out(engine):
+    """The cube games of a played-out rollout with cube play stand for No double and Double/take."""
+    from analyzer.analysis.confirm import _SEED_STEP
+    from analyzer.core.ids import parse_position_spec
+    from analyzer.eval.rollout import rollout
+
+    spec = parse_position_spec("XGID=--a--BDBBBA-----ac-d--dbB-:0:0:1:00:4:2:0:7:10")  # the sample's g3 #14
+    one = ConfirmSettings(trials=36, max_trials=36)
+    cd, how = Confirmer(one, XG, 7, None).cube(engine, spec.position, spec.match, spec.on_roll, game=3, move=14)
+    r = rollout(engine, spec.position, trials=36, truncate=None, cubeful=True, cube_play=True, match=spec.match,
+                player=spec.on_roll, seed=7 * _SEED_STEP + 3014, variance_reduction=True, luck_prune=True, workers=1)
+    assert r.cube is not None and r.cube_se is not None and len(r.cube_se) == 2
+    assert (cd.nd, cd.dt) == pytest.approx((r.cube.nd, r.cube.dt))
+    assert how.trials == 36 and how.loss_se == pytest.approx(math.hypot(*r.cube_se))
+    assert cd.action == r.cube.action and cd.dp == 1.0
+
+
 def test_analysis_with_the_confirmation_pass(engine):
     [m] = read_match_text(MATCH)
     plain = analyze_match(m, engine=engine, ply=0)

@@ -182,6 +182,9 @@ class RolloutResult:
     truncate: int | None
     variance_reduction: bool
     cubeful: bool
+    cube_se: tuple[float, ...] | None = None
+    """With cube play and no dice: the standard errors of the cube games' No double (and, when the
+    cube could be turned, Double/take) means, in ``cube``'s units (money: per unit cube; match: EMG)."""
 
     @property
     def best(self) -> RolloutCandidate:
@@ -460,10 +463,11 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
         cube = cube_decision(gp, state, player, cube_life=cube_life_of(pos), met=table)
         if cf_mean is not None:
             two = len(cf_mean) > 1
-            cube = _played_cube(cube, float(cf_mean[0]), float(cf_mean[1]) if two else None, owner0 == 1,
-                                None if cf_mwc is None else (float(cf_mwc[0]), float(cf_mwc[1]) if two else None))
+            cube = played_cube(cube, float(cf_mean[0]), float(cf_mean[1]) if two else None, owner0 == 1,
+                               None if cf_mwc is None else (float(cf_mwc[0]), float(cf_mwc[1]) if two else None))
     return RolloutResult(pos, dice, tuple(cands), cube, done, trials, stopped, seed, truncate,
-                         variance_reduction, cubeful)
+                         variance_reduction, cubeful,
+                         None if cf_se is None or dice is not None else tuple(float(v) for v in cf_se))
 
 
 def _match_cube(state: MatchState, player: int, table: MatchEquityTable | None, cube_play: bool) -> _MatchCube:
@@ -488,11 +492,17 @@ def _cube_game_stats(cf: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDAr
     return mean, se
 
 
-def _played_cube(model: CubeDecision, nd: float, dt: float | None, redouble: bool,
-                 mwc: tuple[float, float | None] | None = None) -> CubeDecision:
+def played_cube(model: CubeDecision, nd: float, dt: float | None, redouble: bool,
+                mwc: tuple[float, float | None] | None = None) -> CubeDecision:
     """``model`` (the cube model on the rolled-out probabilities) with No double and Double/take
     replaced by the rolled-out cube games (``mwc``: their MWC in match play), and the action
-    decided again from them."""
+    decided again from them.
+
+    >>> from analyzer.eval.cube import cube_decision
+    >>> model = cube_decision([0.7, 0.1, 0.0, 0.05, 0.0], MatchState(), 0, cube_life=0.68)
+    >>> [played_cube(model, nd, dt, False).action for nd, dt in ((0.5, 0.6), (0.6, 0.5), (1.1, 1.2))]
+    ['double, take', 'no double, take', 'too good to double, pass']
+    """
     if mwc is not None:
         model = replace(model, nd_mwc=mwc[0], dt_mwc=mwc[1] if mwc[1] is not None else model.dt_mwc)
     if dt is None or not model.available:
