@@ -68,19 +68,17 @@ _LEVEL_FIGURES: dict[str, str] = {
 
 
 def _header(session: PlaySession) -> list[str]:
+    """Two lines over the board: the game, the match and the cube; the players and the score."""
     v = session.view()
     s = v.state
-    if s.is_money:
-        kind = "money game"
-        score = ""
-    else:
-        kind = f"{s.length}-point match" + (", Crawford game" if s.crawford else "")
-        score = f"{v.names[0]} {s.score[0]} - {v.names[1]} {s.score[1]}"
-    parts = [f"Game {v.game}", kind, score]
+    kind = "money game" if s.is_money else f"{s.length}-point match" + (", Crawford game" if s.crawford else "")
+    first = f"Game {v.game}  {kind}"
     if session.rules.has_cube:
         owner = "centred" if s.cube_owner is None else ("yours" if s.cube_owner == 0 else "theirs")
-        parts.append(f"cube {s.cube} {owner}")
-    return ["  ".join(p for p in parts if p), f"X: {v.names[0]}   O: {v.names[1]}"]
+        first += f"  cube {s.cube} {owner}"
+    if s.is_money:
+        return [first, f"X: {v.names[0]}   O: {v.names[1]}"]
+    return [first, f"X: {v.names[0]} {s.score[0]}   O: {v.names[1]} {s.score[1]}"]
 
 
 def _board(session: PlaySession, home_side: str) -> str:
@@ -88,7 +86,9 @@ def _board(session: PlaySession, home_side: str) -> str:
 
     v = session.view()
     side: HomeSide = "left" if home_side == "left" else "right"
-    return draw_board(v.position, _header(session), home_side=side, dice=v.dice, names=v.names)
+    # short names beside the board, so that it fits 80 columns (the header has them whole)
+    names = (v.names[0] if len(v.names[0]) <= 12 else v.names[0][:11] + "~", "bgreview")
+    return draw_board(v.position, _header(session), home_side=side, dice=v.dice, names=names)
 
 
 def _hint_table(rows: list[HintRow], standard: bool) -> str:
@@ -108,8 +108,10 @@ def _hint_table(rows: list[HintRow], standard: bool) -> str:
     return render_text(table, width=80)
 
 
-def _say(console: Console, text: str) -> None:
-    console.print(text, markup=False, highlight=False, emoji=False, soft_wrap=True)
+def _say(console: Console, text: str, *, wrap: bool = True) -> None:
+    """Print plain text (names come from files: no markup, no emoji codes); ``wrap`` breaks long
+    lines at the console's width (boards and tables are drawn to fit and are not wrapped)."""
+    console.print(text, markup=False, highlight=False, emoji=False, soft_wrap=not wrap)
 
 
 def _review(console: Console, session: PlaySession, ply: int) -> None:
@@ -191,7 +193,7 @@ def play(
             view = session.view()
             key = (view.position, view.dice, view.state, view.awaiting)
             if key != shown:
-                _say(console, _board(session, home_side.value))
+                _say(console, _board(session, home_side.value), wrap=False)
                 shown = key
             text = Prompt.ask(Text(session.prompt()), console=console, default="", show_default=False)
             reply = session.handle(text)
@@ -199,7 +201,7 @@ def play(
                 _say(console, line)
             if reply.hint is not None:
                 if reply.hint:
-                    _say(console, _hint_table(reply.hint, session.rules.has_cube))
+                    _say(console, _hint_table(reply.hint, session.rules.has_cube), wrap=False)
                 else:
                     _say(console, "no hint here")
     except (KeyboardInterrupt, EOFError):
