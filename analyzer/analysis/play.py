@@ -262,7 +262,7 @@ def _atomic_write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-_COMMENT_RE = re.compile(r"^bgreview play: level=(\S+) seed=(\d+) dice=(seeded|manual)(?: hint_ply=(\d))?$")
+_COMMENT_RE = re.compile(r"^bgreview play: level=(\S+) seed=(-?\d+) dice=(seeded|manual)(?: hint_ply=(\d))?$")
 
 
 class PlaySession:
