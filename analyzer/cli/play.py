@@ -62,7 +62,7 @@ _LEVEL_FIGURES: dict[str, str] = {
                     "-0.65 +- 0.07 (400), Mahbusa -0.36 +- 0.07 (400).",
     "advanced": "0-ply, noise 0.015. Against world class: standard -0.28 +- 0.12 ppg (120 games); in Dutch "
                 "and Mahbusa the 2-ply search takes 1-6 s a move, too slow to measure that gap closely: "
-                "Dutch +0.0 +- 0.5 (4 games), Mahbusa -0.81 +- 0.38 (16 games).",
+                "Dutch -0.33 +- 0.38 (12 games), Mahbusa -0.81 +- 0.38 (16 games).",
     "world-class": "2-ply, no noise: it plays hint's best play.",
 }
 
