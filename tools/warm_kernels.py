@@ -62,7 +62,26 @@ def main() -> None:
     for vr in (False, True):
         rollout(eng, start, dice=(3, 1), trials=2, truncate=2, workers=1, variance_reduction=vr, max_plays=1,
                 luck_prune=True)
-    step("rollout kernel called directly, pruned luck", t)
+    t = step("rollout kernel called directly, pruned luck", t)
+    import numpy as np
+
+    from analyzer.analysis.decisions import ranking
+    from analyzer.eval.variants.play import duel_outcomes
+
+    Engine(eng.nets, two_sided=False, cache_size=0).evaluate(Position.from_notation("P 6:3 1:3 | O 19:3 24:3"))
+    ranking(eng, start, (6, 4), 2)  # the 2-ply filtered ranking of the analysis
+    contact = Position.from_notation("P 24:2 13:4 8:3 6:4 5:2 | O 19:4 17:3 12:4 1:2 3:2")
+    eng.evaluate_boards(np.frombuffer(contact.board, np.int8)[None, :], 2)
+    t = step("bear-off convolution, 2-ply ranking, search", t)
+    duel_outcomes("mahbusa", "heuristic", "heuristic", pairs=1, seed=2)
+    duel_outcomes("dutch", "heuristic", "random", pairs=1, seed=2)
+    t = step("variant duels (benchmarks, play levels)", t)
+    from analyzer.eval.net import NetSet
+    from analyzer.train.selfplay import GameBuffers, duel, play_seeded
+
+    duel(None, None, np.arange(2, dtype=np.int64))
+    play_seeded(NetSet.initial(hidden=8, race_hidden=8, seed=9), 1, 0.0, GameBuffers())
+    step("training self-play (its tests)", t)
     for name, secs in steps:
         print(f"{name:<45} {secs:7.1f} s")
     print(f"{'total':<45} {time.perf_counter() - t0:7.1f} s")
