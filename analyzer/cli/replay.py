@@ -125,13 +125,14 @@ def replay(
     width = _terminal_width()
     # a terminal narrower than the one-line form gets each ID whole on its own line
     narrow = fmt is ReplayFormat.table and width is not None and width < 180 + max(map(len, paths), default=0)
+    head: list[str] = []  # the table's header, written before its first row (none when nothing replays)
     if narrow:
-        out.write(_NARROW_HEAD + "\n")
+        head.append(_NARROW_HEAD)
     elif fmt is ReplayFormat.table:
-        out.write(_table_line({"file": "file", "game": "gam", "move": "mov", "player": "player",
-                               "side": "s", "kind": "kind", "dice": "dd", "played": "played",
-                               "normalised": "normalised", "score": "score", "position_id": "",
-                               "match_id": "", "xgid": "", "key": "ids"}) + "\n")
+        head.append(_table_line({"file": "file", "game": "gam", "move": "mov", "player": "player",
+                                 "side": "s", "kind": "kind", "dice": "dd", "played": "played",
+                                 "normalised": "normalised", "score": "score", "position_id": "",
+                                 "match_id": "", "xgid": "", "key": "ids"}))
     bar = Progress(TextColumn("replay"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                    TextColumn("{task.fields[name]}", markup=False), console=err, disable=not show,
                    transient=True)
@@ -142,7 +143,7 @@ def replay(
         bar.console.print(f"error: {e}", soft_wrap=True)
 
     try:
-        _run(paths, fmt, bar, tally, out, report, narrow)
+        _run(paths, fmt, bar, tally, out, report, narrow, head)
     except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
         sys.stderr.close()
         raise typer.Exit(0) from None
@@ -153,7 +154,7 @@ def replay(
 
 
 def _run(paths: list[str], fmt: ReplayFormat, bar: Any, tally: _Tally, out: Any, report: Any,
-         narrow: bool = False) -> None:
+         narrow: bool = False, head: list[str] | None = None) -> None:
     from analyzer.analysis.replay import replay_games
     from analyzer.formats import stream_any
 
@@ -179,6 +180,8 @@ def _run(paths: list[str], fmt: ReplayFormat, bar: Any, tally: _Tally, out: Any,
                         for d in g.decisions:
                             tally.decisions += 1
                             row = decision_row(d)
+                            if head:
+                                out.write(head.pop() + "\n")
                             if narrow:
                                 out.write("\n".join(narrow_lines(row, last_file)) + "\n")
                                 last_file = row["file"]
