@@ -3,10 +3,9 @@
 They live in the repository's top-level ``data/`` folder (``data/nets``, ``data/met``, ``data/samples``,
 ``data/bearoff``). A wheel or an sdist carries them inside the package as ``analyzer/_data/...``:
 ``pyproject.toml`` maps the package ``analyzer._data`` onto ``data/`` and names the shipped files
-(training checkpoints and logs live in the top-level ``training/`` folder, outside the package). An
-installed package reads them through :mod:`importlib.resources`; a source checkout (an editable install,
-or ``PYTHONPATH`` pointing at the checkout) has no ``analyzer/_data`` folder and reads the checkout's
-``data/`` beside the package.
+(training checkpoints and logs live in the top-level ``training/`` folder, outside the package). Every
+installation reads them as that package through :mod:`importlib.resources`: an editable install maps
+``analyzer._data`` onto the checkout's ``data/`` (which has an ``__init__.py`` for that), a wheel carries it.
 
 This module imports nothing else of ``analyzer``: every layer may use it.
 
@@ -25,13 +24,10 @@ from pathlib import Path
 
 __all__ = ["copy_sample", "data_dir", "data_path", "sample_names", "sample_path"]
 
-_PACKAGED = "_data"
-
-
 @cache
 def data_dir() -> Path:
-    """The folder holding the shipped data: the installed package's ``_data`` folder, or the source
-    checkout's ``data/``.
+    """The folder holding the shipped data: the package ``analyzer._data`` (a wheel's
+    ``analyzer/_data``; in an editable install the checkout's ``data/``, mapped by the install).
 
     An installation that is not a plain folder (a zip archive) has no path to give: the packaged
     location is returned all the same, and reading a file there fails naming it.
@@ -39,13 +35,8 @@ def data_dir() -> Path:
     >>> (data_dir() / "met" / "kazaross-xg2.json").is_file()
     True
     """
-    packaged = files("analyzer") / _PACKAGED
-    if isinstance(packaged, Path) and packaged.is_dir():
-        return packaged
-    checkout = Path(__file__).resolve().parent.parent / "data"
-    if (checkout / "nets").is_dir():
-        return checkout
-    return Path(str(packaged))
+    packaged = files("analyzer._data")
+    return packaged if isinstance(packaged, Path) else Path(str(packaged))
 
 
 def data_path(*parts: str) -> Path:

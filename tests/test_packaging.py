@@ -35,7 +35,8 @@ def test_every_subpackage_is_listed() -> None:
 
 def test_shipped_data_is_every_product_file_and_no_training_file() -> None:
     data = ROOT / "data"
-    files = sorted(p.relative_to(data).as_posix() for p in data.rglob("*") if p.is_file())
+    files = sorted(p.relative_to(data).as_posix() for p in data.rglob("*")
+                   if p.is_file() and p.name != "__init__.py" and "__pycache__" not in p.parts)
     shipped = {f for f in files if any(fnmatch.fnmatch(f, g) for g in _shipped_globs())}
     product = {f for f in files if f.split("/")[0] in ("nets", "met", "samples", "bearoff")}
     assert shipped == product
@@ -45,12 +46,11 @@ def test_shipped_data_is_every_product_file_and_no_training_file() -> None:
         assert needed in shipped, needed
 
 
-def test_data_dir_prefers_the_packaged_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    find = _resources.data_dir.__wrapped__
-    monkeypatch.setattr(_resources, "files", lambda package: tmp_path)
-    assert find() == ROOT / "data"  # no analyzer/_data: a source checkout reads data/
-    (tmp_path / "_data").mkdir()
-    assert find() == tmp_path / "_data"
+def test_data_dir_is_the_package_of_the_shipped_files() -> None:
+    """Found through the import system (the editable install maps analyzer._data onto data/), never by a path."""
+    from importlib.resources import files
+
+    assert _resources.data_dir() == files("analyzer._data") == ROOT / "data"
 
 
 def test_the_shipped_files_are_found() -> None:
