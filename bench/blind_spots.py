@@ -1,0 +1,217 @@
+"""Where the standard evaluator errs: its 0-ply error against rollouts, by theme and phase.
+
+The evaluator's overall figure (mean |0-ply equity - 1,296-trial rollout| over contact positions)
+hides where it is weak. This benchmark breaks it down by the position's theme (blitz, prime vs
+prime, back game, ace-point game, containment, holding, bear-off vs contact, crashed, race,
+middle game: :mod:`analyzer.analysis.themes`) and by the game's phase, and flags every theme worse
+than twice the overall contact figure (the evaluator issue's target: none).
+
+Two sources of positions, each a JSONL file of records ``{"position": gnubg Position ID, "eq0",
+"rollout", "se", "engine", ...}``:
+
+* self-play positions: ``training/consistency/standard_consistency.jsonl`` (made by
+  ``training/experiments/standard_consistency.py``), where the same positions are also measured
+  for GNU Backgammon's 0-ply against gnubg's own rollouts (a referee's figure, shown beside ours);
+* positions of real matches: ``--corpus DIR`` samples one checker-play position from each game of
+  the corpus's match files (sorted walk, seeded choice) and rolls each out with our engine (0-ply
+  player, cubeless, no variance reduction, played to the end), appending to ``--out``; a rerun
+  resumes where it stopped and ``--shard K/N`` splits the work between processes. Slow: about
+  10-20 s a position on one core; run it niced.
+
+Usage::
+
+    python bench/blind_spots.py                                   # the stored self-play figures
+    nice -n 19 python bench/blind_spots.py --corpus tests/data/corpus --positions 300 \\
+        --out training/consistency/corpus_consistency.jsonl
+    python bench/blind_spots.py --records training/consistency/corpus_consistency.jsonl --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from analyzer.analysis.replay import decisions
+from analyzer.analysis.themes import PHASES, THEMES, game_phase, position_theme
+from analyzer.core.errors import AnalyzerError
+from analyzer.core.ids import decode_position_id, encode_position_id
+from analyzer.core.position import Position
+from analyzer.eval.engine import Engine
+from analyzer.eval.features import CLASS_RACE, classify
+from analyzer.eval.net import weights_fingerprint
+from analyzer.eval.rollout import rollout
+from analyzer.formats import expand_inputs, read_any
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_RECORDS = ROOT / "training" / "consistency" / "standard_consistency.jsonl"
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """The records of a JSONL file (a torn last line, from a killed run, is skipped)."""
+    out = []
+    if not path.exists():
+        return out
+    for line in path.read_text().splitlines():
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return out
+
+
+def corpus_positions(folder: Path, seed: int) -> Iterator[tuple[str, Position]]:
+    """One standard checker-play position with contact per game of each match file under ``folder``: (a label
+    ``file:game:move``, the position before the roll, seen from the side on roll). Sorted walk; the
+    move is picked by a generator seeded with ``seed`` and the file's place in the walk."""
+    files = expand_inputs([str(folder)])
+    for fi, name in enumerate(files):
+        rng = np.random.default_rng([seed, fi])
+        try:
+            by_game: dict[int, list[tuple[int, Position]]] = defaultdict(list)
+            for record in read_any(name):
+                for d in decisions(record):
+                    if (d.kind == "move" and d.variant == "standard" and d.position.game_over() is None
+                            and classify(np.frombuffer(d.position.board, np.int8)) != CLASS_RACE):
+                        by_game[d.match_index * 10_000 + d.game].append((d.move, d.position))
+        except (AnalyzerError, OSError, UnicodeDecodeError):
+            continue
+        rel = Path(name).relative_to(folder).as_posix() if Path(name).is_relative_to(folder) else name
+        for g in sorted(by_game):
+            moves = by_game[g]
+            move, pos = moves[int(rng.integers(0, len(moves)))]
+            yield f"{rel}:{g}:{move}", pos
+
+
+def roll_out_corpus(folder: Path, out: Path, positions: int, trials: int, seed: int, shard: tuple[int, int]) -> int:
+    """Roll out the first ``positions`` corpus positions not yet in ``out``; the count added."""
+    eng = Engine()
+    fp = weights_fingerprint(eng.nets.contact)
+    done = {r["label"] for r in read_records(out) if r.get("trials") == trials and r.get("seed") == seed}
+    k, n = shard
+    added = 0
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a") as fh:
+        for i, (label, pos) in enumerate(corpus_positions(folder, seed)):
+            if i >= positions:
+                break
+            if label in done or i % n != k:
+                continue
+            eq0 = eng.evaluate(pos, 0).equity
+            r = rollout(eng, pos, trials=trials, cubeful=False, variance_reduction=False,
+                        seed=seed * 1_000_003 + i * 7919, workers=1)
+            rec = {"index": i, "label": label, "seed": seed, "trials": trials, "engine": "ours", "net": fp,
+                   "source": "corpus", "position": encode_position_id(pos), "eq0": round(eq0, 5),
+                   "rollout": round(r.equity, 5), "se": round(r.equity_se, 5)}
+            fh.write(json.dumps(rec) + "\n")
+            fh.flush()
+            added += 1
+    return added
+
+
+def _stats(errors: list[float]) -> dict[str, float]:
+    a = np.abs(np.array(errors, dtype=float))
+    se = float(a.std(ddof=1) / math.sqrt(len(a))) if len(a) > 1 else float("nan")
+    return {"n": len(a), "mean_abs": float(a.mean()) if len(a) else float("nan"), "se": se,
+            "bias": float(np.mean(errors)) if len(a) else float("nan")}
+
+
+def breakdown(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Mean |0-ply - rollout| of each engine overall, on contact positions, by theme and by phase.
+
+    Records of one position (same ``position`` and ``index``) by several engines are paired: each
+    engine's figures are over the positions it has, and ``paired`` over those every engine has.
+    """
+    by_engine: dict[str, dict[str, tuple[str, str, float]]] = defaultdict(dict)
+    for r in records:
+        pos = decode_position_id(r["position"])
+        if pos.game_over() is not None:
+            continue
+        key = f"{r.get('source', 'selfplay')}:{r.get('index')}:{r['position']}"
+        by_engine[r["engine"]][key] = (position_theme(pos), game_phase(pos), r["eq0"] - r["rollout"])
+    result: dict[str, Any] = {}
+    for engine, rows in sorted(by_engine.items()):
+        vals = list(rows.values())
+        contact = [e for t, _, e in vals if t != "race"]
+        res: dict[str, Any] = {"all": _stats([e for _, _, e in vals]), "contact": _stats(contact)}
+        res["themes"] = {t: _stats([e for tt, _, e in vals if tt == t]) for t in THEMES
+                         if any(tt == t for tt, _, _ in vals)}
+        phased = [(ph, e) for t, ph, e in vals if t != "race"]
+        res["phases"] = {p: _stats([e for ph, e in phased if ph == p]) for p in PHASES
+                         if any(ph == p for ph, _ in phased)}
+        result[engine] = res
+    return result
+
+
+def _lines(result: dict[str, Any]) -> list[str]:
+    engines = sorted(result, key=lambda e: (e != "ours", e))
+    lines = []
+    head = f"{'':22s}" + "".join(f"{e + ' n':>8s}{e + ' |err|':>14s}{'± SE':>8s}{'×all':>6s}" for e in engines)
+    for section in ("themes", "phases"):
+        lines.append(head)
+        keys = THEMES if section == "themes" else PHASES
+        for k in keys:
+            row = f"{k:22s}"
+            shown = False
+            for e in engines:
+                s = result[e][section].get(k)
+                ref = result[e]["contact"]["mean_abs"]
+                if s is None:
+                    row += f"{'':36s}"
+                    continue
+                shown = True
+                flag = "!" if k != "race" and s["mean_abs"] > 2 * ref else " "
+                row += f"{s['n']:8d}{s['mean_abs']:14.4f}{s['se']:8.4f}{s['mean_abs'] / ref:5.1f}{flag}"
+            if shown:
+                lines.append(row)
+        lines.append("")
+    for e in engines:
+        a, c = result[e]["all"], result[e]["contact"]
+        lines.append(f"{e}: all {a['mean_abs']:.4f} ± {a['se']:.4f} over {a['n']}, contact {c['mean_abs']:.4f} "
+                     f"± {c['se']:.4f} over {c['n']} (bias {c['bias']:+.4f}); '!' marks a theme over 2× contact")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--records", type=Path, action="append",
+                    help=f"JSONL files of records to break down (default: {DEFAULT_RECORDS.relative_to(ROOT)})")
+    ap.add_argument("--corpus", type=Path, help="roll out positions of the match files under this folder first")
+    ap.add_argument("--out", type=Path, default=ROOT / "runs" / "corpus_consistency.jsonl",
+                    help="with --corpus: the JSONL file the rollouts go to (resumed)")
+    ap.add_argument("--positions", type=int, default=300)
+    ap.add_argument("--trials", type=int, default=1296)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--shard", default="0/1", help="K/N: only positions i with i mod N == K")
+    ap.add_argument("--json", type=Path, help="also write the figures as JSON")
+    args = ap.parse_args(argv)
+    files = list(args.records or [])
+    if args.corpus is not None:
+        k, n = (int(x) for x in args.shard.split("/"))
+        t0 = time.time()
+        added = roll_out_corpus(args.corpus, args.out, args.positions, args.trials, args.seed, (k, n))
+        print(f"corpus: {added} positions rolled out in {time.time() - t0:.0f} s into {args.out}")
+        files.append(args.out)
+    if not files:
+        files = [DEFAULT_RECORDS]
+    records = [r for f in files for r in read_records(f)]
+    result = breakdown(records)
+    print(f"0-ply against {records[0]['trials'] if records else 0}-trial rollouts: "
+          f"{', '.join(str(f) for f in files)}")
+    for line in _lines(result):
+        print(line)
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
