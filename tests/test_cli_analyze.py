@@ -119,3 +119,19 @@ def test_rollout_analysis(short_match: Path, tmp_path: Path) -> None:
     for r in checker.iter_rows(named=True):
         assert r["played"] in [c["play"] for c in r["candidates"]]
     assert df.filter(pl.col("kind") == "take").height == 1
+
+
+def test_failing_charts_keep_the_report_and_tables(short_match: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import analyzer.render.charts as charts
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("no fonts")
+
+    monkeypatch.setattr(charts, "render_charts", broken)
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["analyze", str(short_match), "--ply", "0", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "the charts failed: RuntimeError: no fonts" in res.output
+    assert (out / "report.html").exists() and (out / "summary.json").exists()
+    assert not (out / "luck.svg").exists()

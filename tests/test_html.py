@@ -480,3 +480,14 @@ def test_settings_have_human_labels() -> None:
     assert "<th>Luck prune</th><td>yes</td>" in settings
     assert "<th>Dutch and Mahbusa engines</th><td>dutch: (nets: 0.5, evaluator: VariantEngine)</td>" in settings
     assert "deep_filter" not in settings and "luck_prune" not in settings
+
+
+def test_charts_drawn_once_give_the_same_report(sample: SampleAnalysis, report: str) -> None:
+    from analyzer.render.charts import render_charts
+
+    svgs = {name: files["svg"].decode("utf-8") for name, files in render_charts(sample, ("svg",)).items()}
+    assert render_html_report(sample, chart_svgs=svgs) == report
+    # the texts given are the ones the report shows
+    assert "id=\"chart1-" in render_html_report(sample, chart_svgs=svgs)
+    without = render_html_report(sample, charts=False)
+    assert without.count("<svg") < report.count("<svg")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -39,25 +37,24 @@ def _needs_standard(record: Any) -> bool:
     return any((variant_of(g.variation) if g.variation else record.variant) == "standard" for g in record.games)
 
 
-def _rollout_available() -> bool:
-    return importlib.util.find_spec("analyzer.eval.rollout") is not None
-
-
 def _extra_writers(analysis: MatchAnalysis, out_dir: Path, warn: Any) -> list[Path]:
-    """Charts and the HTML report, when their renderers exist (they are optional)."""
+    """Charts and the HTML report (each chart drawn once, for its files and the report). A renderer that
+    fails is reported and the files already written (the decision tables, the summary) are kept."""
+    from analyzer.render.charts import render_charts, write_charts
+    from analyzer.render.html import write_html_report
+
     written: list[Path] = []
-    for module, func in (("analyzer.render.charts", "write_charts"), ("analyzer.render.html", "write_html_report")):
-        if importlib.util.find_spec(module) is None:
-            continue
-        try:
-            writer = getattr(importlib.import_module(module), func, None)
-            if writer is None:
-                continue
-            got = writer(analysis, out_dir)
-        except Exception as e:  # an optional renderer must not lose the tables already written
-            warn(f"warning: {module}.{func} failed: {type(e).__name__}: {e}")
-            continue
-        written.extend(got if isinstance(got, list) else [got])
+    svgs: dict[str, str] | None = None
+    try:
+        rendered = render_charts(analysis)
+        written.extend(write_charts(analysis, out_dir, rendered=rendered))
+        svgs = {name: files["svg"].decode("utf-8") for name, files in rendered.items()}
+    except Exception as e:  # the charts must not lose the tables already written
+        warn(f"warning: the charts failed: {type(e).__name__}: {e}")
+    try:
+        written.append(write_html_report(analysis, out_dir, chart_svgs=svgs, charts=svgs is not None))
+    except Exception as e:  # nor the report
+        warn(f"warning: the HTML report failed: {type(e).__name__}: {e}")
     return written
 
 
@@ -126,8 +123,6 @@ def analyze(
 
     settings: RolloutSettings | None = None
     if rollout:
-        if not _rollout_available():
-            fail("rollouts are not available (analyzer.eval.rollout cannot be imported); use --ply N")
         try:
             settings = RolloutSettings(trials=trials, truncate=truncate)
         except ValueError as e:

@@ -288,12 +288,33 @@ CHARTS: dict[str, Callable[[AnalysisLike], Figure]] = {
 
 
 def _render(name: str, analysis: AnalysisLike, fmt: str) -> bytes:
-    with matplotlib.rc_context(RC):
-        fig = CHARTS[name](analysis)
-        buf = io.BytesIO()
-        meta = SVG_METADATA if fmt == "svg" else PNG_METADATA
-        fig.savefig(buf, format=fmt, dpi=DPI, metadata=meta)
-    return buf.getvalue()
+    return render_charts(analysis, (fmt,), names=(name,))[name][fmt]
+
+
+def render_charts(analysis: AnalysisLike, formats: Sequence[str] = ("svg", "png"),
+                  names: Sequence[str] | None = None) -> dict[str, dict[str, bytes]]:
+    """Every chart (or those in ``names``) drawn once and saved in each of ``formats``:
+    ``{name: {fmt: bytes}}``, the same bytes as a chart drawn for each format apart.
+
+    >>> class A:
+    ...     decisions = pl.DataFrame({"game": [1], "side": [0], "kind": ["checker"], "win_prob": [0.5],
+    ...                               "equity_loss": [0.0], "error_class": ["none"], "luck": [0.2]})
+    ...     summary = {"players": [{"name": "Ann", "side": 0}, {"name": "Bo", "side": 1}]}
+    ...     metadata: dict[str, object] = {}
+    >>> charts = render_charts(A(), ("svg",))
+    >>> sorted(charts), sorted(charts["luck"])
+    (['cumulative-error', 'luck', 'winning-chances'], ['svg'])
+    """
+    out: dict[str, dict[str, bytes]] = {}
+    for name in CHARTS if names is None else names:
+        with matplotlib.rc_context(RC):
+            fig = CHARTS[name](analysis)
+            out[name] = {}
+            for fmt in formats:
+                buf = io.BytesIO()
+                fig.savefig(buf, format=fmt, dpi=DPI, metadata=SVG_METADATA if fmt == "svg" else PNG_METADATA)
+                out[name][fmt] = buf.getvalue()
+    return out
 
 
 def chart_svg(name: str, analysis: AnalysisLike) -> str:
@@ -318,18 +339,21 @@ def luck_chart_svg(analysis: AnalysisLike) -> str:
     return chart_svg("luck", analysis)
 
 
-def write_charts(analysis: AnalysisLike, out_dir: Path | str) -> list[Path]:
+def write_charts(analysis: AnalysisLike, out_dir: Path | str,
+                 rendered: Mapping[str, Mapping[str, bytes]] | None = None) -> list[Path]:
     """Write every chart as ``<name>.svg`` and ``<name>.png`` in ``out_dir``; return the paths.
+    ``rendered`` (from :func:`render_charts`) saves drawing them again.
 
     Writing twice gives the same bytes.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    charts = rendered if rendered is not None else render_charts(analysis)
     paths: list[Path] = []
     for name in CHARTS:
         for fmt in ("svg", "png"):
             path = out / f"{name}.{fmt}"
-            path.write_bytes(_render(name, analysis, fmt))
+            path.write_bytes(charts[name][fmt])
             paths.append(path)
     return paths
 

@@ -782,18 +782,20 @@ def _luck_rolls(entries: list[dict[str, Any]], analysis: AnalysisLike, listed: M
     return lucky, unlucky
 
 
-def _charts(analysis: AnalysisLike) -> list[dict[str, Any]]:
+def _charts(analysis: AnalysisLike, svgs: Mapping[str, str] | None) -> list[dict[str, Any]]:
     out = []
     for i, name in enumerate(CHARTS, start=1):
-        svg = inline_svg(chart_svg(name, analysis), f"chart{i}")
+        svg = inline_svg(svgs[name] if svgs is not None else chart_svg(name, analysis), f"chart{i}")
         out.append({"name": name, "title": CHART_TITLES.get(name, name), "svg": Markup(svg)})
     return out
 
 
 def render_html_report(analysis: AnalysisLike, *, home_side: HomeSide = "right",
-                       max_errors: int | None = None, charts: bool = True) -> str:
+                       max_errors: int | None = None, charts: bool = True,
+                       chart_svgs: Mapping[str, str] | None = None) -> str:
     """The report as HTML text (see the module docstring). ``max_errors`` caps the error list
-    (the game list always holds every decision)."""
+    (the game list always holds every decision); ``chart_svgs`` are the charts' SVG texts when they
+    are drawn already (:func:`analyzer.render.charts.render_charts`)."""
     names = player_names(analysis)
     settings, thresholds = _settings(analysis)
     players_raw = [p for p in analysis.summary.get("players") or [] if isinstance(p, Mapping)]
@@ -814,7 +816,7 @@ def render_html_report(analysis: AnalysisLike, *, home_side: HomeSide = "right",
     return _env().get_template("report.html.j2").render(
         title=title, names=names, info=info, settings=settings, classes=classes, cube_classes=cube_classes,
         players=_player_rows(analysis, names, classes, cube_classes, info["cubeless"], variants), pr_note=PR_NOTE,
-        charts=_charts(analysis) if charts else [], errors=errors, total_errors=total_errors,
+        charts=_charts(analysis, chart_svgs) if charts else [], errors=errors, total_errors=total_errors,
         money=info["money"], cube_error_types=CUBE_ERROR_TYPES, cubeless=info["cubeless"],
         unit=unit, cubeless_note=CUBELESS_NOTE,
         confirm_line=confirm_text(analysis.summary), entries=entries, list_classes=list_classes,
@@ -836,11 +838,14 @@ def render_page(template: str, **context: Any) -> str:
 
 
 def write_html_report(analysis: AnalysisLike, out_dir: Path | str, *, home_side: HomeSide = "right",
-                      max_errors: int | None = None) -> Path:
-    """Write ``report.html`` in ``out_dir`` (created if needed) and return its path."""
+                      max_errors: int | None = None, charts: bool = True,
+                      chart_svgs: Mapping[str, str] | None = None) -> Path:
+    """Write ``report.html`` in ``out_dir`` (created if needed) and return its path (``charts`` and
+    ``chart_svgs``: as for :func:`render_html_report`)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "report.html"
-    text = render_html_report(analysis, home_side=home_side, max_errors=max_errors)
+    text = render_html_report(analysis, home_side=home_side, max_errors=max_errors, charts=charts,
+                              chart_svgs=chart_svgs)
     path.write_text(text, encoding="utf-8")
     return path
