@@ -36,13 +36,13 @@ from numpy.typing import NDArray
 from analyzer.eval.engine import Engine
 from analyzer.eval.net import evaluate_boards
 from analyzer.train.checkpoint import load_nets
+from analyzer.train.learner import outcome_equity
 from analyzer.train.race import (
     all_db_pairs,
     bearoff_classes,
     db_boards,
     home_boards,
     is_holdout,
-    outcome_equity,
     selfplay_races,
 )
 

@@ -7,10 +7,11 @@ from pathlib import Path
 import numpy as np
 
 from analyzer.eval.net import Net, NetSet
+from analyzer.train.learner import StandardLearner, lambda_targets
 from analyzer.train.optim import Adam, loss_and_grads
 from analyzer.train.race import RaceConfig
 from analyzer.train.selfplay import GameBuffers, duel, play_seeded
-from analyzer.train.td import TDConfig, TDTrainer, lambda_targets
+from analyzer.train.td import TDConfig, TDTrainer
 
 
 def test_adam_decreases_loss_on_tiny_batch() -> None:
@@ -45,11 +46,11 @@ def test_gradient_matches_finite_difference() -> None:
 def test_lambda_targets_are_distributions() -> None:
     rng = np.random.default_rng(3)
     nextp = rng.dirichlet(np.ones(6), size=10).astype(np.float32)
-    g = lambda_targets(nextp, 2, 10, 0.7)
+    g = lambda_targets(nextp, 2, 10, 0.7, StandardLearner.swap)
     assert np.allclose(g.sum(axis=1), 1.0, atol=1e-5)
     assert g[9].tolist() == [0, 0, 1, 0, 0, 0]
     # TD(0): the target is the next prediction
-    g0 = lambda_targets(nextp, 0, 10, 0.0)
+    g0 = lambda_targets(nextp, 0, 10, 0.0, StandardLearner.swap)
     assert np.allclose(g0[:9], nextp[:9])
 
 

@@ -110,7 +110,7 @@ def test_td_checkpoint_layout(tmp_path: Path) -> None:
 
 def test_variant_checkpoint_layout_and_cli_resume_override(tmp_path: Path) -> None:
     from analyzer.eval.variants.model import VariantNet
-    from analyzer.train.variant_td import VariantTDTrainer
+    from analyzer.train.td import VariantTDTrainer
 
     ck = tmp_path / "m.npz"
     common = ["variant-td", "--variant", "mahbusa", "--checkpoint", str(ck)]

@@ -12,7 +12,7 @@ import pytest
 
 from analyzer.eval.variants import features as V
 from analyzer.eval.variants.model import POINTS, VariantNet, variant_code
-from analyzer.train.variant_dataset import VariantTargetBuilder, VariantTargetsConfig
+from analyzer.train.dataset import VariantTargetBuilder, VariantTargetsConfig
 
 
 def test_label_check_figures_and_breakdown(tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -10,8 +10,17 @@ import pytest
 from analyzer.eval.variants import features as V
 from analyzer.eval.variants.model import VariantNet
 from analyzer.eval.variants.play import GameBuffers, duel, play_seeded, ppg_and_se
+from analyzer.train.learner import VariantLearner, first_outcomes
+from analyzer.train.learner import lambda_targets as full_lambda_targets
 from analyzer.train.optim import PARAMS
-from analyzer.train.variant_td import VariantTDConfig, VariantTDTrainer, lambda_targets
+from analyzer.train.td import VariantTDConfig, VariantTDTrainer
+
+
+def lambda_targets(nextp: np.ndarray, outcome: int, n: int, lam: float, k: int) -> np.ndarray:
+    """A variant's targets: the lambda-returns over its five outcomes, cut to its ``k``, renormalised."""
+    wide = np.zeros((len(nextp), 5), np.float32)
+    wide[:, : nextp.shape[1]] = nextp
+    return first_outcomes(full_lambda_targets(wide, outcome, n, lam, VariantLearner.swap), k)
 
 
 def test_lambda_targets_end_exact_and_swap_sides() -> None:
@@ -137,7 +146,7 @@ def test_supervised_round_trains_on_our_own_one_ply_values(tmp_path: Path) -> No
 @pytest.mark.parametrize("variant", ["dutch", "mahbusa"])
 def test_variant_target_build_resumes_to_the_same_file(tmp_path: Path, variant: str) -> None:
     from analyzer.eval.variants.engine import VariantEngine
-    from analyzer.train.variant_dataset import VariantTargetBuilder, VariantTargetsConfig
+    from analyzer.train.dataset import VariantTargetBuilder, VariantTargetsConfig
 
     teacher = tmp_path / "teacher.npz"
     VariantNet.initial(variant, hidden=8, seed=3).save(teacher)
@@ -162,7 +171,7 @@ def test_variant_target_build_resumes_to_the_same_file(tmp_path: Path, variant: 
 
 
 def test_variant_target_build_refuses_a_changed_teacher_or_variant(tmp_path: Path) -> None:
-    from analyzer.train.variant_dataset import VariantTargetBuilder, VariantTargetsConfig, load_variant_targets
+    from analyzer.train.dataset import VariantTargetBuilder, VariantTargetsConfig, load_variant_targets
 
     teacher = tmp_path / "teacher.npz"
     VariantNet.initial("mahbusa", hidden=8, seed=3).save(teacher)
@@ -231,7 +240,7 @@ def test_a_widened_td_run_starts_from_its_source_outputs(tmp_path: Path) -> None
 def test_rollout_targets_are_outcome_frequencies_and_resume_alike(tmp_path: Path) -> None:
     from analyzer.core.position import Position
     from analyzer.eval.variants.play import rollout
-    from analyzer.train.variant_dataset import VariantTargetBuilder, VariantTargetsConfig
+    from analyzer.train.dataset import VariantTargetBuilder, VariantTargetsConfig
 
     VariantNet.initial("dutch", hidden=8, seed=2).save(tmp_path / "teacher.npz")
     cfg = VariantTargetsConfig(variant="dutch", teacher=str(tmp_path / "teacher.npz"), trials=36,

@@ -223,7 +223,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
 
 def _cmd_variant_td(args: argparse.Namespace) -> int:
-    from analyzer.train.variant_td import VariantTDConfig, VariantTDTrainer
+    from analyzer.train.td import VariantTDConfig, VariantTDTrainer
 
     tr = _resumed(args, VariantTDTrainer.load)
     if tr is None:
@@ -245,7 +245,7 @@ def _cmd_variant_td(args: argparse.Namespace) -> int:
 
 
 def _cmd_variant_targets(args: argparse.Namespace) -> int:
-    from analyzer.train.variant_dataset import VariantTargetBuilder, VariantTargetsConfig
+    from analyzer.train.dataset import VariantTargetBuilder, VariantTargetsConfig
 
     cfg = VariantTargetsConfig(variant=args.variant, teacher=args.teacher, seed=args.seed)
     return _build_targets(args, VariantTargetBuilder, cfg)
@@ -253,7 +253,7 @@ def _cmd_variant_targets(args: argparse.Namespace) -> int:
 
 def _cmd_variant_fit(args: argparse.Namespace) -> int:
     from analyzer.eval.variants.model import VariantNet
-    from analyzer.train.variant_dataset import VariantFitConfig, load_variant_targets, variant_fit
+    from analyzer.train.dataset import VariantFitConfig, load_variant_targets, variant_fit
 
     cfg = VariantFitConfig()
     _override(cfg, args)
@@ -272,7 +272,7 @@ def _cmd_variant_fit(args: argparse.Namespace) -> int:
 
 
 def _cmd_variant_export(args: argparse.Namespace) -> int:
-    from analyzer.train.variant_td import VariantTDTrainer
+    from analyzer.train.td import VariantTDTrainer
 
     tr = VariantTDTrainer.load(args.checkpoint)
     if args.ema and tr.ema is None:

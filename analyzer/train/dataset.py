@@ -1,20 +1,26 @@
-"""Offline supervised training: a stored set of our own n-ply targets, then epochs over it.
+"""Offline supervised training: a stored set of our own targets, then epochs over it, for every variant.
 
 The supervised rounds of :mod:`analyzer.train.supervised` spend nearly all their time on the
 targets (a 2-ply search per position) and then train on each one twice before discarding it. Here
-the two halves are separate:
+the two halves are separate, one algorithm each for standard backgammon and the Dutch and Mahbusa
+variants (what differs is behind a learner, :mod:`analyzer.train.learner`):
 
-* :class:`TargetBuilder` plays seeded self-play games with a fixed *teacher* net set, keeps every
-  ``sample_every``-th position before a roll and labels it with the teacher's ``ply``-ply
-  evaluation by our own engine (bear-off databases in home-board races). One chunk of games at a
-  time, appended to one ``.npz`` written atomically, so a long build stops and resumes anywhere
-  (a resumed build gives the same file as an uninterrupted one).
-* :func:`fit` trains the contact and crashed nets of a starting net set on such files for several
-  epochs (the race net is kept), holding out every ``holdout``-th position to report the mean
-  absolute equity error against the targets after each epoch, and returns the nets of the best
+* a target builder (:class:`TargetBuilder`, :class:`VariantTargetBuilder`) plays seeded self-play
+  games with a fixed *teacher* (one of our own net sets or variant nets), keeps every
+  ``sample_every``-th position before a roll that the teacher's nets evaluate (a variant's pure
+  races go to the standard race evaluation) and labels it with the teacher's ``ply``-ply evaluation
+  by our own engine (bear-off databases in home-board races), or for a variant with ``trials`` > 0
+  by the outcome frequencies of a short rollout by the teacher (the long-horizon target TD's
+  lambda-returns only approximate). One chunk of games at a time, appended to one ``.npz`` written
+  atomically, so a long build stops and resumes anywhere (a resumed build gives the same file as an
+  uninterrupted one).
+* :func:`fit` (the contact and crashed nets of a net set; the race net is kept) and
+  :func:`variant_fit` (a variant net, or a fresh one) train on such files for several epochs
+  (:func:`fit_epochs`), holding out the positions of every ``holdout``-th game to report the mean
+  absolute equity error against the targets after each epoch, and return the nets of the best
   epoch.
 
-No other program's output is involved: the teacher is one of our own net sets.
+No other program's output is involved: the teacher is one of our own nets.
 
 >>> import tempfile, pathlib
 >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -25,6 +31,12 @@ No other program's output is involved: the teacher is one of our own net sets.
 >>> b.run(positions=1)
 >>> b.chunks, len(TargetBuilder.load(d / "t.npz").boards) == b.positions > 0
 (1, True)
+>>> VariantNet.initial("dutch", hidden=8, seed=0).save(d / "vteacher.npz")
+>>> vcfg = VariantTargetsConfig(variant="dutch", teacher=str(d / "vteacher.npz"), ply=0, games_per_chunk=1)
+>>> vb = VariantTargetBuilder.create(d / "vt.npz", vcfg)
+>>> vb.run(positions=1)
+>>> vb.chunks, len(VariantTargetBuilder.load(d / "vt.npz").boards) == vb.positions > 0
+(1, True)
 """
 
 from __future__ import annotations
@@ -33,28 +45,31 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
+from analyzer.core.position import Position
 from analyzer.eval import features as F
 from analyzer.eval.engine import Engine
-from analyzer.eval.net import NOUT, Net, NetSet, weights_fingerprint
+from analyzer.eval.net import NOUT, Net, NetSet
+from analyzer.eval.variants import features as V
+from analyzer.eval.variants.engine import VariantEngine
+from analyzer.eval.variants.model import NMAX, VariantNet, variant_code, variant_code_name
+from analyzer.eval.variants.play import rollout
 from analyzer.train.base import Trainer, read_checkpoint, train_epochs, utc_stamp, write_checkpoint
 from analyzer.train.checkpoint import load_nets
+from analyzer.train.learner import Inputs, Learner, StandardLearner, VariantLearner
 from analyzer.train.optim import Adam
-from analyzer.train.race import outcome_equity
-from analyzer.train.selfplay import GameBuffers, play_seeded
-from analyzer.train.td import CLASS_OF_KEY, game_seed
+from analyzer.train.td import game_seed
 
 log = logging.getLogger(__name__)
-C = TypeVar("C")
 
 
 @dataclass
-class TargetsConfig:
-    """Settings of a target build (stored in its file)."""
+class BaseTargetsConfig:
+    """The settings of every target build (stored in its file, with its variant's own)."""
 
     teacher: str = "data/nets/standard.npz"
     seed: int = 21
@@ -62,22 +77,46 @@ class TargetsConfig:
     noise: float = 0.03
     games_per_chunk: int = 40
     sample_every: int = 2
+
+
+@dataclass
+class TargetsConfig(BaseTargetsConfig):
+    """Settings of a standard target build."""
+
     prune: int = 1
 
 
-class TargetFileBuilder(Trainer[C]):
-    """What the target builders share: a resumable file of ``boards`` (n x 64), ``targets`` (n x
-    ``n_out``) and ``games`` (the game of each row), grown one chunk of ``games_per_chunk`` seeded
-    games at a time by a fixed teacher (``fingerprint``). Subclasses say which rows a game gives
-    (:meth:`_rows_of_game`) and how rows are labelled (:meth:`_label`)."""
+@dataclass
+class VariantTargetsConfig(BaseTargetsConfig):
+    """Settings of a Dutch or Mahbusa target build."""
+
+    teacher: str = "data/nets/dutch.npz"
+    seed: int = 41
+    ply: int = 1
+    games_per_chunk: int = 20
+    variant: str = "dutch"
+    trials: int = 0  # > 0: label by a cubeless rollout of this many trials instead of the ply-ply value
+
+
+B = TypeVar("B", bound=BaseTargetsConfig)
+L = TypeVar("L", bound=Learner)
+
+
+class TargetFileBuilder(Trainer[B], Generic[B, L]):
+    """A resumable file of ``boards`` (n x 64), ``targets`` (n x ``n_out``) and ``games`` (the game
+    of each row), grown one chunk of ``games_per_chunk`` seeded games at a time by a fixed teacher
+    (``learner``, known by its weights' fingerprint). Game ``g`` of the build has the seed
+    ``game_seed(seed, seed_offset + g)``; its rows are every ``sample_every``-th position that the
+    teacher's nets evaluate. Subclasses say how rows are labelled (:meth:`_label`)."""
 
     kind = "targets"
     feature_version = F.FEATURE_VERSION
+    seed_offset = 20_000_000  # the builders' game seeds stay apart from the TD runs' and the benchmarks'
 
-    def __init__(self, path: Path, cfg: C, fingerprint: str, n_out: int, games_per_chunk: int) -> None:
+    def __init__(self, path: Path, cfg: B, learner: L, n_out: int) -> None:
         super().__init__(path, cfg)
-        self.fingerprint = fingerprint
-        self.games_per_chunk = games_per_chunk
+        self.learner = learner
+        self.fingerprint = learner.fingerprint()
         self.chunks = 0
         self.boards = np.zeros((0, 64), np.int8)
         self.targets = np.zeros((0, n_out), np.float32)
@@ -85,16 +124,22 @@ class TargetFileBuilder(Trainer[C]):
 
     def _rows_of_game(self, g: int) -> NDArray[np.int8] | None:
         """The rows game ``g`` of the build adds (None: none)."""
-        raise NotImplementedError
+        cfg = self.cfg
+        n, outcome = self.learner.play(game_seed(cfg.seed, self.seed_offset + g), cfg.noise)
+        if outcome < 0:
+            return None
+        rows = self.learner.states[:n:cfg.sample_every]
+        out: NDArray[np.int8] = rows[self.learner.keep(rows)]
+        return out
 
     def _label(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
         """The teacher's targets of ``boards``."""
         raise NotImplementedError
 
-    def _resume(self, arrays: dict[str, Any], doc: dict[str, Any], teacher: str) -> None:
+    def _resume(self, arrays: dict[str, Any], doc: dict[str, Any]) -> None:
         """Take a saved build's arrays and counters; its teacher file must still hold the same nets."""
         if self.fingerprint != doc["teacher_fingerprint"]:
-            raise ValueError(f"{teacher} no longer holds the teacher of {self.path} "
+            raise ValueError(f"{self.cfg.teacher} no longer holds the teacher of {self.path} "
                              f"({self.fingerprint} != {doc['teacher_fingerprint']})")
         self.boards = np.array(arrays["boards"], np.int8)
         self.targets = np.array(arrays["targets"], np.float32)
@@ -109,7 +154,7 @@ class TargetFileBuilder(Trainer[C]):
         return f"{self.positions} positions"
 
     def save(self) -> None:
-        doc = {"kind": self.kind, "config": asdict(cast(Any, self.cfg)), "chunks": self.chunks,
+        doc = {"kind": self.kind, "config": asdict(self.cfg), "chunks": self.chunks,
                "positions": self.positions, "elapsed": self.elapsed, "teacher_fingerprint": self.fingerprint,
                "feature_version": self.feature_version}
         write_checkpoint(self.path, {"boards": self.boards, "targets": self.targets, "games": self.games}, doc)
@@ -118,8 +163,8 @@ class TargetFileBuilder(Trainer[C]):
         """One chunk: the games of chunk ``chunks``'s seeds, labelled; returns its size."""
         out: list[NDArray[np.int8]] = []
         ids: list[NDArray[np.int64]] = []
-        first = self.chunks * self.games_per_chunk
-        for g in range(first, first + self.games_per_chunk):
+        first = self.chunks * self.cfg.games_per_chunk
+        for g in range(first, first + self.cfg.games_per_chunk):
             rows = self._rows_of_game(g)
             if rows is not None and len(rows):
                 out.append(rows)
@@ -150,13 +195,12 @@ class TargetFileBuilder(Trainer[C]):
         return rec
 
 
-class TargetBuilder(TargetFileBuilder[TargetsConfig]):
-    """A resumable build of (position, target) pairs; ``boards`` (n x 64) and ``targets`` (n x 6)."""
+class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
+    """A standard build: ``targets`` are n x 6 (the teacher's search, its pruning net with ``prune``)."""
 
     def __init__(self, path: Path, cfg: TargetsConfig, teacher: NetSet) -> None:
-        super().__init__(path, cfg, weights_fingerprint(*teacher.nets().values()), NOUT, cfg.games_per_chunk)
+        super().__init__(path, cfg, StandardLearner(teacher), NOUT)
         self.teacher = teacher
-        self.buf = GameBuffers()
         self._engine: Engine | None = None
 
     @classmethod
@@ -170,12 +214,8 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig]):
         arrays, doc = read_checkpoint(path)
         cfg = TargetsConfig(**doc["config"])
         tb = cls(Path(path), cfg, load_nets(cfg.teacher))
-        tb._resume(arrays, doc, cfg.teacher)
+        tb._resume(arrays, doc)
         return tb
-
-    def _rows_of_game(self, g: int) -> NDArray[np.int8] | None:
-        n, outcome = play_seeded(self.teacher, game_seed(self.cfg.seed, 20_000_000 + g), self.cfg.noise, self.buf)
-        return self.buf.states[:n:self.cfg.sample_every].copy() if outcome >= 0 else None
 
     def _label(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
         if self._engine is None:
@@ -183,9 +223,65 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig]):
         return self._engine.evaluate_boards(boards, self.cfg.ply)
 
 
+class VariantTargetBuilder(TargetFileBuilder[VariantTargetsConfig, VariantLearner]):
+    """A Dutch or Mahbusa build: ``targets`` are n x 5 (the variant's outcome vector, zero past its
+    outcome count)."""
+
+    kind = "variant-targets"
+    feature_version = V.FEATURE_VERSION
+    seed_offset = 30_000_000
+
+    def __init__(self, path: Path, cfg: VariantTargetsConfig, teacher: VariantNet) -> None:
+        if teacher.code != variant_code(cfg.variant):
+            raise ValueError(f"{cfg.teacher} holds a {teacher.variant} net, not {cfg.variant}")
+        super().__init__(path, cfg, VariantLearner(teacher), NMAX)
+        self.teacher = teacher
+        self._engine: VariantEngine | None = None
+
+    @classmethod
+    def create(cls, path: Path | str, cfg: VariantTargetsConfig) -> VariantTargetBuilder:
+        """A new build with the teacher of ``cfg``."""
+        return cls(Path(path), cfg, VariantNet.load(cfg.teacher))
+
+    @classmethod
+    def load(cls, path: Path | str) -> VariantTargetBuilder:
+        """Resume a build; its teacher file must still hold the same net."""
+        arrays, doc = read_checkpoint(path)
+        cfg = VariantTargetsConfig(**doc["config"])
+        tb = cls(Path(path), cfg, VariantNet.load(cfg.teacher))
+        tb._resume(arrays, doc)
+        return tb
+
+    def _label(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
+        if self._engine is None:
+            self._engine = VariantEngine(self.teacher.variant, self.teacher, cache_size=0)
+        if self.cfg.trials <= 0:
+            return self._engine.evaluate_boards(boards, self.cfg.ply)
+        return self._rollout_targets(boards)
+
+    def _rollout_targets(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
+        """The outcome frequencies of a ``trials``-trial rollout of each row by the teacher's 0-ply
+        player (first and second rolls stratified: ``latin``, :func:`~analyzer.eval.variants.play.rollout`); the seed of
+        row ``r`` of the file is a function of the run seed and ``r``, so a resumed build labels
+        alike. A row whose trials all run past the ply limit keeps the teacher's 0-ply value."""
+        out = np.zeros((len(boards), NMAX), np.float32)
+        k = self.learner.k
+        for j, b in enumerate(boards):
+            row = self.positions + j
+            seed = self.cfg.seed * 1_000_003 + row * 7919 + 1
+            _, _, counts = rollout(self.teacher, Position(b.tobytes(), self.teacher.variant), self.cfg.trials,
+                                   seed=seed, ctx=self.learner.ctx, latin=seed % 36)
+            if counts.sum() > 0:
+                out[j, :k] = counts[:k] / counts.sum()
+            else:
+                assert self._engine is not None
+                out[j] = self._engine.evaluate_boards(b[None], 0)[0]
+        return out
+
+
 @dataclass
-class FitConfig:
-    """Settings of :func:`fit`."""
+class BaseFitConfig:
+    """The settings of every epoch fit (:func:`fit_epochs`)."""
 
     epochs: int = 10
     lr: float = 1e-4
@@ -193,8 +289,67 @@ class FitConfig:
     batch: int = 128
     holdout: int = 20
     seed: int = 31
+
+
+@dataclass
+class FitConfig(BaseFitConfig):
+    """Settings of :func:`fit` (standard)."""
+
     extended: int = 0  # 1: contact and crashed nets read the extended encoding (NetSet.widened)
     fresh: int = 0  # 1: start the contact net from random weights (seeded by ``seed``)
+
+
+@dataclass
+class VariantFitConfig(BaseFitConfig):
+    """Settings of :func:`variant_fit`."""
+
+    fresh: int = 0  # 1: start from random weights (seeded by ``seed``)
+    hidden: int = 0  # with ``fresh``: the hidden units of the new net (0: as many as the given net)
+
+
+EpochRecord = tuple[dict[str, float], dict[str, float] | None]
+
+
+def fit_epochs(nets: dict[str, Net], inputs: Inputs, targets: NDArray[np.float32], games: NDArray[np.int64],
+               cfg: BaseFitConfig, equity: Callable[[NDArray[np.float32]], NDArray[np.floating[Any]]],
+               score: Callable[[dict[str, float]], float]) -> tuple[dict[str, Net] | None, list[EpochRecord]]:
+    """Train ``nets`` (in place; each on its rows of ``inputs``, which :meth:`Learner.inputs` gave for
+    the rows of ``targets``) for ``cfg.epochs`` epochs of Adam with a learning rate decaying by
+    ``cfg.lr_decay``, holding out the positions of every ``cfg.holdout``-th game (by ``games``).
+    After each epoch the hold-out mean |``equity`` - target equity| of each net; the epoch whose
+    ``score`` of those errors is lowest (epoch 0: the starting nets; a nan score counts as lower)
+    is the best. Returns copies of the nets of the best epoch (None: epoch 0) and, per epoch (0
+    first), the hold-out errors and the mean training losses (None at epoch 0)."""
+    hold = games % cfg.holdout == 0
+    sets = {}
+    for k, (sel, x) in inputs.items():
+        if k in nets:
+            h = hold[sel]
+            t = targets[sel]
+            sets[k] = (x[~h], t[~h], x[h], equity(t[h]))
+    opts = {k: Adam(nets[k], lr=cfg.lr) for k in sets}
+    rng = np.random.default_rng(cfg.seed)
+
+    def holdout_errors() -> dict[str, float]:
+        return {k: float(np.abs(equity(nets[k].forward(x)) - eq).mean()) if len(x) else float("nan")
+                for k, (_, _, x, eq) in sets.items()}
+
+    errors = holdout_errors()
+    hist: list[EpochRecord] = [(errors, None)]
+    best: dict[str, Net] | None = None
+    best_score = score(errors)
+    for e in range(1, cfg.epochs + 1):
+        losses: dict[str, float] = {}
+        for k, (xt, tt, _, _) in sets.items():
+            opts[k].lr = cfg.lr * cfg.lr_decay ** (e - 1)
+            losses[k] = train_epochs(opts[k], xt, tt, cfg.batch, rng, 1)
+        errors = holdout_errors()
+        hist.append((errors, losses))
+        s = score(errors)
+        log.info("epoch %d hold-out %s loss %s", e, errors, losses)
+        if not s >= best_score:  # lower, or the first finite figure
+            best, best_score = {k: nets[k].copy() for k in sets}, s
+    return best, hist
 
 
 def starting_nets(nets: NetSet, cfg: FitConfig) -> NetSet:
@@ -232,6 +387,18 @@ def load_targets(paths: Sequence[Path | str], check: Callable[[Path | str, dict[
     return np.concatenate(boards), np.concatenate(targets), np.concatenate(games)
 
 
+def load_variant_targets(paths: Sequence[Path | str], variant: str
+                         ) -> tuple[NDArray[np.int8], NDArray[np.float32], NDArray[np.int64]]:
+    """:func:`load_targets` of variant target files; ValueError for a file of another kind or variant."""
+    code = variant_code(variant)
+
+    def check(p: Path | str, doc: dict[str, Any]) -> None:
+        if doc.get("kind") != VariantTargetBuilder.kind or variant_code(doc["config"]["variant"]) != code:
+            raise ValueError(f"{p} is not a {variant_code_name(code)} target file")
+
+    return load_targets(paths, check)
+
+
 def fit(nets: NetSet, boards: NDArray[np.int8], targets: NDArray[np.float32], games: NDArray[np.int64],
         cfg: FitConfig) -> tuple[NetSet, list[dict[str, Any]]]:
     """Train copies of the contact and crashed nets of ``nets`` on (``boards``, ``targets``),
@@ -239,7 +406,6 @@ def fit(nets: NetSet, boards: NDArray[np.int8], targets: NDArray[np.float32], ga
     epoch with the lowest hold-out error (epoch 0: the starting nets) and one record per epoch
     (hold-out mean |equity - target equity| per class, mean training loss).
 
-    >>> from analyzer.core.position import Position
     >>> nets = NetSet.initial(hidden=8, race_hidden=8, seed=0)
     >>> b = np.repeat(np.frombuffer(Position.start().board, np.int8)[None], 40, 0)
     >>> t = np.tile(np.array([0.5, 0.2, 0.0, 0.3, 0.0, 0.0], np.float32), (40, 1))
@@ -247,39 +413,51 @@ def fit(nets: NetSet, boards: NDArray[np.int8], targets: NDArray[np.float32], ga
     >>> hist[-1]["holdout"]["contact"] < hist[0]["holdout"]["contact"]
     True
     """
-    work = nets.copy()
-    classes = np.zeros(len(boards), np.int64)
-    xc = np.zeros((len(boards), max(work.contact.n_inputs, work.crashed.n_inputs)), np.float32)
-    xr = np.zeros((len(boards), F.N_RACE), np.float32)
-    rows = np.zeros(len(boards), np.int64)
-    F.encode_batch(np.ascontiguousarray(boards), classes, xc, xr, rows)
-    hold = games % cfg.holdout == 0
-    keys = [k for k in ("contact", "crashed") if (classes == CLASS_OF_KEY[k]).any()]
-    sets = {}
-    for k in keys:
-        sel = classes == CLASS_OF_KEY[k]
-        train, held = sel & ~hold, sel & hold
-        xk = xc[:, : work.nets()[k].n_inputs]
-        sets[k] = (xk[rows[train]], targets[train], xk[rows[held]], outcome_equity(targets[held]))
-    opts = {k: Adam(work.nets()[k], lr=cfg.lr) for k in keys}
-    rng = np.random.default_rng(cfg.seed)
+    work = StandardLearner(nets.copy())
+    trained = {k: n for k, n in work.nets().items() if k in ("contact", "crashed")}
+    best_nets, hist = fit_epochs(trained, work.inputs(boards), targets, games, cfg, work.equity,
+                                 lambda errors: float(np.nansum(list(errors.values()))))
+    best = nets.copy()
+    for key, net in (best_nets or {}).items():
+        setattr(best, key, net)
+    return best, [{"epoch": e, "holdout": errors, "loss": losses} for e, (errors, losses) in enumerate(hist)]
 
-    def holdout_errors() -> dict[str, float]:
-        return {k: float(np.abs(outcome_equity(work.nets()[k].forward(x)) - eq).mean()) if len(x) else float("nan")
-                for k, (_, _, x, eq) in sets.items()}
 
-    errors = holdout_errors()
-    hist: list[dict[str, Any]] = [{"epoch": 0, "holdout": errors, "loss": None}]
-    best, best_err = nets.copy(), float(np.nansum(list(errors.values())))
-    for e in range(1, cfg.epochs + 1):
-        losses: dict[str, float] = {}
-        for k in keys:
-            opts[k].lr = cfg.lr * cfg.lr_decay ** (e - 1)
-            losses[k] = train_epochs(opts[k], sets[k][0], sets[k][1], cfg.batch, rng, 1)
-        errors = holdout_errors()
-        hist.append({"epoch": e, "holdout": errors, "loss": losses})
-        err = float(np.nansum(list(errors.values())))
-        log.info("epoch %d hold-out %s loss %s", e, errors, losses)
-        if err < best_err:
-            best, best_err = work.copy(), err
-    return best, hist
+def variant_fit(vn: VariantNet, boards: NDArray[np.int8], targets: NDArray[np.float32], games: NDArray[np.int64],
+                cfg: VariantFitConfig) -> tuple[VariantNet, list[dict[str, Any]]]:
+    """Train a copy of ``vn`` (fresh weights with ``cfg.fresh``, ``cfg.hidden`` units) on the contact rows
+    of (``boards``, ``targets``), holding out the positions of every ``cfg.holdout``-th game; the
+    net of the epoch with the lowest hold-out mean |equity - target equity| (epoch 0: the start)
+    and one record per epoch.
+
+    >>> vn = VariantNet.initial("mahbusa", hidden=8, seed=0)
+    >>> b = np.repeat(np.frombuffer(Position.start("mahbusa").board, np.int8)[None], 40, 0)
+    >>> t = np.tile(np.array([0.5, 0.2, 0.1, 0.2, 0.0], np.float32), (40, 1))
+    >>> best, hist = variant_fit(vn, b, t, np.arange(40), VariantFitConfig(epochs=3, lr=1e-2, holdout=4))
+    >>> hist[-1]["holdout"] < hist[0]["holdout"]
+    True
+    """
+    if cfg.fresh:
+        start = VariantNet.initial(vn.variant, hidden=cfg.hidden or vn.net.hidden, seed=cfg.seed)
+        start.meta = dict(vn.meta)
+    else:
+        start = vn.copy()
+    work = VariantLearner(start.copy())
+    keep = work.keep(boards)
+    boards, games = boards[keep], games[keep]
+    targets = work.outcomes(targets[keep].copy())
+    inputs = work.inputs(boards)
+    best_nets, hist = fit_epochs(work.nets(), inputs, targets, games, cfg, work.equity,
+                                 lambda errors: errors["net"])
+    best = start.copy() if best_nets is None else VariantNet(start.variant, best_nets["net"], dict(start.meta))
+    held = int((games % cfg.holdout == 0).sum())
+    records: list[dict[str, Any]] = [{"epoch": 0, "holdout": hist[0][0]["net"], "loss": None,
+                                      "train": len(boards) - held, "held": held}]
+    records += [{"epoch": e, "holdout": errors["net"], "loss": cast(dict[str, float], losses)["net"]}
+                for e, (errors, losses) in enumerate(hist) if e > 0]
+    return best, records
+
+
+__all__ = ["BaseFitConfig", "BaseTargetsConfig", "FitConfig", "TargetBuilder", "TargetFileBuilder", "TargetsConfig",
+           "VariantFitConfig", "VariantTargetBuilder", "VariantTargetsConfig", "fit", "fit_epochs", "load_targets",
+           "load_variant_targets", "starting_nets", "variant_fit"]

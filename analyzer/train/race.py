@@ -47,6 +47,7 @@ from analyzer.eval import jitcache
 from analyzer.eval.bearoff import bearoff_class
 from analyzer.eval.net import NOUT, Net, NetSet, evaluate_boards
 from analyzer.train.base import train_epochs
+from analyzer.train.learner import EQUITY_WEIGHTS
 from analyzer.train.optim import Adam
 from analyzer.train.selfplay import GameBuffers, play_seeded
 
@@ -54,17 +55,6 @@ log = logging.getLogger(__name__)
 
 N_SMALL_SIDES = G.N_TWO_SIDED
 HOLDOUT_MOD = 10
-EQUITY_WEIGHTS = np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
-
-
-def outcome_equity(p: NDArray[np.float32]) -> NDArray[np.float64]:
-    """Cubeless money equity of outcome distributions ``p`` (n x 6, as the nets give them).
-
-    >>> outcome_equity(np.array([[0.5, 0.2, 0.0, 0.3, 0.0, 0.0]], np.float32)).round(6).tolist()
-    [0.6]
-    """
-    out: NDArray[np.float64] = p.astype(np.float64) @ EQUITY_WEIGHTS
-    return out
 
 
 def is_holdout(x: NDArray[np.int64], y: NDArray[np.int64]) -> NDArray[np.bool_]:

@@ -7,9 +7,6 @@ before the roll, the outcome distribution of the chosen afterstate from the move
 TD(0) target of that position. Dice come from numba's generator seeded per game, so a game is a
 pure function of its seed and the weights.
 
->>> from typing import Any, cast
-
-import numpy as np
 >>> from analyzer.eval.net import NetSet
 >>> nets = NetSet.initial(hidden=8, seed=0)
 >>> buf = GameBuffers()

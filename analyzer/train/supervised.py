@@ -33,9 +33,10 @@ from analyzer.eval import features as F
 from analyzer.eval.engine import Engine
 from analyzer.eval.net import Net, NetSet
 from analyzer.train.base import utc_stamp, write_checkpoint
+from analyzer.train.learner import StandardLearner, train_nets
 from analyzer.train.optim import PARAMS
-from analyzer.train.selfplay import duel, play_seeded
-from analyzer.train.td import NetSetTrainer, game_seed, read_state, train_classes, trained_keys
+from analyzer.train.selfplay import duel
+from analyzer.train.td import NetsTrainer, game_seed, read_state, trained_keys
 
 log = logging.getLogger(__name__)
 
@@ -58,11 +59,11 @@ class SupervisedConfig:
     train_race: int = 1  # 0: the race net is kept as it is (e.g. one trained on our bear-off databases)
 
 
-class SupervisedTrainer(NetSetTrainer[SupervisedConfig]):
+class SupervisedTrainer(NetsTrainer[SupervisedConfig, StandardLearner]):
     """State of a supervised run: nets, Adam moments, counters."""
 
     def __init__(self, path: Path, cfg: SupervisedConfig, nets: NetSet) -> None:
-        super().__init__(path, cfg, nets, cfg.lr)
+        super().__init__(path, cfg, StandardLearner(nets), cfg.lr)
         self.rounds = 0
         self.source = ""
 
@@ -87,6 +88,10 @@ class SupervisedTrainer(NetSetTrainer[SupervisedConfig]):
         tr._trim_curve("rounds", tr.rounds)
         return tr
 
+    @property
+    def nets(self) -> NetSet:
+        return self.learner.model
+
     def progress(self) -> str:
         return f"round {self.rounds}"
 
@@ -98,7 +103,7 @@ class SupervisedTrainer(NetSetTrainer[SupervisedConfig]):
         doc = {"kind": "supervised", "config": asdict(self.cfg), "rounds": self.rounds,
                "positions": self.positions, "elapsed": self.elapsed, "source": self.source,
                "games": 0, "iterations": self.rounds,
-               "adam_t": {k: o.t for k, o in self.opts.items()}, "feature_version": F.FEATURE_VERSION}
+               "adam_t": self._adam_t(), "feature_version": F.FEATURE_VERSION}
         write_checkpoint(self.path, arrays, doc)
 
     def positions_of_round(self) -> NDArray[np.int8]:
@@ -106,10 +111,10 @@ class SupervisedTrainer(NetSetTrainer[SupervisedConfig]):
         out: list[NDArray[np.int8]] = []
         base = 10_000_000 + self.rounds * self.cfg.games_per_round
         for g in range(self.cfg.games_per_round):
-            n, outcome = play_seeded(self.nets, game_seed(self.cfg.seed, base + g), self.cfg.noise, self.buf)
+            n, outcome = self.learner.play(game_seed(self.cfg.seed, base + g), self.cfg.noise)
             if outcome < 0:
                 continue
-            out.append(self.buf.states[:n].copy())
+            out.append(self.learner.states[:n].copy())
         return np.concatenate(out) if out else np.zeros((0, 64), np.int8)
 
     def iteration(self) -> dict[str, float]:
@@ -129,7 +134,8 @@ class SupervisedTrainer(NetSetTrainer[SupervisedConfig]):
         targets = engine.evaluate_boards(boards, cfg.target_ply)
         rng = np.random.default_rng([cfg.seed, self.rounds])
         keys = trained_keys(cfg.train_race)
-        losses = train_classes(self.opts, boards, targets, cfg.batch, rng, cfg.epochs, keys)
+        opts = {k: o for k, o in self.opts.items() if k in keys}
+        losses = train_nets(opts, self.learner.inputs(boards), targets, cfg.batch, rng, cfg.epochs)
         self.rounds += 1
         self.positions += len(boards)
         return losses

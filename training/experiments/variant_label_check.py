@@ -42,8 +42,8 @@ import numpy as np
 from analyzer.eval.variants import features as V
 from analyzer.eval.variants.model import POINTS, VariantNet, variant_code
 from analyzer.train.base import read_checkpoint
-from analyzer.train.variant_dataset import load_variant_targets
-from analyzer.train.variant_td import VariantTDTrainer
+from analyzer.train.dataset import load_variant_targets
+from analyzer.train.td import VariantTDTrainer
 
 
 def load_any(path: str) -> VariantNet:
