@@ -128,7 +128,7 @@ class TargetFileBuilder(Trainer[B], Generic[B, L]):
         n, outcome = self.learner.play(game_seed(cfg.seed, self.seed_offset + g), cfg.noise)
         if outcome < 0:
             return None
-        rows = self.learner.states[:n:cfg.sample_every]
+        rows = self.learner.buf.states[:n:cfg.sample_every]
         out: NDArray[np.int8] = rows[self.learner.keep(rows)]
         return out
 

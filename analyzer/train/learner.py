@@ -56,6 +56,14 @@ def outcome_equity(p: NDArray[np.float32]) -> NDArray[np.float64]:
     return out
 
 
+class Buffers(Protocol):
+    """A self-play game's record: ``states[t]``, the position before roll t (its mover's view), and
+    ``nextp[t]``, the outcome vector of the play chosen there (the mover's view)."""
+
+    states: NDArray[np.int8]
+    nextp: NDArray[np.float32]
+
+
 class Learner(Protocol):
     """The per-variant side of the training pipelines (see the module docstring)."""
 
@@ -65,13 +73,8 @@ class Learner(Protocol):
     feature_version: int
 
     @property
-    def states(self) -> NDArray[np.int8]:
-        """The positions of the last :meth:`play` (row t: before roll t, its mover's view)."""
-        ...
-
-    @property
-    def nextp(self) -> NDArray[np.float32]:
-        """The outcome vectors of the plays of the last :meth:`play` (row t: from the mover's view)."""
+    def buf(self) -> Buffers:
+        """The record of the last :meth:`play`."""
         ...
 
     def nets(self) -> dict[str, Net]:
@@ -152,14 +155,6 @@ class StandardLearner:
         self.model = nets
         self.buf = selfplay.GameBuffers()
 
-    @property
-    def states(self) -> NDArray[np.int8]:
-        return self.buf.states
-
-    @property
-    def nextp(self) -> NDArray[np.float32]:
-        return self.buf.nextp
-
     def nets(self) -> dict[str, Net]:
         return self.model.nets()
 
@@ -212,14 +207,6 @@ class VariantLearner:
         self.k = V.n_outcomes(self.code)
         self.ctx = ctx or race_context()
         self.buf = variant_play.GameBuffers()
-
-    @property
-    def states(self) -> NDArray[np.int8]:
-        return self.buf.states
-
-    @property
-    def nextp(self) -> NDArray[np.float32]:
-        return self.buf.nextp
 
     def nets(self) -> dict[str, Net]:
         return {"net": self.model.net}

@@ -114,7 +114,7 @@ class SupervisedTrainer(NetsTrainer[SupervisedConfig, StandardLearner]):
             n, outcome = self.learner.play(game_seed(self.cfg.seed, base + g), self.cfg.noise)
             if outcome < 0:
                 continue
-            out.append(self.learner.states[:n].copy())
+            out.append(self.learner.buf.states[:n].copy())
         return np.concatenate(out) if out else np.zeros((0, 64), np.int8)
 
     def iteration(self) -> dict[str, float]:

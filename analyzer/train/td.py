@@ -246,8 +246,8 @@ class SelfPlayTrainer(NetsTrainer[S, L]):
             n, outcome = lr.play(game_seed(cfg.seed, self.games + g), cfg.noise)
             if outcome < 0:
                 continue
-            boards.append(lr.states[:n].copy())
-            targets.append(lr.outcomes(lambda_targets(lr.nextp, outcome, n, cfg.lam, lr.swap)))
+            boards.append(lr.buf.states[:n].copy())
+            targets.append(lr.outcomes(lambda_targets(lr.buf.nextp, outcome, n, cfg.lam, lr.swap)))
         self.games += cfg.games_per_iter
         self.iterations += 1
         if not boards:
@@ -432,7 +432,7 @@ class VariantTDTrainer(SelfPlayTrainer[VariantTDConfig, VariantLearner]):
         for g in range(cfg.games_per_iter):
             n, _ = lr.play(game_seed(cfg.seed, self.games + g), cfg.noise)
             if n > 0:
-                chunks.append(lr.states[:n:cfg.sample_every].copy())
+                chunks.append(lr.buf.states[:n:cfg.sample_every].copy())
         self.games += cfg.games_per_iter
         self.iterations += 1
         if not chunks:
