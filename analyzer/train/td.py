@@ -232,10 +232,14 @@ class SelfPlayTrainer(NetsTrainer[S, L]):
 
     def iteration(self) -> dict[str, float]:
         """Play one batch of games and train on it; returns the mean loss per net trained."""
-        boards, targets = self._td_batch()
-        losses = self._learn(boards, targets, 1)
+        boards, targets, epochs = self._batch()
+        losses = self._learn(boards, targets, epochs)
         self._update_ema()
         return losses
+
+    def _batch(self) -> tuple[NDArray[np.int8], NDArray[np.float32], int]:
+        """This iteration's positions, their targets and the epochs to train on them: TD's."""
+        return (*self._td_batch(), 1)
 
     def _td_batch(self) -> tuple[NDArray[np.int8], NDArray[np.float32]]:
         """The positions the nets learn from of this iteration's games and their lambda-returns."""
@@ -411,14 +415,11 @@ class VariantTDTrainer(SelfPlayTrainer[VariantTDConfig, VariantLearner]):
         nets = self._ema_nets()
         return self.vn if nets is None else VariantNet(self.vn.variant, nets["net"], dict(self.vn.meta))
 
-    def iteration(self) -> dict[str, float]:
-        """One TD iteration, or in ``mode="supervised"`` one supervised round (:meth:`_supervised_batch`)."""
+    def _batch(self) -> tuple[NDArray[np.int8], NDArray[np.float32], int]:
+        """TD's batch, or in ``mode="supervised"`` :meth:`_supervised_batch` for ``epochs`` epochs."""
         if self.cfg.mode != "supervised":
-            return super().iteration()
-        boards, targets = self._supervised_batch()
-        losses = self._learn(boards, targets, self.cfg.epochs)
-        self._update_ema()
-        return losses
+            return super()._batch()
+        return (*self._supervised_batch(), self.cfg.epochs)
 
     def _supervised_batch(self) -> tuple[NDArray[np.int8], NDArray[np.float32]]:
         """Every ``sample_every``-th position of ``games_per_iter`` noisy self-play games that the
