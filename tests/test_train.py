@@ -290,3 +290,38 @@ def test_fit_keeps_the_race_net_and_returns_the_best_epoch(tmp_path: Path) -> No
     errs = [h["holdout"]["contact"] for h in hist]
     assert min(errs) < errs[0]
     assert not np.array_equal(best.contact.w1, start.contact.w1)
+
+
+def test_target_build_from_corpus_positions_ends_with_the_file(tmp_path: Path) -> None:
+    from analyzer._resources import data_dir
+    from analyzer.train.dataset import TargetBuilder, TargetsConfig, corpus_positions
+
+    sample = data_dir() / "samples" / "boardlord-llabba-7p.mat"
+    boards, games, bad = corpus_positions([str(sample), str(tmp_path / "missing.mat")])
+    assert bad == 1 and len(boards) > 50 and games[0] == 0
+    assert np.all(np.diff(games) >= 0) and np.all(np.diff(games) <= 1)
+    pos_file = tmp_path / "pos.npz"
+    np.savez_compressed(pos_file, boards=boards, games=games)
+    teacher = tmp_path / "teacher.npz"
+    NetSet.initial(hidden=8, race_hidden=8, seed=3).save(teacher)
+    cfg = TargetsConfig(teacher=str(teacher), ply=0, games_per_chunk=3, prune=0, positions_file=str(pos_file))
+    tb = TargetBuilder.create(tmp_path / "t.npz", cfg)
+    tb.run(positions=10**9)  # ends with the file
+    done = TargetBuilder.load(tmp_path / "t.npz")
+    assert np.array_equal(done.boards, boards) and np.array_equal(done.games, games)
+    assert done.targets.shape == (len(boards), 6)
+
+
+def test_target_build_keeps_only_the_themes_asked_for(tmp_path: Path) -> None:
+    from analyzer.analysis.themes import position_theme
+    from analyzer.core.position import Position
+    from analyzer.train.dataset import TargetBuilder, TargetsConfig
+
+    teacher = tmp_path / "teacher.npz"
+    NetSet.initial(hidden=8, race_hidden=8, seed=3).save(teacher)
+    cfg = TargetsConfig(teacher=str(teacher), ply=0, games_per_chunk=4, sample_every=1, prune=0,
+                        themes="race,bear-off vs contact")
+    tb = TargetBuilder.create(tmp_path / "t.npz", cfg)
+    tb.run(positions=10**9, should_stop=lambda: tb.chunks >= 1)
+    themes = {position_theme(Position(b.tobytes())) for b in tb.boards}
+    assert tb.positions > 0 and themes <= {"race", "bear-off vs contact"}

@@ -37,6 +37,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
+
 from analyzer.eval.net import NetSet
 from analyzer.train.base import Trainer
 from analyzer.train.checkpoint import load_nets, load_nets_and_info
@@ -59,13 +61,14 @@ def _setup_log(path: str | None) -> None:
 
 
 def _add_overrides(p: argparse.ArgumentParser, spec: str, helps: dict[str, str] | None = None) -> None:
-    """Add the options of ``spec`` (space-separated ``name:f`` for a float, ``name:i`` for an int, in
-    help order) that override a run's config when given; their config names are collected in
+    """Add the options of ``spec`` (space-separated ``name:f`` for a float, ``name:i`` for an int,
+    ``name:s`` for a text, in help order) that override a run's config when given; their config names are collected in
     ``args.overrides`` for :func:`_override`."""
     names: list[str] = list(p.get_default("overrides") or ())
+    types: dict[str, type] = {"f": float, "i": int, "s": str}
     for item in spec.split():
         name, kind = item.split(":")
-        p.add_argument("--" + name, type=float if kind == "f" else int, help=(helps or {}).get(name))
+        p.add_argument("--" + name, type=types[kind], help=(helps or {}).get(name))
         names.append(name.replace("-", "_"))
     p.set_defaults(overrides=tuple(names))
 
@@ -202,6 +205,20 @@ def _cmd_targets(args: argparse.Namespace) -> int:
     from analyzer.train.dataset import TargetBuilder, TargetsConfig
 
     return _build_targets(args, TargetBuilder, TargetsConfig(teacher=args.teacher, seed=args.seed))
+
+
+def _cmd_corpus_positions(args: argparse.Namespace) -> int:
+    from analyzer.formats import expand_inputs
+    from analyzer.train.dataset import corpus_positions
+
+    files = expand_inputs(list(args.inputs))
+    boards, games, bad = corpus_positions(files)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, boards=boards, games=games)
+    log.info("%d positions of %d games from %d files (%d unreadable) in %s", len(boards),
+             int(games.max()) + 1 if len(games) else 0, len(files), bad, out)
+    return 0
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
@@ -345,9 +362,17 @@ def main(argv: list[str] | None = None) -> int:
     tg.add_argument("--teacher", default="data/nets/standard.npz", help="net set whose n-ply search labels")
     tg.add_argument("--positions", type=int, required=True, help="build until this many positions in total")
     tg.add_argument("--seed", type=int, default=21)
-    _add_overrides(tg, "ply:i noise:f games-per-chunk:i sample-every:i prune:i")
+    _add_overrides(tg, "ply:i noise:f games-per-chunk:i sample-every:i prune:i positions-file:s themes:s",
+                   {"positions-file": "label the positions of this file (corpus-positions) instead of self-play",
+                    "themes": "keep only self-play positions of these themes (comma separated, "
+                              "analyzer.analysis.themes)"})
     tg.add_argument("--checkpoint-every", type=float, default=300.0, help="seconds between saves")
     tg.add_argument("--log", help="log file (default: stderr)")
+    cp = sub.add_parser("corpus-positions",
+                        help="the positions before each checker play of real matches, for targets --positions-file")
+    cp.add_argument("inputs", nargs="+", help="match files or folders (walked in sorted order)")
+    cp.add_argument("--out", required=True, help="the positions file (.npz)")
+    cp.add_argument("--log", help="log file (default: stderr)")
     ft = sub.add_parser("fit", help="train the contact and crashed nets for epochs over target files")
     ft.add_argument("--init", required=True, help="starting net set or checkpoint")
     ft.add_argument("--data", nargs="+", required=True, help="target files (python -m analyzer.train targets)")
@@ -395,6 +420,8 @@ def main(argv: list[str] | None = None) -> int:
         return _cmd_supervised(args)
     if args.cmd == "targets":
         return _cmd_targets(args)
+    if args.cmd == "corpus-positions":
+        return _cmd_corpus_positions(args)
     if args.cmd == "fit":
         return _cmd_fit(args)
     if args.cmd == "prune":

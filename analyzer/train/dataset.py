@@ -50,6 +50,7 @@ from typing import Any, Generic, TypeVar, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from analyzer.analysis.themes import position_theme
 from analyzer.core.position import Position
 from analyzer.eval import features as F
 from analyzer.eval.engine import Engine
@@ -81,9 +82,17 @@ class BaseTargetsConfig:
 
 @dataclass
 class TargetsConfig(BaseTargetsConfig):
-    """Settings of a standard target build."""
+    """Settings of a standard target build.
+
+    ``positions_file`` (a file of :func:`corpus_positions`) labels the positions of real games
+    instead of self-play ones: build game ``g`` is the file's game ``g``, every row kept, and the
+    build ends with the file. ``themes`` (names of :data:`analyzer.analysis.themes.THEMES`, comma
+    separated) keeps only the self-play positions of those themes, to over-sample them.
+    """
 
     prune: int = 1
+    positions_file: str = ""
+    themes: str = ""
 
 
 @dataclass
@@ -202,6 +211,8 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
         super().__init__(path, cfg, StandardLearner(teacher), NOUT)
         self.teacher = teacher
         self._engine: Engine | None = None
+        self._file: tuple[NDArray[np.int8], NDArray[np.int64], NDArray[np.int64]] | None = None
+        self.exhausted = False
 
     @classmethod
     def create(cls, path: Path | str, cfg: TargetsConfig) -> TargetBuilder:
@@ -217,10 +228,86 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
         tb._resume(arrays, doc)
         return tb
 
+    def _source(self) -> tuple[NDArray[np.int8], NDArray[np.int64], NDArray[np.int64]]:
+        """The positions file's boards, games and each game's first row (the last entry: the end)."""
+        if self._file is None:
+            with np.load(self.cfg.positions_file) as z:
+                boards, games = np.array(z["boards"], np.int8), np.array(z["games"], np.int64)
+            starts = np.searchsorted(games, np.arange(int(games.max()) + 2 if len(games) else 1))
+            self._file = (boards, games, starts)
+        return self._file
+
+    def _rows_of_game(self, g: int) -> NDArray[np.int8] | None:
+        if self.cfg.positions_file:
+            boards, _, starts = self._source()
+            if g + 1 >= len(starts):
+                self.exhausted = True
+                return None
+            return boards[starts[g]:starts[g + 1]]
+        rows = super()._rows_of_game(g)
+        if rows is None or not self.cfg.themes:
+            return rows
+        wanted = {s.strip() for s in self.cfg.themes.split(",")}
+        keep = [position_theme(Position(r.tobytes())) in wanted for r in rows]
+        return rows[np.array(keep, np.bool_)]
+
+    def run(self, positions: int, checkpoint_every_s: float = 300.0,
+            should_stop: Callable[[], bool] | None = None) -> None:
+        """As :meth:`TargetFileBuilder.run`; a build from a positions file also ends with the file."""
+        if self.cfg.positions_file:
+            boards, _, _ = self._source()
+            positions = min(positions, len(boards))
+        self._loop(lambda: self.positions < positions and not self.exhausted, checkpoint_every_s, should_stop)
+
     def _label(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
         if self._engine is None:
             self._engine = Engine(self.teacher, cache_size=0, prune=bool(self.cfg.prune))
         return self._engine.evaluate_boards(boards, self.cfg.ply)
+
+
+def corpus_positions(files: Sequence[str]) -> tuple[NDArray[np.int8], NDArray[np.int64], int]:
+    """The positions before each standard checker play of the match ``files`` (read in the order
+    given) that a contact or crashed net evaluates: ``boards`` (n x 64, seen from the side on roll),
+    ``games`` (the game of each row, numbered from 0 across the files, in order) and the count of
+    files that could not be read (skipped).
+
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "m.mat"
+    >>> _ = f.write_text("1 point match\\n\\n Game 1\\n A : 0          B : 0\\n  1) 31: 8/5 6/5      42: 8/4 6/4\\n")
+    >>> boards, games, bad = corpus_positions([str(f)])
+    >>> boards.shape, games.tolist(), bad
+    ((2, 64), [0, 0], 0)
+    """
+    from analyzer.analysis.replay import decisions
+    from analyzer.core.errors import AnalyzerError
+    from analyzer.formats import read_any
+
+    rows: list[bytes] = []
+    games: list[int] = []
+    bad = 0
+    game = -1
+    for name in files:
+        try:
+            found: list[tuple[tuple[int, int], bytes]] = []
+            for record in read_any(name):
+                for d in decisions(record):
+                    if d.kind != "move" or d.variant != "standard" or d.position.game_over() is not None:
+                        continue
+                    b = np.frombuffer(d.position.board, np.int8)
+                    if F.classify(b) in (F.CLASS_CONTACT, F.CLASS_CRASHED):
+                        found.append(((d.match_index, d.game), d.position.board))
+        except (AnalyzerError, OSError, UnicodeDecodeError):
+            bad += 1
+            continue
+        last = None
+        for key, board in found:
+            if key != last:
+                game += 1
+                last = key
+            rows.append(board)
+            games.append(game)
+    boards = np.frombuffer(b"".join(rows), np.int8).reshape(-1, 64).copy()
+    return boards, np.array(games, np.int64), bad
 
 
 class VariantTargetBuilder(TargetFileBuilder[VariantTargetsConfig, VariantLearner]):
