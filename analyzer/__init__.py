@@ -4,7 +4,7 @@ The public API is importable from here. Each name is loaded on first use (module
 so ``import analyzer`` stays cheap: it imports no numpy and compiles no kernel.
 
 >>> import analyzer
->>> pos = analyzer.Position.from_id("4HPwATDgc/ABMA")
+>>> pos = analyzer.parse_position("4HPwATDgc/ABMA").position
 >>> "8/5 6/5" in [play.text for play in analyzer.find_variant("standard").legal_plays(pos, (3, 1))]
 True
 >>> engine = analyzer.Engine()

@@ -25,6 +25,7 @@ from collections import Counter
 import numpy as np
 
 from analyzer.cli.cube import simple_action
+from analyzer.core.ids import encode_position_id, match_id_from_state
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
 from analyzer.eval.cube import CubeDecision, analyze_cube, cube_decision_nply
@@ -102,8 +103,8 @@ def main() -> None:
         sys.exit("the gnubg wheel is needed as the referee: .venv/bin/pip install gnubg")
     engine = Engine()
     positions = self_play_positions(engine, a.positions, a.seed)
-    mid = MatchState().to_match_id(on_roll=0).encode()
-    ids = [f"{p.gnubg_id()}:{mid}" for p in positions]
+    mid = match_id_from_state(MatchState(), on_roll=0).encode()
+    ids = [f"{encode_position_id(p)}:{mid}" for p in positions]
     t = time.perf_counter()
     root = [analyze_cube(p, MatchState(), 0, lambda q: engine.evaluate(q, a.ply)) for p in positions]
     t_root = time.perf_counter() - t

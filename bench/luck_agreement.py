@@ -131,6 +131,7 @@ def our_rolls(source: Path, cubeless: bool = False) -> tuple[list[str], list[lis
     from analyzer.analysis.luck import luck_of, mwc_luck, roll_values
     from analyzer.analysis.replay import replay_games
     from analyzer.core.dice import ALL_21
+    from analyzer.core.ids import encode_position_id
     from analyzer.eval.engine import Engine
     from analyzer.eval.features import CLASS_RACE, classify
     from analyzer.eval.met import met_by_name
@@ -162,7 +163,7 @@ def our_rolls(source: Path, cubeless: bool = False) -> tuple[list[str], list[lis
                           "luck_mwc": mwc_luck(luck, d.state, d.side, met), "cube": d.state.cube,
                           "game": d.game, "move": d.move, "file": source.stem[:24],
                           "phase": "opening" if opening else "race" if cls == CLASS_RACE else "contact",
-                          "id": d.position.gnubg_id(), "luck_cubeless": plain})
+                          "id": encode_position_id(d.position), "luck_cubeless": plain})
     return list(record.players), games
 
 

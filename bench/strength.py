@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from analyzer.core.ids import encode_position_id
 from analyzer.core.layout import VAR_STANDARD
 from analyzer.eval import features as F
 from analyzer.eval import jitcache
@@ -191,7 +192,7 @@ def _gnubg_duel(a: NetSet, pairs: int, seed: int) -> np.ndarray:
                 if side == 0:
                     eq = -(evaluate_boards(a, fl) @ eqw)
                 else:
-                    eq = np.array([-gnubg.evaluate(gnubg.position_from_id(Position(b.tobytes()).gnubg_id()))[5]
+                    eq = np.array([-gnubg.evaluate(gnubg.position_from_id(encode_position_id(Position(b.tobytes()))))[5]
                                    for b in fl])
                 k = int(np.argmax(eq))
                 pos = Position(fl[k].tobytes())

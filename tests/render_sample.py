@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 
-from analyzer.core.ids import MatchID
+from analyzer.core.ids import MatchID, encode_key, encode_position_id
 from analyzer.core.position import Position
 
 CANDIDATE = pl.Struct({"play": pl.String, "equity": pl.Float64, "win": pl.Float64,
@@ -57,7 +57,7 @@ def _cand(play: str, equity: float, win: float) -> dict[str, Any]:
 def make_rows(variant: str = "standard", length: int = 5, names: tuple[str, str] = ("Alice", "Bob"),
               file: str = "sample.mat") -> list[dict[str, Any]]:
     """The decision rows: 2 games, 14 decisions, 5 of them errors (3 checker, 1 cube, 1 take)."""
-    keys = [Position.from_notation(t, variant).key() for t in POSITIONS[variant]]
+    keys = [encode_key(Position.from_notation(t, variant)) for t in POSITIONS[variant]]
     rows: list[dict[str, Any]] = []
     losses = [0.0, 0.031, 0.0, 0.0, 0.0, 0.124, 0.0, 0.0, 0.085, 0.0, 0.02, 0.0, 0.0, 0.25]
     kinds = ["checker"] * 14
@@ -95,7 +95,7 @@ def make_rows(variant: str = "standard", length: int = 5, names: tuple[str, str]
             "file": file, "game": game, "move_no": i // 2 + 1, "player": names[side], "side": side,
             "kind": kind, "variant": variant,
             "dice": None if not checker else f"{i % 6 + 1}{(i * 5) % 6 + 1}",
-            "position_id": Position.from_notation(POSITIONS[variant][i % len(keys)], variant).gnubg_id()
+            "position_id": encode_position_id(Position.from_notation(POSITIONS[variant][i % len(keys)], variant))
             if std else None,
             "match_id": MatchID(length=length, cube=2 if i >= 9 else 1,
                                 cube_owner=(1 - side) if i >= 9 else None).encode() if std else None,

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from analyzer.cli import app
 from analyzer.cli.cube import ACTIONS, simple_action
+from analyzer.core.ids import encode_position_id, match_id_from_state
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
 
@@ -23,8 +24,8 @@ CLOSED_OUT = Position.from_points({6: 2, 5: 2, 4: 2, 3: 2, 2: 2, 1: 2, 8: 3}, {1
 
 def _with_match(pos: Position, state: MatchState, on_roll: int = 0) -> str:
     """PositionID:MatchID of ``pos`` with the side on roll = ``on_roll``."""
-    mid = state.to_match_id(on_roll=on_roll, turn=on_roll)
-    return f"{pos.gnubg_id()}:{mid.encode()}"
+    mid = match_id_from_state(state, on_roll=on_roll, turn=on_roll)
+    return f"{encode_position_id(pos)}:{mid.encode()}"
 
 
 def test_simple_action_covers_every_wording() -> None:
@@ -37,7 +38,7 @@ def test_simple_action_covers_every_wording() -> None:
 
 
 def test_cube_json_has_the_four_keys() -> None:
-    res = runner.invoke(app, ["cube", RACE_8PCT.gnubg_id(), "--ply", "1", "--format", "json"])
+    res = runner.invoke(app, ["cube", encode_position_id(RACE_8PCT), "--ply", "1", "--format", "json"])
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
     assert {"nd", "dt", "dp", "action"} <= set(d)
@@ -49,8 +50,8 @@ def test_cube_ply_is_the_cubeful_search_unless_root_conversion() -> None:
     from analyzer.eval.cube import cube_decision_nply
     from analyzer.eval.engine import Engine
 
-    search = json.loads(runner.invoke(app, ["cube", RACE_8PCT.gnubg_id(), "--ply", "1", "-f", "json"]).stdout)
-    root = json.loads(runner.invoke(app, ["cube", RACE_8PCT.gnubg_id(), "--ply", "1", "--root-conversion",
+    search = json.loads(runner.invoke(app, ["cube", encode_position_id(RACE_8PCT), "--ply", "1", "-f", "json"]).stdout)
+    root = json.loads(runner.invoke(app, ["cube", encode_position_id(RACE_8PCT), "--ply", "1", "--root-conversion",
                                           "-f", "json"]).stdout)
     assert search["method"] == "1-ply cubeful" and "root" in root["method"]
     engine = Engine()
@@ -64,7 +65,7 @@ def test_cube_ply_is_the_cubeful_search_unless_root_conversion() -> None:
 
 
 def test_cube_table_money_and_match() -> None:
-    res = runner.invoke(app, ["cube", CLOSED_OUT.gnubg_id(), "--ply", "0"])
+    res = runner.invoke(app, ["cube", encode_position_id(CLOSED_OUT), "--ply", "0"])
     assert res.exit_code == 0, res.output
     assert "Proper cube action: Too good to double, pass" in res.stdout
     assert "1. No double" in res.stdout and "Take point:" in res.stdout
@@ -76,7 +77,8 @@ def test_cube_table_money_and_match() -> None:
 
 def test_cube_batch_keeps_order_and_reports_bad_lines(tmp_path: Path) -> None:
     lines = [json.dumps({"position": _with_match(RACE_8PCT, MatchState()), "ply": 0}), "not json",
-             "", json.dumps({"position": "nonsense"}), json.dumps({"position": CLOSED_OUT.gnubg_id(), "ply": 1})]
+             "", json.dumps({"position": "nonsense"}),
+             json.dumps({"position": encode_position_id(CLOSED_OUT), "ply": 1})]
     f = tmp_path / "in.jsonl"
     f.write_text("\n".join(lines) + "\n")
     res = runner.invoke(app, ["cube", "--batch", str(f)])
@@ -93,7 +95,7 @@ def test_cube_batch_keeps_order_and_reports_bad_lines(tmp_path: Path) -> None:
 
 
 def test_cube_batch_rollout_line() -> None:
-    line = json.dumps({"position": RACE_8PCT.gnubg_id(), "rollout": True, "trials": 36})
+    line = json.dumps({"position": encode_position_id(RACE_8PCT), "rollout": True, "trials": 36})
     res = runner.invoke(app, ["cube", "--batch", "-", "--truncate", "2", "--workers", "1"], input=line)
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
@@ -112,7 +114,7 @@ def test_cube_rollout_option() -> None:
                               "--workers", "1", "--format", "json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["action"] == "no double"
-    res = runner.invoke(app, ["cube", RACE_8PCT.gnubg_id(), "--rollout", "--cube-play", "--trials", "72",
+    res = runner.invoke(app, ["cube", encode_position_id(RACE_8PCT), "--rollout", "--cube-play", "--trials", "72",
                               "--truncate", "6", "--workers", "1", "--format", "json"])
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
@@ -138,8 +140,8 @@ def test_rollout_command_json_and_table() -> None:
 
 
 def test_rollout_command_with_cube_play() -> None:
-    res = runner.invoke(app, ["rollout", CLOSED_OUT.gnubg_id(), "--trials", "36", "--truncate", "4", "--cube-play",
-                              "--workers", "1"])
+    res = runner.invoke(app, ["rollout", encode_position_id(CLOSED_OUT), "--trials", "36", "--truncate", "4",
+                              "--cube-play", "--workers", "1"])
     assert res.exit_code == 0, res.output
     assert "cube played" in res.stdout and "Proper cube action: Too good" in res.stdout
     spec = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:7:10"  # a match: cube games in MWC, shown in EMG

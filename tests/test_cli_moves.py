@@ -7,7 +7,7 @@ import json
 from typer.testing import CliRunner
 
 from analyzer.cli import app
-from analyzer.core.ids import decode_position_id, position_from_json
+from analyzer.core.ids import decode_position_id, encode_key, position_from_json
 from analyzer.core.position import Position
 
 runner = CliRunner()
@@ -56,8 +56,8 @@ def test_moves_batch_keeps_order_and_reports_errors() -> None:
         json.dumps({"position": position_to_json(dutch), "dice": [4, 2]}),
         json.dumps({"position": "4HPwATDgc/ABMA", "dice": [0, 1]}),
         # closed board, one on the bar: cannot move (rules.md S12)
-        json.dumps({"position": Position.from_notation(
-            "P 6:14 | O 24:2 23:2 22:2 21:2 20:2 19:2 12:3 | bar P1").key(), "dice": [6, 1]}),
+        json.dumps({"position": encode_key(Position.from_notation(
+            "P 6:14 | O 24:2 23:2 22:2 21:2 20:2 19:2 12:3 | bar P1")), "dice": [6, 1]}),
     ]
     res = runner.invoke(app, ["moves", "--batch", "-"], input="\n".join(lines) + "\n")
     assert res.exit_code == 0, res.output

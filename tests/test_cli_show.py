@@ -7,7 +7,7 @@ import json
 from typer.testing import CliRunner
 
 from analyzer.cli import app
-from analyzer.core.ids import decode_position_id, parse_position_spec
+from analyzer.core.ids import decode_position_id, encode_key, parse_position_spec
 from analyzer.core.position import Position
 
 runner = CliRunner()
@@ -26,7 +26,7 @@ def test_show_standard_prints_board_and_every_id() -> None:
 def test_show_accepts_every_position_form_and_agrees() -> None:
     start = Position.start()
     forms = ["4HPwATDgc/ABMA", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10",
-             "-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10", start.key()]
+             "-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10", encode_key(start)]
     for f in forms:
         # an XGID may start with "-": "--" ends the options, as with any command-line tool
         res = runner.invoke(app, ["show", "--format", "json", "--", f])
@@ -38,11 +38,11 @@ def test_show_accepts_every_position_form_and_agrees() -> None:
 
 def test_show_variants_and_mirror() -> None:
     pos = Position.from_notation("P 14:1 10:1+o 1:13 | O 21:14", "mahbusa")
-    right = runner.invoke(app, ["show", pos.key()]).stdout
-    left = runner.invoke(app, ["show", pos.key(), "--home-side", "left"]).stdout
+    right = runner.invoke(app, ["show", encode_key(pos)]).stdout
+    left = runner.invoke(app, ["show", encode_key(pos), "--home-side", "left"]).stdout
     assert "pinned" in right and right != left
     assert "+-1--2--3--4--5--6-------7--8--9-10-11-12-+" in left
-    dutch = runner.invoke(app, ["show", Position.start("dutch").key()])
+    dutch = runner.invoke(app, ["show", encode_key(Position.start("dutch"))])
     assert dutch.exit_code == 0 and "Dutch" in dutch.stdout
 
 

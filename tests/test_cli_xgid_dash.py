@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli import app, main
-from analyzer.core.ids import parse_position_spec
+from analyzer.core.ids import encode_position_id, parse_position_spec
 
 START = "-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
 ROLLED = "-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
@@ -59,4 +59,4 @@ def test_hint_takes_the_xgid(capsys: pytest.CaptureFixture[str]) -> None:
 def test_other_arguments_are_left_alone(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run_main(["show", "-q"], capsys)
     assert code == 2 and "-q" in err
-    assert parse_position_spec(START).position.gnubg_id() == "4HPwATDgc/ABMA"
+    assert encode_position_id(parse_position_spec(START).position) == "4HPwATDgc/ABMA"

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from analyzer.core.errors import RulesError
-from analyzer.core.ids import decode_match_id, decode_xgid
+from analyzer.core.ids import decode_match_id, decode_xgid, match_id_from_state, xgid_fields
 from analyzer.core.match import (
     MatchState,
     automatic_double,
@@ -234,47 +234,47 @@ def test_away_and_winner() -> None:
 
 # ---------------------------------------------------------------------- gnubg and XG conversions
 def test_from_match_id() -> None:
-    s = MatchState.from_match_id(decode_match_id("QYkqASAAIAAA"))
+    s = decode_match_id("QYkqASAAIAAA").match_state()
     assert (s.length, s.score, s.cube, s.cube_owner, s.crawford) == (9, (2, 4), 2, 0, False)
-    money = MatchState.from_match_id(decode_match_id("cAkAAAAAAAAA"))
+    money = decode_match_id("cAkAAAAAAAAA").match_state()
     assert money.is_money and money.jacoby  # plain IDs: Jacoby bit not set means on
-    assert not MatchState.from_match_id(decode_match_id("cAkAAAAAAAAE")).jacoby
+    assert not decode_match_id("cAkAAAAAAAAE").match_state().jacoby
 
 
 def test_to_match_id_matches_gnubg() -> None:
-    assert MatchState(length=7).to_match_id(on_roll=0, dice=(1, 5), game_state=0).encode() == "MIDmAAAAAAAE"
-    assert MatchState(length=7).to_match_id(on_roll=1, dice=(4, 2)).encode() == "cAnqAAAAAAAE"
-    mid = MatchState(length=9, score=(2, 4), cube=2, cube_owner=0).to_match_id(
-        on_roll=1, dice=(5, 2), extended=False)
+    assert match_id_from_state(MatchState(length=7), on_roll=0, dice=(1, 5), game_state=0).encode() == "MIDmAAAAAAAE"
+    assert match_id_from_state(MatchState(length=7), on_roll=1, dice=(4, 2)).encode() == "cAnqAAAAAAAE"
+    mid = match_id_from_state(MatchState(length=9, score=(2, 4), cube=2, cube_owner=0),
+                              on_roll=1, dice=(5, 2), extended=False)
     assert mid.encode() == "QYkqASAAIAAA"
-    offered = MatchState(length=7).to_match_id(on_roll=0, double_offered=True)
+    offered = match_id_from_state(MatchState(length=7), on_roll=0, double_offered=True)
     assert offered.turn == 1 and offered.double_offered
 
 
 def test_post_crawford_inferred_from_ids() -> None:
     # 7-point match at 6-2, not the Crawford game -> post-Crawford
-    mid = MatchState(length=7, score=(6, 2), post_crawford=True).to_match_id(on_roll=0)
-    back = MatchState.from_match_id(mid)
+    mid = match_id_from_state(MatchState(length=7, score=(6, 2), post_crawford=True), on_roll=0)
+    back = mid.match_state()
     assert back.post_crawford and not back.crawford
-    craw = MatchState(length=7, score=(6, 2), crawford=True).to_match_id(on_roll=0)
-    assert craw.crawford and MatchState.from_match_id(craw).crawford
-    one = MatchState.from_match_id(MatchState(length=1).to_match_id(on_roll=0))
+    craw = match_id_from_state(MatchState(length=7, score=(6, 2), crawford=True), on_roll=0)
+    assert craw.crawford and craw.match_state().crawford
+    one = match_id_from_state(MatchState(length=1), on_roll=0).match_state()
     assert not one.post_crawford and not one.crawford
 
 
 def test_xgid_fields_round_trip() -> None:
     s = MatchState(length=11, score=(3, 10), cube=4, cube_owner=1, post_crawford=True)
     for bottom in (0, 1):
-        f = s.xgid_fields(bottom_player=bottom)
+        f = xgid_fields(s, bottom_player=bottom)
         assert f["score_bottom"] == s.score[bottom] and f["cube_log2"] == 2
         assert f["cube_position"] == (1 if bottom == 1 else -1)
     x = decode_xgid("XGID=-b----E-C---eE---c-e----B-:2:1:1:00:10:3:0:11:10")
-    back = MatchState.from_xgid(x, bottom_player=1)
+    back = x.match_state(bottom_player=1)
     assert back == MatchState(length=11, score=(3, 10), cube=4, cube_owner=1, post_crawford=True,
                               cube_limit=1024)
     money = decode_xgid("XGID=-b----E-C---eE---c-e----B-:0:0:-1:00:0:0:3:0:8")
-    ms = MatchState.from_xgid(money)
+    ms = money.match_state()
     assert ms.jacoby and ms.beavers and ms.cube_limit == 256
-    assert ms.xgid_fields(bottom_player=0)["flags"] == 3
-    craw = MatchState.from_xgid(decode_xgid("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:4:1:5:10"))
+    assert xgid_fields(ms, bottom_player=0)["flags"] == 3
+    craw = decode_xgid("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:4:1:5:10").match_state()
     assert craw.crawford and craw.score == (4, 2)

@@ -24,7 +24,10 @@ from analyzer.core.ids import (
     XGID,
     GameState,
     decode_xgid,
+    encode_key,
+    encode_position_id,
     encode_xgid,
+    match_id_from_state,
     parse_position_spec,
     position_from_json,
     position_to_json,
@@ -209,8 +212,8 @@ def test_an_error_quotes_a_short_excerpt_of_a_long_input() -> None:
 
 
 def test_cube_batch_one_line_out_per_line_in(tmp_path: Path) -> None:
-    race = Position.from_points({6: 3, 5: 3, 4: 3, 8: 2, 9: 2, 11: 2},
-                                {19: 3, 20: 3, 21: 2, 17: 2, 16: 2, 14: 2, 13: 1}).gnubg_id()
+    race = encode_position_id(Position.from_points({6: 3, 5: 3, 4: 3, 8: 2, 9: 2, 11: 2},
+                                {19: 3, 20: 3, 21: 2, 17: 2, 16: 2, 14: 2, 13: 1}))
     good = json.dumps({"position": race, "ply": 0})
     bad = [b"", b'{"position": "\xfe"}', DEEP.encode(), json.dumps({"position": race, "ply": True}).encode(),
            json.dumps({"position": race, "ply": 1.0}).encode(),
@@ -309,10 +312,11 @@ def test_show_refuses_an_xgid_whose_match_is_over(text: str) -> None:
 def test_a_match_id_whose_score_reached_the_length_is_refused() -> None:
     over = next_game(MatchState(length=7, score=(5, 2)), winner=0, points=2)
     assert over.score == (7, 2)
-    text = f"{OPENING}:{over.to_match_id(on_roll=0).encode()}"
+    text = f"{OPENING}:{match_id_from_state(over, on_roll=0).encode()}"
     for cmd in (["show", text], ["moves", text, "--dice", "31"], ["cube", text]):
         assert "match is over" in _one_line_error(runner.invoke(app, cmd))
-    below = f"{OPENING}:{MatchState(length=7, score=(6, 2), post_crawford=True).to_match_id(on_roll=0).encode()}"
+    post = MatchState(length=7, score=(6, 2), post_crawford=True)
+    below = f"{OPENING}:{match_id_from_state(post, on_roll=0).encode()}"
     assert runner.invoke(app, ["show", below]).exit_code == 0
 
 
@@ -349,7 +353,7 @@ PLAY_COMMANDS = [["moves", "--dice", "31"], ["hint", "--dice", "31"], ["eval"], 
 @pytest.mark.parametrize("name", sorted(FINISHED))
 @pytest.mark.parametrize("command", PLAY_COMMANDS)
 def test_a_finished_game_is_no_position_to_play(name: str, command: list[str]) -> None:
-    key = FINISHED[name].key()
+    key = encode_key(FINISHED[name])
     err = _one_line_error(runner.invoke(app, [*command, key]))
     assert "not a position to play" in err, err
 
@@ -359,14 +363,14 @@ def test_a_finished_game_can_be_shown_but_not_listed_in_a_batch(name: str) -> No
     pos = FINISHED[name]
     why = pos.game_over()
     assert why is not None
-    res = runner.invoke(app, ["show", "--format", "json", pos.key()])
+    res = runner.invoke(app, ["show", "--format", "json", encode_key(pos)])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["game_over"] == why
-    res = runner.invoke(app, ["show", pos.key()])
+    res = runner.invoke(app, ["show", encode_key(pos)])
     assert res.exit_code == 0 and f"Game over: {why}." in res.stdout
-    assert parse_position_spec(pos.key(), allow_finished=True).position == pos
+    assert parse_position_spec(encode_key(pos), allow_finished=True).position == pos
     with pytest.raises(PositionError, match="not a position to play"):
-        parse_position_spec(pos.key())
+        parse_position_spec(encode_key(pos))
     with pytest.raises(PositionError, match="not a position to play"):
         parse_position_spec(json.dumps(position_to_json(pos)))
     out = moves_batch_line(json.dumps({"position": position_to_json(pos), "dice": [3, 1]}), number=3)
@@ -376,13 +380,13 @@ def test_a_finished_game_can_be_shown_but_not_listed_in_a_batch(name: str) -> No
 def test_a_match_id_that_says_the_game_is_over_is_no_position_to_play() -> None:
     state = MatchState(length=7, score=(3, 2))
     for gs in (GameState.OVER, GameState.RESIGNED, GameState.DROPPED):
-        text = f"{OPENING}:{state.to_match_id(on_roll=0, game_state=gs).encode()}"
+        text = f"{OPENING}:{match_id_from_state(state, on_roll=0, game_state=gs).encode()}"
         res = runner.invoke(app, ["show", "-f", "json", text])
         assert res.exit_code == 0 and json.loads(res.stdout)["game_over"].endswith(gs.name.lower())
         err = _one_line_error(runner.invoke(app, ["moves", text, "--dice", "31"]))
         assert f"game is {gs.name.lower()}" in err
     for gs in (GameState.NONE, GameState.PLAYING):
-        text = f"{OPENING}:{state.to_match_id(on_roll=0, game_state=gs).encode()}"
+        text = f"{OPENING}:{match_id_from_state(state, on_roll=0, game_state=gs).encode()}"
         assert runner.invoke(app, ["moves", text, "--dice", "31"]).exit_code == 0
         res = runner.invoke(app, ["show", "-f", "json", text])
         assert res.exit_code == 0 and "game_over" not in json.loads(res.stdout)

@@ -25,7 +25,7 @@ def test_engine_from_the_package() -> None:
     from analyzer.eval.engine import Engine
 
     assert analyzer.Engine is Engine
-    pos = analyzer.Position.from_id("4HPwATDgc/ABMA")
+    pos = analyzer.parse_position("4HPwATDgc/ABMA").position
     probs = analyzer.Engine().evaluate(pos, 0)
     assert 0.45 < probs.win < 0.55
 

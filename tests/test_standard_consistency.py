@@ -11,6 +11,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
+from analyzer.core.ids import decode_position_id
 from analyzer.core.position import Position
 
 
@@ -36,7 +37,7 @@ def test_ours_runs_resumes_and_reports(tmp_path: Path, capsys: pytest.CaptureFix
     recs = [json.loads(line) for line in out.read_text().splitlines()]
     assert 1 <= len(recs) <= 3 and all(r["engine"] == "ours" and r["trials"] == 36 for r in recs)
     for r in recs:
-        assert Position.from_id(r["position"]).validate() is None
+        assert decode_position_id(r["position"]).validate() is None
         assert r["se"] >= 0 and -3 <= r["rollout"] <= 3
     text = capsys.readouterr().out
     shown = float(re.search(r"own positions +n= *\d+ +mean \|0-ply - rollout\| ([0-9.]+)", text).group(1))  # type: ignore[union-attr]

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli import app
+from analyzer.core.ids import encode_key, encode_position_id
 from analyzer.core.position import Position
 from analyzer.eval.variants.engine import engine_for
 from analyzer.eval.variants.play import rollout
@@ -125,7 +126,7 @@ def test_bad_requests_are_refused():
 
 
 def test_cli_rollout_of_variant_positions():
-    key = Position.from_notation(PINNED, "mahbusa").key()
+    key = encode_key(Position.from_notation(PINNED, "mahbusa"))
     res = runner.invoke(app, ["rollout", key, "--dice", "62", "--trials", "72", "--workers", "1"])
     assert res.exit_code == 0, res.output
     assert "Mahbusa" in res.output and "72 trials" in res.output and "no doubling cube" in res.output
@@ -148,7 +149,7 @@ def test_cli_rollout_of_variant_positions():
 
 @pytest.mark.parametrize("flag", [["--vr"], ["--cubeful"], ["--truncate", "5"], ["--cube-play"]])
 def test_cli_refuses_standard_only_options_for_variants(flag):
-    key = Position.start("dutch").key()
+    key = encode_key(Position.start("dutch"))
     res = runner.invoke(app, ["rollout", key, "--trials", "36", *flag])
     assert res.exit_code == 2
     assert "dutch" in res.output
@@ -156,7 +157,7 @@ def test_cli_refuses_standard_only_options_for_variants(flag):
 
 def test_cli_variant_option_reads_a_gnubg_id_as_mahbusa():
     # a gnubg ID carries no variant: --variant names it (here the standard layout as a Mahbusa position)
-    res = runner.invoke(app, ["rollout", Position.start("standard").gnubg_id(), "--variant", "mahbusa",
+    res = runner.invoke(app, ["rollout", encode_position_id(Position.start("standard")), "--variant", "mahbusa",
                               "--trials", "36", "--workers", "1", "-f", "json"])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)

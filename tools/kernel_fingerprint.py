@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from analyzer.core.ids import encode_position_id
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
 from analyzer.eval import features as F
@@ -81,7 +82,7 @@ def record(path: Path) -> None:
     boards = [b for k in ("contact", "crashed", "race", "bearoff") for b in kinds[k]]
     positions = [Position.from_array(b) for b in boards]
     res: dict[str, Any] = {"counts": {k: len(v) for k, v in kinds.items()},
-                           "ids": [p.gnubg_id() for p in positions]}
+                           "ids": [encode_position_id(p) for p in positions]}
     few = [kinds[k][i] for k in ("contact", "crashed", "race", "bearoff") for i in range(3) if i < len(kinds[k])]
     few_pos = [Position.from_array(b) for b in few]
     # Engine.evaluate: the engine's own path (threads for large work), one position at a time

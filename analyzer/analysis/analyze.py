@@ -75,7 +75,7 @@ from analyzer.analysis.variants import (
     variant_roll_values,
 )
 from analyzer.core.errors import AnalyzerError
-from analyzer.core.ids import encode_key, xgid_from_position
+from analyzer.core.ids import encode_key, encode_position_id, match_id_from_state, xgid_from_position
 from analyzer.core.match import MatchState, can_double
 from analyzer.core.position import Position
 from analyzer.eval.cube import CubeDecision, analyze_cube, cube_decision_nply
@@ -364,8 +364,8 @@ class _Rows:
                 ids = decision_ids(d)
                 pid, mid, xgid = ids.position_id, ids.match_id, ids.xgid
             else:
-                pid = d.position.gnubg_id()
-                mid = d.state.to_match_id(on_roll=side, game_state=1).encode()
+                pid = encode_position_id(d.position)
+                mid = match_id_from_state(d.state, on_roll=side, game_state=1).encode()
                 xgid = str(xgid_from_position(d.position, d.state, mover=side))
             row.update(position_id=pid, match_id=mid, xgid=xgid)
         else:

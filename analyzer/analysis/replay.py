@@ -745,7 +745,7 @@ def decision_ids(d: Decision) -> DecisionIds:
     >>> ids.position_id, ids.match_id
     ('4HPwATDgc/ABMA', 'MIHmAAAAAAAE')
     """
-    from analyzer.core.ids import encode_key, xgid_from_position
+    from analyzer.core.ids import encode_key, encode_position_id, match_id_from_state, xgid_from_position
 
     key = encode_key(d.position)
     if d.variant != "standard":
@@ -753,8 +753,7 @@ def decision_ids(d: Decision) -> DecisionIds:
     dice = d.dice if d.kind in ("move", "resign") else None
     offered = d.kind in ("take", "drop")
     resign = _RESIGN_LEVEL.get(d.normalised, 1) if d.kind == "resign" else 0
-    mid = d.state.to_match_id(on_roll=d.on_roll, dice=d.dice if d.kind in ("move", "resign") else None,
-                              game_state=1, double_offered=offered,
-                              resignation=resign).encode()
+    mid = match_id_from_state(d.state, on_roll=d.on_roll, dice=d.dice if d.kind in ("move", "resign") else None,
+                              game_state=1, double_offered=offered, resignation=resign).encode()
     xgid = str(xgid_from_position(d.position, d.state, mover=d.on_roll, dice=dice, double_offered=offered))
-    return DecisionIds(d.position.gnubg_id(), mid, xgid, key)
+    return DecisionIds(encode_position_id(d.position), mid, xgid, key)

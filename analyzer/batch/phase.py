@@ -9,7 +9,8 @@ decider (the side on roll of the position) has every checker in his home board o
 'contact'
 >>> position_phase(Position.from_notation("P 10:5 | O 20:5 | off P10 O10"))
 'race'
->>> key_phase(Position.from_notation("P 6:3 5:2 | O 24:4 19:1 | off P10 O10").key())
+>>> from analyzer.core.ids import encode_key
+>>> key_phase(encode_key(Position.from_notation("P 6:3 5:2 | O 24:4 19:1 | off P10 O10")))
 'bear-off'
 >>> key_phase("not a key")
 'unknown'

@@ -62,7 +62,7 @@ def gnubg_wording(action: str) -> str:
 def _decide(engine: Engine, position_text: str, ply: int, use_rollout: bool, trials: int,
             truncate: int | None, seed: int, workers: int, cube_play: bool = False,
             root_conversion: bool = False) -> dict[str, Any]:
-    from analyzer.core.ids import parse_position_spec
+    from analyzer.core.ids import encode_position_id, parse_position_spec
     from analyzer.core.match import MatchState
     from analyzer.eval.cube import MAX_SEARCH_PLY, cube_decision_nply
 
@@ -86,7 +86,7 @@ def _decide(engine: Engine, position_text: str, ply: int, use_rollout: bool, tri
             raise ValueError(f"ply must be 0..{MAX_SEARCH_PLY}")
         cd = cube_decision_nply(engine, pos, state, player, ply, root_conversion=root_conversion)
         method = f"{ply}-ply" + (", cubeless converted at the root" if root_conversion and ply else " cubeful")
-    d = _as_json(cd, state.is_money, method, pos.gnubg_id())
+    d = _as_json(cd, state.is_money, method, encode_position_id(pos))
     from analyzer.render.position_text import position_identifiers
 
     ids = position_identifiers(spec)

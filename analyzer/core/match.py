@@ -18,12 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from analyzer.core.errors import RulesError
-
-if TYPE_CHECKING:
-    from analyzer.core.ids import XGID, MatchID
 
 MAX_SCORE = 32767  # 15 bits, the range of a gnubg Match ID
 
@@ -97,7 +93,7 @@ class MatchState:
 
     def away(self, player: int) -> int:
         """Points ``player`` still needs to win the match (0 once he has won; money: 0)."""
-        _check_player(player)
+        check_player(player)
         if self.length == 0:
             return 0
         return max(self.length - self.score[player], 0)
@@ -107,112 +103,19 @@ class MatchState:
         """True when gammons count single now: money, Jacoby on and the cube centred."""
         return self.length == 0 and self.jacoby and self.cube_owner is None
 
-    # ------------------------------------------------------------------ gnubg / XG conversions
-    @classmethod
-    def from_match_id(cls, mid: MatchID) -> MatchState:
-        """The match state held by a gnubg Match ID (see :class:`analyzer.core.ids.MatchID`).
 
-        gnubg's IDs do not say whether the Crawford game is over; a game that is not the Crawford
-        game while a player stands at N-1 is taken as post-Crawford. In money play the Jacoby
-        rule is on unless the extended ID says it is off.
+def inferred_post_crawford(length: int, score: tuple[int, int], crawford: bool) -> bool:
+    """Whether a game that is not the Crawford game is post-Crawford, judged from the score alone
+    (for IDs, which do not say whether the Crawford game is over).
 
-        >>> from analyzer.core.ids import decode_match_id
-        >>> MatchState.from_match_id(decode_match_id("QYkqASAAIAAA"))
-        MatchState(length=9, score=(2, 4), cube=2, cube_owner=0, crawford=False, post_crawford=False, \
-jacoby=False, beavers=False, raccoons=False, cube_limit=None, automatic_doubles=0, crawford_rule=True)
-        """
-        post = _post_crawford(mid.length, mid.score, mid.crawford)
-        return cls(length=mid.length, score=mid.score, cube=mid.cube, cube_owner=mid.cube_owner,
-                   crawford=mid.crawford, post_crawford=post,
-                   jacoby=mid.length == 0 and not mid.jacoby_off)
-
-    def to_match_id(
-        self,
-        *,
-        on_roll: int,
-        turn: int | None = None,
-        dice: tuple[int, int] | None = None,
-        game_state: int = 1,
-        double_offered: bool = False,
-        resignation: int = 0,
-        extended: bool = True,
-    ) -> MatchID:
-        """A gnubg Match ID for this state with ``on_roll`` holding the dice (stored larger first).
-
-        ``turn`` (the player who must act) defaults to ``on_roll``, or to his opponent when a
-        double or resignation is offered. With ``extended`` the Jacoby-off bit is written as
-        gnubg 1.07 does (set unless this is money play with the Jacoby rule).
-
-        >>> MatchState(length=7).to_match_id(on_roll=0, dice=(5, 1), game_state=0).encode()
-        'MIDmAAAAAAAE'
-        """
-        from analyzer.core.ids import GameState, MatchID
-
-        _check_player(on_roll)
-        if dice is not None:
-            dice = (max(dice), min(dice))
-        if turn is None:
-            turn = 1 - on_roll if (double_offered or resignation) else on_roll
-        return MatchID(cube=self.cube, cube_owner=self.cube_owner, on_roll=on_roll,
-                       crawford=self.crawford, game_state=GameState(game_state), turn=turn,
-                       double_offered=double_offered, resignation=resignation, dice=dice,
-                       length=self.length, score=self.score,
-                       jacoby_off=extended and not (self.length == 0 and self.jacoby))
-
-    @classmethod
-    def from_xgid(cls, xgid: XGID, *, bottom_player: int | None = None) -> MatchState:
-        """The match state held by an XGID; ``bottom_player`` is the number of XG's bottom player.
-
-        By default the player on turn is player 1, as in gnubg's ``set xgid``. Field 8 is the Crawford flag
-        in a match and the Jacoby (1) / beaver (2) bits in money play; field 10 is the log2 of the
-        cube limit.
-
-        >>> from analyzer.core.ids import decode_xgid
-        >>> x = decode_xgid("XGID=-b----E-C---eE---c-e----B-:1:-1:1:00:3:1:0:7:10")
-        >>> s = MatchState.from_xgid(x)
-        >>> s.score, s.cube, s.cube_owner, s.cube_limit
-        ((1, 3), 2, 0, 1024)
-        """
-        if bottom_player is None:
-            bottom_player = 1 if xgid.turn == 1 else 0
-        _check_player(bottom_player)
-        top = 1 - bottom_player
-        score = [0, 0]
-        score[bottom_player] = xgid.score_bottom
-        score[top] = xgid.score_top
-        owner = None if xgid.cube_position == 0 else (bottom_player if xgid.cube_position == 1 else top)
-        money = xgid.length == 0
-        crawford = xgid.length > 1 and bool(xgid.flags & 1)  # a 1-point match has no Crawford game
-        post = _post_crawford(xgid.length, (score[0], score[1]), crawford)
-        limit = None if xgid.max_cube_log2 is None else 1 << xgid.max_cube_log2
-        return cls(length=xgid.length, score=(score[0], score[1]), cube=1 << xgid.cube_log2,
-                   cube_owner=owner, crawford=crawford, post_crawford=post,
-                   jacoby=money and bool(xgid.flags & 1), beavers=money and bool(xgid.flags & 2),
-                   cube_limit=limit)
-
-    def xgid_fields(self, *, bottom_player: int) -> dict[str, int]:
-        """The XGID fields for this state: cube, cube position, scores, flags, length, max cube.
-
-        >>> MatchState(length=5, score=(4, 1), crawford=True).xgid_fields(bottom_player=1)
-        {'cube_log2': 0, 'cube_position': 0, 'score_bottom': 1, 'score_top': 4, 'flags': 1, \
-'length': 5, 'max_cube_log2': 10}
-        """
-        _check_player(bottom_player)
-        pos = 0 if self.cube_owner is None else (1 if self.cube_owner == bottom_player else -1)
-        flags = int(self.crawford) if self.length else int(self.jacoby) | (2 * int(self.beavers))
-        # no limit: XG's usual 1024, or the cube itself once it is higher
-        limit = max(10, self.cube.bit_length() - 1) if self.cube_limit is None else self.cube_limit.bit_length() - 1
-        return {"cube_log2": self.cube.bit_length() - 1, "cube_position": pos,
-                "score_bottom": self.score[bottom_player], "score_top": self.score[1 - bottom_player],
-                "flags": flags, "length": self.length, "max_cube_log2": limit}
-
-
-def _post_crawford(length: int, score: tuple[int, int], crawford: bool) -> bool:
-    """Whether a game that is not the Crawford game is post-Crawford, judged from the score alone."""
+    >>> inferred_post_crawford(7, (6, 2), False), inferred_post_crawford(7, (6, 2), True)
+    (True, False)
+    """
     return not crawford and length > 1 and length - 1 in score and max(score) < length
 
 
-def _check_player(player: int) -> None:
+def check_player(player: int) -> None:
+    """Refuse a player number other than 0 and 1 (a :class:`~analyzer.core.errors.RulesError`)."""
     if player not in (0, 1):
         raise RulesError("a player is 0 or 1", token=str(player))
 
@@ -225,7 +128,7 @@ def double_refusal(state: MatchState, player: int, *, rolled: bool = False) -> s
     >>> double_refusal(MatchState(cube=2, cube_owner=1), 0)
     'player 0 does not own the cube'
     """
-    _check_player(player)
+    check_player(player)
     if rolled:
         return "a double is offered before rolling"
     if state.crawford:
@@ -393,7 +296,7 @@ def next_game(state: MatchState, winner: int, points: int) -> MatchState:
     >>> s.score, match_winner(s), s.crawford
     ((7, 2), 0, False)
     """
-    _check_player(winner)
+    check_player(winner)
     if points < 0:
         raise RulesError("points must be >= 0", token=str(points))
     if is_match_over(state):

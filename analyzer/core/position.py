@@ -446,35 +446,6 @@ class Position:
     def __repr__(self) -> str:
         return f"Position.from_notation({self.to_notation()!r}, {self.variant!r})"
 
-    # ------------------------------------------------------------------ IDs (see analyzer.core.ids)
-    def gnubg_id(self) -> str:
-        """The gnubg Position ID (standard positions; the side on roll is this position's mover).
-
-        >>> Position.start().gnubg_id()
-        '4HPwATDgc/ABMA'
-        """
-        from analyzer.core.ids import encode_position_id
-
-        return encode_position_id(self)
-
-    def key(self) -> str:
-        """The compact text key that holds every variant's state (see :mod:`analyzer.core.ids`)."""
-        from analyzer.core.ids import encode_key
-
-        return encode_key(self)
-
-    @classmethod
-    def from_id(cls, text: str, variant: str | None = None) -> Position:
-        """Read a position from a gnubg Position ID, ``PositionID:MatchID``, an XGID, a text key or
-        the JSON form.
-
-        >>> Position.from_id("4HPwATDgc/ABMA") == Position.start()
-        True
-        """
-        from analyzer.core.ids import parse_position_spec
-
-        return parse_position_spec(text, variant=variant, allow_finished=True).position
-
 
 def flip_boards(boards: NDArray[np.int8]) -> NDArray[np.int8]:
     """Flip many 64-slot boards at once (``(n, 64)`` int8): each seen from the other side.

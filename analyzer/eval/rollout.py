@@ -49,6 +49,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from analyzer.core.ids import encode_position_id
 from analyzer.core.match import MatchState, can_double
 from analyzer.core.position import Position
 from analyzer.eval import _rollout_kernel as K
@@ -151,7 +152,7 @@ class RolloutCandidate:
 
     def as_dict(self) -> dict[str, Any]:
         """Plain values for JSON."""
-        d: dict[str, Any] = {"play": self.play, "position_id": self.result.gnubg_id()}
+        d: dict[str, Any] = {"play": self.play, "position_id": encode_position_id(self.result)}
         d.update(self.probabilities.as_dict())
         names = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
         d.update({f"{n}_se": v for n, v in zip(names, self.probabilities_se, strict=True)})
@@ -206,7 +207,7 @@ class RolloutResult:
     def as_dict(self) -> dict[str, Any]:
         """Plain values for JSON."""
         d: dict[str, Any] = {
-            "position_id": self.position.gnubg_id(), "dice": None if self.dice is None else list(self.dice),
+            "position_id": encode_position_id(self.position), "dice": None if self.dice is None else list(self.dice),
             "trials": self.trials, "trials_requested": self.trials_requested,
             "stopped_early": self.stopped_early, "seed": self.seed, "truncate": self.truncate,
             "variance_reduction": self.variance_reduction, "cubeful": self.cubeful,

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from analyzer.core.ids import PositionSpec, encode_key, encode_position_id, position_to_json, xgid_from_position
+from analyzer.core.ids import (
+    PositionSpec,
+    encode_key,
+    encode_position_id,
+    match_id_from_state,
+    position_to_json,
+    xgid_from_position,
+)
 from analyzer.core.match import MatchState
 from analyzer.render.board_ascii import HomeSide, draw_board
 
@@ -29,8 +36,8 @@ def position_identifiers(spec: PositionSpec) -> dict[str, str]:
         if spec.match_id is not None:
             out["match_id"] = spec.match_id.encode()
         else:
-            out["match_id"] = state.to_match_id(on_roll=on_roll, dice=spec.dice,
-                                                double_offered=spec.double_offered).encode()
+            out["match_id"] = match_id_from_state(state, on_roll=on_roll, dice=spec.dice,
+                                                  double_offered=spec.double_offered).encode()
         out["xgid"] = str(xgid_from_position(pos, state, mover=on_roll, dice=spec.dice,
                                              double_offered=spec.double_offered))
     out["key"] = encode_key(pos)

@@ -30,6 +30,7 @@ from rich.table import Table
 from rich.text import Text
 
 from analyzer.core.errors import printable
+from analyzer.core.ids import encode_key, encode_position_id
 
 if TYPE_CHECKING:
     from analyzer.analysis.analyze import MatchAnalysis
@@ -508,7 +509,7 @@ def variant_rollout_table(r: VariantRolloutResult, *, width: int = 110) -> Group
     how = (f"{r.trials} trials" + (f" (stopped at SE {r.target_se:g})" if r.stopped_early else "")
            + ", cubeless, played out by the 0-ply net, no variance reduction, same dice for every candidate"
            + f", seed {r.seed}, net {r.net}")
-    return Group(head, id_lines([("", r.position.key())], indent=2), table, prose(how, width),
+    return Group(head, id_lines([("", encode_key(r.position))], indent=2), table, prose(how, width),
                  prose(no_cube_note(variant), width))
 
 
@@ -554,8 +555,8 @@ def rollout_view(r: RolloutResult, *, width: int = 110, ids: Sequence[str] = ())
         se = ["", "  +-SE", *(f"{100 * x:.1f}%" for x in c.probabilities_se), "", ""]
         se += [_num(c.cubeful_se, ".3f") if c.cubeful_se is not None else ""] if cubeful else []
         rows.append(se + ["", ""])
-    parts: list[RenderableType] = [prose(head, width), id_lines([("", i) for i in (ids or [r.position.gnubg_id()])],
-                                                                 indent=2),
+    shown = ids or [encode_position_id(r.position)]
+    parts: list[RenderableType] = [prose(head, width), id_lines([("", i) for i in shown], indent=2),
                                    fitted_table(cols, rows, width=width)]
     if r.cube is not None:
         cd = r.cube

@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from analyzer.core import layout as L
+from analyzer.core.ids import encode_position_id
 from analyzer.core.position import Position
 from analyzer.eval.engine import Engine
 from analyzer.eval.features import CLASS_RACE, classify
@@ -205,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
             own_pips, opp_pips = pos.pips()
             race = classify(b) == CLASS_RACE
             rec = {"index": i, "seed": args.seed, "trials": args.trials, "engine": name,
-                   "net": fp if name == "ours" else "gnubg-0ply", "position": pos.gnubg_id(),
+                   "net": fp if name == "ours" else "gnubg-0ply", "position": encode_position_id(pos),
                    "race": race, "pips": [own_pips, opp_pips], "eq0": round(eq0, 5), "rollout": round(mean, 5),
                    "se": round(se, 5), "outcomes": counts}
             fh.write(json.dumps(rec) + "\n")

@@ -35,6 +35,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from analyzer.core.ids import encode_key
 from analyzer.core.position import Position
 from analyzer.eval.net import weights_fingerprint
 from analyzer.eval.probabilities import Probabilities
@@ -78,7 +79,7 @@ class VariantRolloutCandidate:
     def as_dict(self) -> dict[str, Any]:
         """Plain values for JSON."""
         p = self.probabilities
-        return {"play": self.play, "position": self.result.key(), "win": p.win, "win_gammon": p.win_gammon,
+        return {"play": self.play, "position": encode_key(self.result), "win": p.win, "win_gammon": p.win_gammon,
                 "lose": p.lose, "lose_gammon": p.lose_gammon, "draw": p.draw,
                 **{f"{n}_se": v for n, v in zip(("win", "win_gammon", "lose_gammon", "draw"), self.probabilities_se,
                                                  strict=True)},
@@ -109,7 +110,7 @@ class VariantRolloutResult:
 
     def as_dict(self) -> dict[str, Any]:
         """Plain values for JSON (``cube`` is None: the variants have no cube)."""
-        return {"variant": self.variant, "position": self.position.key(),
+        return {"variant": self.variant, "position": encode_key(self.position),
                 "dice": None if self.dice is None else list(self.dice), "trials": self.trials,
                 "trials_requested": self.trials_requested, "stopped_early": self.stopped_early,
                 "seed": self.seed, "target_se": self.target_se, "net": self.net, "cubeless": True,
