@@ -27,7 +27,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from analyzer.analysis.replay import decision_ids, replay_games
+from analyzer.analysis.identifiers import decision_ids
+from analyzer.analysis.replay import replay_games
 from analyzer.formats.mat import read_matches
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from analyzer.analysis.replay import decision_ids, replay_games
+from analyzer.analysis.identifiers import decision_ids
+from analyzer.analysis.replay import replay_games
 from analyzer.core.ids import GameState, decode_match_id
 from analyzer.formats.mat import read_matches
 

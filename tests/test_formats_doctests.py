@@ -8,7 +8,8 @@ import importlib
 import pytest
 
 MODULES = ["analyzer.formats.records", "analyzer.formats.mat", "analyzer.formats.sgf",
-           "analyzer.formats.mat_writer", "analyzer.formats.sgf_writer", "analyzer.analysis.replay"]
+           "analyzer.formats.mat_writer", "analyzer.formats.sgf_writer", "analyzer.analysis.replay",
+           "analyzer.analysis.normalise", "analyzer.analysis.identifiers", "analyzer.analysis.play_matcher"]
 
 
 @pytest.mark.parametrize("name", MODULES)

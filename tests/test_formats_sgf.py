@@ -84,7 +84,7 @@ def test_no_game_in_sgf(junk):
 
 
 def test_roll_then_resign_survives_sgf(tmp_path):
-    from analyzer.analysis.replay import normalise
+    from analyzer.analysis.normalise import normalise
     from analyzer.formats.sgf_writer import format_sgf
 
     [m] = list(read_any(GNUBG / "gnubg_roll_then_resign_1p.mat"))

@@ -30,7 +30,8 @@ import pytest
 from typer.testing import CliRunner
 
 import analyzer.formats.xg as xgmod
-from analyzer.analysis.replay import decision_ids, decisions, replay_games
+from analyzer.analysis.identifiers import decision_ids
+from analyzer.analysis.replay import decisions, replay_games
 from analyzer.cli import app
 from analyzer.core.errors import InputError
 from analyzer.core.ids import GameState, decode_match_id

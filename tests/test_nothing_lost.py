@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from analyzer.analysis.replay import normalise, replay_games
+from analyzer.analysis.normalise import normalise
+from analyzer.analysis.replay import replay_games
 from analyzer.cli import app
 from analyzer.formats import read_any, stream_any
 from analyzer.formats.mat import read_match_text, read_matches, stream_matches

@@ -9,13 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.analysis.replay import (
-    decision_ids,
-    decisions,
-    normalise,
-    plain_play,
-    replay_games,
-)
+from analyzer.analysis.identifiers import decision_ids
+from analyzer.analysis.normalise import normalise, plain_play
+from analyzer.analysis.replay import decisions, replay_games
 from analyzer.core.errors import IllegalPlayError, ParseError, RulesError
 from analyzer.core.ids import GameState, decode_match_id
 from analyzer.core.play import format_play

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.analysis.replay import normalise, replay_games
+from analyzer.analysis.normalise import normalise
+from analyzer.analysis.replay import replay_games
 from analyzer.formats.mat import read_match_text, read_matches
 from analyzer.formats.mat_writer import format_match
 from analyzer.formats.sgf import read_sgf

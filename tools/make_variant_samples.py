@@ -36,7 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from analyzer.analysis.replay import plain_play, replay_games
+from analyzer.analysis.normalise import plain_play
+from analyzer.analysis.replay import replay_games
 from analyzer.core.position import Position
 from analyzer.formats.mat import read_matches
 from analyzer.formats.mat_writer import write_mat

@@ -57,8 +57,9 @@ from analyzer.analysis.decisions import (
     score_take,
     to_mwc,
 )
+from analyzer.analysis.identifiers import decision_ids
 from analyzer.analysis.luck import luck_of, mwc_luck, roll_values
-from analyzer.analysis.replay import Decision, GameReplay, decision_ids, replay_games
+from analyzer.analysis.replay import Decision, GameReplay, replay_games
 from analyzer.analysis.schema import DECISIONS_SCHEMA
 from analyzer.analysis.stats import player_stats
 from analyzer.analysis.thresholds import XG, Thresholds

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from analyzer.analysis.normalise import normalised_games, plain_play
 from analyzer.analysis.play_input import read_play
-from analyzer.analysis.replay import normalised_games, plain_play
 from analyzer.core.errors import InputError, ParseError
 from analyzer.core.match import (
     MatchState,

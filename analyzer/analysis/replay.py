@@ -13,6 +13,10 @@ from the scores) and the variant (no cube in Dutch or Mahbusa); the game value f
 the cube, never from the ``Wins`` number, which only classifies a resignation; and the next
 game's score line against the computed result.
 
+Around it: :mod:`analyzer.analysis.play_matcher` finds the legal play a text describes,
+:mod:`analyzer.analysis.normalise` rewrites a record from its replay and
+:mod:`analyzer.analysis.identifiers` gives a decision's gnubg IDs, XGID and key.
+
 >>> from analyzer.formats.mat import read_match_text
 >>> text = '''
 ...  3 point match
@@ -33,16 +37,12 @@ game's score line against the computed result.
 
 from __future__ import annotations
 
-import collections
 import functools
 import itertools
-import threading
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
-import numpy as np
-from numba import njit
-
+from analyzer.analysis.play_matcher import flipped, legal_rows, play_at, resolve_text
 from analyzer.core.errors import (
     AmbiguousPlayError,
     IllegalPlayError,
@@ -50,10 +50,8 @@ from analyzer.core.errors import (
     ParseError,
     RulesError,
 )
-from analyzer.core.layout import MOVER_RES as MOVER_RES_SLOT
-from analyzer.core.layout import PIN0, VAR_DUTCH, VAR_MAHBUSA
 from analyzer.core.match import MatchState, beaver, double_refusal, raccoon, refusal_value, take
-from analyzer.core.play import BAR, OFF, RESERVE, Hop, format_play, parse_move
+from analyzer.core.play import Hop, format_play
 from analyzer.core.position import Position
 from analyzer.formats.records import (
     Action,
@@ -68,12 +66,13 @@ from analyzer.formats.records import (
     crawford_flags,
     variant_of,
 )
-from analyzer.rules import Variant, check_dice, find_variant, kernel
+from analyzer.rules import Variant, find_variant
 
-__all__ = ["Decision", "GameReplay", "decisions", "normalise", "normalised_games", "replay_games"]
+__all__ = ["Decision", "GameReplay", "decisions", "replay_games"]
 
 KINDS = ("move", "double", "take", "drop", "resign")
 RESIGN_NAMES = {1: "single", 2: "gammon", 3: "backgammon"}
+_format = functools.lru_cache(maxsize=1 << 16)(format_play)
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,28 +360,28 @@ def _roll(record: MatchRecord, game: GameRecord, rules: Variant, t: _Turn, act: 
     if t.turn is None:
         t.turn = side
         if side == 1:
-            t.pos = _flip(t.pos)
+            t.pos = flipped(t.pos)
     elif side != t.turn:
         raise RulesError(f"{_player(record, game, side)} rolls, but it is "
                          f"{_player(record, game, t.turn)}'s turn", token=act.text)
     dice = act.dice
     if act.note == "????" or (not act.play and act.note == ""):
-        plays = _generate(rules, t.pos, dice)
+        plays = legal_rows(rules, t.pos, dice)
         if act.note == "" and len(plays) == 1:
-            chosen = _play_at(rules, int(plays[0]))  # a dance, or the only legal play (gnubg fills it in)
+            chosen = play_at(rules, int(plays[0]))  # a dance, or the only legal play (gnubg fills it in)
         else:
             # Rolled, then resigned: the resignation line comes next.
             t.pending_resign = act
             return []
     elif act.note == "cannot move":
-        plays = _generate(rules, t.pos, dice)
-        chosen = _play_at(rules, int(plays[0]))
+        plays = legal_rows(rules, t.pos, dice)
+        chosen = play_at(rules, int(plays[0]))
         if len(plays) != 1 or chosen[0]:
             raise IllegalPlayError(f"'Cannot Move' written, but {dice[0]}{dice[1]} can be played",
                                    token=act.text)
     else:
         try:
-            chosen = _resolve(rules, t.pos, dice, act.play)
+            chosen = resolve_text(rules, t.pos, dice, act.play)
         except InputError as err:
             raise type(err)(f"{err.message} (roll {dice[0]}{dice[1]})", token=err.token) from None
     hops, result = chosen
@@ -399,163 +398,9 @@ def _roll(record: MatchRecord, game: GameRecord, rules: Variant, t: _Turn, act: 
             t.points = out.points * t.state.cube
             if t.state.jacoby_active:
                 t.points = t.state.cube
-    t.pos = _flip(result)
+    t.pos = flipped(result)
     t.turn = 1 - side
     return [d]
-
-
-# ---------------------------------------------------------------------- fast play matching
-_local = threading.local()
-
-
-def _workspace() -> kernel.Workspace:
-    ws: kernel.Workspace | None = getattr(_local, "ws", None)
-    if ws is None:
-        ws = kernel.Workspace()
-        _local.ws = ws
-    return ws
-
-
-def _generate(rules: Variant, pos: Position, dice: tuple[int, int]) -> np.ndarray:
-    """Pool rows of the legal results of ``dice`` in ``pos`` (valid until the next call)."""
-    d1, d2 = check_dice(dice)
-    ws = _workspace()
-    n = ws.generate(np.frombuffer(pos.board, dtype=np.int8), d1, d2, rules.code, rules.options)
-    rows: np.ndarray = ws.results[:n]
-    return rows
-
-
-def _play_at(rules: Variant, idx: int) -> tuple[tuple[Hop, ...], Position]:
-    ws = _workspace()
-    m = int(kernel.extract_hops(idx, ws.parent, ws.hfrom, ws.hto, ws.hhit, ws.hops))
-    hops = tuple(Hop(a, b, c) for a, b, c in ws.hops[:m].tolist())
-    return hops, Position(ws.pool[idx].tobytes(), rules.name)
-
-
-def _flip(pos: Position) -> Position:
-    """``pos.flip()``, by the compiled kernel (the replay flips once per roll)."""
-    buf: np.ndarray | None = getattr(_local, "flip", None)
-    if buf is None:
-        buf = np.zeros(64, dtype=np.int8)
-        _local.flip = buf
-    kernel.flip_into(np.frombuffer(pos.board, dtype=np.int8), buf)
-    return Position(buf.tobytes(), pos.variant)
-
-
-PIN_FIRST = PIN0 + 1  # pin slot of point 1
-_format = functools.lru_cache(maxsize=1 << 16)(format_play)
-
-
-def _match_buffer(n: int) -> np.ndarray:
-    buf: np.ndarray | None = getattr(_local, "match", None)
-    if buf is None or len(buf) < n:
-        buf = np.zeros(max(n, 1024), dtype=np.int64)
-        _local.match = buf
-    return buf
-
-
-@njit(cache=True)
-def _matching_rows(board: np.ndarray, pool: np.ndarray, rows: np.ndarray, cidx: np.ndarray,
-                   cval: np.ndarray, variant: int, out: np.ndarray) -> int:
-    """Write into ``out`` the indices (into ``rows``) of the results whose mover's checkers
-    (points 1..24, bar + reserve, off; pinned ones included) equal ``board``'s changed by
-    ``cval`` at ``cidx``; returns their number."""
-    want = np.zeros(26, np.int16)
-    for k in range(26):
-        v = board[k + 1]
-        want[k] = v if v > 0 else 0
-    if variant == VAR_DUTCH:
-        want[24] += board[MOVER_RES_SLOT]
-    elif variant == VAR_MAHBUSA:
-        for k in range(24):
-            if board[PIN_FIRST + k] == -1:
-                want[k] += 1
-    for j in range(cidx.shape[0]):
-        want[cidx[j]] += cval[j]
-    m = 0
-    for r in range(rows.shape[0]):
-        row = pool[rows[r]]
-        same = True
-        for k in range(26):
-            v = row[k + 1]
-            c = v if v > 0 else 0
-            if variant == VAR_DUTCH and k == 24:
-                c += row[MOVER_RES_SLOT]
-            elif variant == VAR_MAHBUSA and k < 24 and row[PIN_FIRST + k] == -1:
-                c += 1
-            if c != want[k]:
-                same = False
-                break
-        if same:
-            out[m] = r
-            m += 1
-    return m
-
-
-@dataclass(frozen=True, slots=True)
-class _TextPlay:
-    """What a play text says: the change of the mover's checkers as indices and deltas on the
-    index scheme of :func:`_matching_rows`, the points it names and the points it marks."""
-
-    cidx: np.ndarray = field(compare=False)
-    cval: np.ndarray = field(compare=False)
-    named: frozenset[int]
-    marked: frozenset[int]
-
-
-_move = functools.lru_cache(maxsize=4096)(parse_move)
-
-
-@functools.lru_cache(maxsize=8192)
-def _text_play(text: str) -> _TextPlay:
-    change: dict[int, int] = {}
-    named: set[int] = set()
-    marked: set[int] = set()
-    for mv in map(_move, text.replace(",", " ").split()):
-        src = 24 if mv.source in (BAR, RESERVE) else mv.source - 1
-        dst = 25 if mv.dest == OFF else mv.dest - 1
-        change[src] = change.get(src, 0) - mv.count
-        change[dst] = change.get(dst, 0) + mv.count
-        named.update(mv.via)
-        if mv.dest != OFF:
-            named.add(mv.dest)
-        marked.update(mv.marked)
-    items = sorted((k, v) for k, v in change.items() if v)
-    return _TextPlay(np.array([k for k, _ in items], dtype=np.int64),
-                     np.array([v for _, v in items], dtype=np.int16), frozenset(named), frozenset(marked))
-
-
-def _resolve(rules: Variant, pos: Position, dice: tuple[int, int],
-             text: str) -> tuple[tuple[Hop, ...], Position]:
-    """The legal play that ``text`` describes (the rule of :meth:`Variant.resolve`, faster).
-
-    Candidates are the results whose change of the mover's checkers equals the text's; when
-    several remain (they differ by hits), the one whose hits all sit on points the text names,
-    with the most marked and then named hits, is chosen. Anything else (no candidate, a tie) is
-    left to :meth:`Variant.resolve`, which raises the precise error.
-    """
-    tp = _text_play(text)
-    rows = _generate(rules, pos, dice)
-    ws = _workspace()
-    out = _match_buffer(len(rows))
-    n = int(_matching_rows(np.frombuffer(pos.board, dtype=np.int8), ws.pool, rows, tp.cidx, tp.cval,
-                           rules.code, out))
-    if len(tp.cidx) and n == 1:
-        return _play_at(rules, int(rows[out[0]]))
-    if len(tp.cidx) and n > 1:
-        scored = []
-        for i in out[:n].tolist():
-            hops, result = _play_at(rules, int(rows[i]))
-            hits = {h.dest for h in hops if h.hit}
-            if hits <= (tp.named | tp.marked):
-                scored.append(((len(tp.marked & hits), len(tp.named & hits)), hops, result))
-        if scored:
-            best = max(sc for sc, _, _ in scored)
-            top = [(h, r) for sc, h, r in scored if sc == best]
-            if len(top) == 1:
-                return top[0]
-    play = rules.resolve(pos, dice, text)
-    return play.hops, play.result
 
 
 def _double(record: MatchRecord, game: GameRecord, rules: Variant, t: _Turn, act: Double) -> list[Decision]:
@@ -636,124 +481,3 @@ def _resign(record: MatchRecord, game: GameRecord, t: _Turn, loser: int, act: Ac
                          normalised="single", on_roll=holder))
     t.over, t.end, t.winner = True, "resign", 1 - loser
     _set_resignation(t, points, out)
-
-
-# ---------------------------------------------------------------------- normalised records
-def plain_play(hops: Iterable[Hop]) -> str:
-    """A play written one hop per die, the way every .mat reader accepts it: ``bar`` and ``off``,
-    ``*`` on hits, equal hops counted ``(n)``, sources descending (Dutch entries as ``bar/..``).
-
-    >>> plain_play([Hop(25, 22, 1), Hop(13, 10), Hop(13, 10), Hop(6, 0)])
-    'bar/22* 13/10(2) 6/off'
-    """
-    return format_play(hops, merge=False, reserve="bar", pin_marks=False)
-
-
-def normalise(record: MatchRecord) -> MatchRecord:
-    """The record rewritten from its replay: plays one hop per die (:func:`plain_play`), cube
-    values filled in, resignations as ``????`` after a roll or a ``Wins`` line with the true
-    value, ``and the match`` on the deciding game. Games that do not replay are left out and their
-    errors added to ``errors``; the record's metadata is kept.
-
-    >>> from analyzer.formats.mat import read_match_text
-    >>> [m] = read_match_text(" 1 point match\\n Game 1\\n a : 0      b : 0\\n 1) 41: 24/23 13/9\\n")
-    >>> normalise(m).games[0].actions[0].play
-    '24/23 13/9'
-    """
-    games: list[GameRecord] = []
-    errors = list(record.errors)
-    for item in normalised_games(record):
-        if isinstance(item, InputError):
-            errors.append(item)
-        else:
-            games.append(item)
-    return replace(record, games=tuple(games), errors=tuple(errors))
-
-
-def normalised_games(record: MatchRecord,
-                     games: Iterable[GameRecord] | None = None) -> Iterator[GameRecord | InputError]:
-    """Each game of ``record`` (or of ``games``, streamed) rewritten as :func:`normalise` does, or
-    the error of a game that does not replay, in order, one game at a time."""
-    keep = _Kept()
-    for g in replay_games(record, keep.feed(record.games if games is None else games)):
-        game = keep.take()
-        if g.error is not None:
-            yield g.error
-            continue
-        acts: list[Action] = []
-        for d in g.decisions:
-            if d.kind == "move":
-                assert d.dice is not None
-                acts.append(Roll(side=d.side, dice=d.dice, play=plain_play(d.hops)))
-            elif d.kind == "double":
-                acts.append(Double(side=d.side, value=int(d.normalised)))
-            elif d.kind == "take":
-                acts.append(Take(side=d.side))
-            elif d.kind == "drop":
-                acts.append(Drop(side=d.side))
-            elif d.kind == "resign" and d.dice is not None:
-                acts.append(Roll(side=d.side, dice=d.dice, play="", note="????"))
-        if g.winner is not None:
-            total = game.score[g.winner] + g.points
-            decided = bool(record.length) and total >= record.length
-            acts.append(Win(side=g.winner, points=g.points, match=decided))
-        yield replace(game, actions=tuple(acts), line=0, score_line=0, resigned=g.end == "resign",
-                      crawford=g.state.crawford if record.length else None)
-
-
-class _Kept:
-    """The games a replay has read and not yet answered (the replay reads one game ahead)."""
-
-    def __init__(self) -> None:
-        self._games: collections.deque[GameRecord] = collections.deque()
-
-    def feed(self, games: Iterable[GameRecord]) -> Iterator[GameRecord]:
-        for game in games:
-            self._games.append(game)
-            yield game
-
-    def take(self) -> GameRecord:
-        return self._games.popleft()
-
-
-# ---------------------------------------------------------------------- identifiers
-@dataclass(frozen=True, slots=True)
-class DecisionIds:
-    """Identifiers of a decision's position: gnubg Position ID, Match ID and XGID for standard
-    games (empty for the variants, which they cannot express) and our text key for every game."""
-
-    position_id: str
-    match_id: str
-    xgid: str
-    key: str
-
-
-_RESIGN_LEVEL = {"single": 1, "gammon": 2, "backgammon": 3}
-
-
-def decision_ids(d: Decision) -> DecisionIds:
-    """The identifiers of ``d`` as gnubg shows them before the decision: the position from the
-    player holding the turn, the dice rolled (for a play), a pending double (take / drop), an
-    offered resignation (resign). The game state is "playing" at every decision, the opening
-    roll included: the ID gnubg holds there (its text export alone writes 0, "no game", for the
-    opening roll, and gnubg reads such an ID back as a position with no game to play).
-
-    >>> from analyzer.formats.mat import read_match_text
-    >>> text = " 7 point match\\n Game 1\\n a : 0             b : 0\\n  1) 51: 24/23 13/8\\n"
-    >>> [d] = decisions(read_match_text(text)[0])
-    >>> ids = decision_ids(d)
-    >>> ids.position_id, ids.match_id
-    ('4HPwATDgc/ABMA', 'MIHmAAAAAAAE')
-    """
-    from analyzer.core.ids import encode_key, encode_position_id, match_id_from_state, xgid_from_position
-
-    key = encode_key(d.position)
-    if d.variant != "standard":
-        return DecisionIds("", "", "", key)
-    dice = d.dice if d.kind in ("move", "resign") else None
-    offered = d.kind in ("take", "drop")
-    resign = _RESIGN_LEVEL.get(d.normalised, 1) if d.kind == "resign" else 0
-    mid = match_id_from_state(d.state, on_roll=d.on_roll, dice=d.dice if d.kind in ("move", "resign") else None,
-                              game_state=1, double_offered=offered, resignation=resign).encode()
-    xgid = str(xgid_from_position(d.position, d.state, mover=d.on_roll, dice=dice, double_offered=offered))
-    return DecisionIds(encode_position_id(d.position), mid, xgid, key)

@@ -24,7 +24,8 @@ from typing import IO, Any
 import numpy as np
 
 from analyzer.analysis.decisions import Evaluator
-from analyzer.analysis.replay import normalised_games, replay_games
+from analyzer.analysis.normalise import normalised_games
+from analyzer.analysis.replay import replay_games
 from analyzer.core.errors import InputError
 from analyzer.core.ids import decode_key
 from analyzer.core.match import MatchState

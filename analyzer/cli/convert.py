@@ -37,7 +37,7 @@ def convert(
     import itertools
     import os
 
-    from analyzer.analysis.replay import normalised_games
+    from analyzer.analysis.normalise import normalised_games
     from analyzer.formats import stream_any
     from analyzer.formats.mat_writer import mat_chunks
     from analyzer.formats.sgf_writer import sgf_chunks

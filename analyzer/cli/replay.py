@@ -37,7 +37,7 @@ _COLUMNS = ("file", "game", "move", "player", "side", "kind", "dice", "played", 
 
 def decision_row(d: Any) -> dict[str, Any]:
     """The output fields of one decision (see the command's help)."""
-    from analyzer.analysis.replay import decision_ids
+    from analyzer.analysis.identifiers import decision_ids
 
     ids = decision_ids(d)
     return {"file": d.file, "game": d.game, "move": d.move, "player": d.player, "side": d.side,
