@@ -211,7 +211,8 @@ def _cmd_corpus_positions(args: argparse.Namespace) -> int:
     from analyzer.formats import expand_inputs
     from analyzer.train.dataset import corpus_positions
 
-    files = expand_inputs(list(args.inputs))
+    files = [f for f in expand_inputs(list(args.inputs))[args.skip_first:]
+             if not any(x.lower() in f.lower() for x in args.exclude)]
     boards, games, bad = corpus_positions(files)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -372,6 +373,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="the positions before each checker play of real matches, for targets --positions-file")
     cp.add_argument("inputs", nargs="+", help="match files or folders (walked in sorted order)")
     cp.add_argument("--out", required=True, help="the positions file (.npz)")
+    cp.add_argument("--skip-first", type=int, default=0,
+                    help="leave out the first N files of the sorted walk (those bench/blind_spots.py samples)")
+    cp.add_argument("--exclude", action="append", default=[],
+                    help="leave out the files whose path holds this text (case-insensitive; repeatable)")
     cp.add_argument("--log", help="log file (default: stderr)")
     ft = sub.add_parser("fit", help="train the contact and crashed nets for epochs over target files")
     ft.add_argument("--init", required=True, help="starting net set or checkpoint")
