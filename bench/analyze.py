@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         a = analyze_match(record, engine=engine, ply=ply)
         wall = time.perf_counter() - t
         out[f"ply{ply}"] = {"seconds": round(wall, 2), "decisions": a.decisions.height,
-                            "pr": [None if p["pr_raw"] is None else round(500 * p["pr_raw"], 2)
+                            "pr": [None if p.pr_raw is None else round(500 * p.pr_raw, 2)
                                    for p in a.players]}
     sys.stdout.write(json.dumps(out) + "\n")
     return 0

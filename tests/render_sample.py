@@ -1,17 +1,20 @@
 """A hand-made match analysis in the exact decisions/summary schema, for the render tests.
 
-``make_analysis()`` returns a frozen object with ``decisions`` (polars DataFrame), ``summary`` and
-``metadata``: two games of a 5-point match (or money play), checker plays with candidates, a cube
-and a take decision, errors of several classes, forced moves and null luck.
+``make_analysis()`` returns a frozen object with ``decisions`` (polars DataFrame) and ``summary``
+(an :class:`~analyzer.analysis.summary.AnalysisSummary` read from the hand-made JSON of
+``make_summary()``, the summary's agreed keys plus some of the stats' extras): two games of a
+5-point match (or money play), checker plays with candidates, a cube and a take decision, errors
+of several classes, forced moves and null luck.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
+from analyzer.analysis.summary import AnalysisSummary
 from analyzer.core.ids import MatchID, encode_key, encode_position_id
 from analyzer.core.position import Position
 
@@ -45,8 +48,11 @@ POSITIONS = {
 @dataclass(frozen=True)
 class SampleAnalysis:
     decisions: pl.DataFrame
-    summary: dict[str, Any]
-    metadata: dict[str, Any] = field(default_factory=dict)
+    summary: AnalysisSummary
+
+    def with_summary(self, summary: dict[str, Any]) -> SampleAnalysis:
+        """The same decisions with the summary read from ``summary`` (its JSON form)."""
+        return SampleAnalysis(self.decisions, AnalysisSummary.from_json(summary))
 
 
 def _cand(play: str, equity: float, win: float) -> dict[str, Any]:
@@ -118,8 +124,17 @@ def make_rows(variant: str = "standard", length: int = 5, names: tuple[str, str]
 
 def make_analysis(variant: str = "standard", length: int = 5, names: tuple[str, str] = ("Alice", "Bob"),
                   event: str = "Club night", file: str = "sample.mat") -> SampleAnalysis:
-    rows = make_rows(variant, length, names, file)
-    df = pl.DataFrame(rows, schema=SCHEMA)
+    summary = make_summary(variant, length, names, event, file)
+    # the settings the report lists: the summary's, and the file analysed
+    summary["metadata"] = {**summary["metadata"], "file": file}
+    df = pl.DataFrame(make_rows(variant, length, names, file), schema=SCHEMA)
+    return SampleAnalysis(df, AnalysisSummary.from_json(summary))
+
+
+def make_summary(variant: str = "standard", length: int = 5, names: tuple[str, str] = ("Alice", "Bob"),
+                 event: str = "Club night", file: str = "sample.mat") -> dict[str, Any]:
+    """The summary of :func:`make_rows` in its JSON form (``summary.json``), made by hand."""
+    df = pl.DataFrame(make_rows(variant, length, names, file), schema=SCHEMA)
     players = []
     for side in (0, 1):
         mine = df.filter(pl.col("side") == side)
@@ -159,4 +174,4 @@ def make_analysis(variant: str = "standard", length: int = 5, names: tuple[str, 
                          "games_analysed": 2, "score_final": [5, 3],
                          "errors": ["game 3, line 40: illegal play '<b>13/2</b>'"]},
                "players": players}
-    return SampleAnalysis(df, summary, {"file": file})
+    return summary

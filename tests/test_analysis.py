@@ -104,8 +104,8 @@ def test_worst_play_is_found_and_classified(best_vs_worst: MatchAnalysis) -> Non
         plays = [c["play"] for c in r["candidates"]]
         assert r["played"] in plays and plays[0] == r["best"]
     stats = best_vs_worst.players
-    assert stats[1]["checker"]["blunder"] >= 1 and stats[0]["checker"] == {"error": 0, "blunder": 0}
-    assert stats[1]["pr_raw"] > 0.0
+    assert stats[1].checker["blunder"] >= 1 and stats[0].checker == {"error": 0, "blunder": 0}
+    assert stats[1].pr_raw > 0.0
 
 
 def test_rows_follow_the_schema(best_vs_worst: MatchAnalysis) -> None:
@@ -166,8 +166,8 @@ def test_early_double_and_its_answers(engine: Engine) -> None:
     [drop] = read_match_text(head + "  2)  Doubles => 2                  Drops\n      Wins 1 point\n")
     d = analyze_match(drop, engine=engine, ply=0).decisions.filter(pl.col("kind") == "take").row(0, named=True)
     assert d["played"] == "pass" and d["cube_error"] == "wrong pass" and d["error_class"] == "blunder"
-    assert a.players[0]["cube_errors"]["wrong double"] == 1
-    assert a.players[0]["cube_errors"]["wrong double below DP"] == 1
+    assert a.players[0].cube_errors["wrong double"] == 1
+    assert a.players[0].cube_errors["wrong double below DP"] == 1
 
 
 def test_no_double_rows_before_each_roll(best_vs_worst: MatchAnalysis) -> None:
@@ -279,20 +279,20 @@ def test_player_stats_by_hand() -> None:
     ]
     df = pl.DataFrame(rows, schema=DECISIONS_SCHEMA)
     a, b = player_stats(df, XG, ["ann", "bob"], [1.0, -1.0], money=True)
-    assert (a["decisions"], a["unforced"], a["checker_unforced"], a["cube_decisions"]) == (4, 2, 1, 1)
-    assert a["total_error"] == pytest.approx(0.13) and a["pr_raw"] == pytest.approx(0.065)
-    assert a["checker"] == {"error": 0, "blunder": 1} and a["cube"] == {"error": 1, "blunder": 0}
-    assert a["cube_errors"]["missed double"] == 1 and a["cube_errors"]["missed double below CP"] == 1
-    assert a["cube_errors"]["missed double above CP"] == 0 and b["cube_errors"]["wrong take"] == 0
-    assert a["luck_gnubg_emg"] == pytest.approx(0.15) and a["luck_points"] == pytest.approx(0.35)
+    assert (a.decisions, a.unforced, a.checker_unforced, a.cube_decisions) == (4, 2, 1, 1)
+    assert a.total_error == pytest.approx(0.13) and a.pr_raw == pytest.approx(0.065)
+    assert a.checker == {"error": 0, "blunder": 1} and a.cube == {"error": 1, "blunder": 0}
+    assert a.cube_errors["missed double"] == 1 and a.cube_errors["missed double below CP"] == 1
+    assert a.cube_errors["missed double above CP"] == 0 and b.cube_errors["wrong take"] == 0
+    assert a.luck_gnubg_emg == pytest.approx(0.15) and a.luck_points == pytest.approx(0.35)
     # the EMG total is the points total at the session's stake: (0.4 + 0.05 + 0.1) / (0.2 + 0.05 + 0.1)
-    assert a["luck"] == pytest.approx(0.35 / (0.55 / 0.35))
+    assert a.luck == pytest.approx(0.35 / (0.55 / 0.35))
     # gnubg: actual result - own luck + the opponent's luck (points in money play)
-    assert a["luck_adjusted_result"] == pytest.approx(1.0 - 0.35 + 0.1)
-    assert b["luck_adjusted_result"] == pytest.approx(-1.0 - 0.1 + 0.35)
-    assert b["pr_raw"] == pytest.approx(0.0125) and b["rating_xg"] == "Expert"
+    assert a.luck_adjusted_result == pytest.approx(1.0 - 0.35 + 0.1)
+    assert b.luck_adjusted_result == pytest.approx(-1.0 - 0.1 + 0.35)
+    assert b.pr_raw == pytest.approx(0.0125) and b.rating_xg == "Expert"
     empty = player_stats(empty_decisions(), GNUBG, ["x", "y"])
-    assert empty[0]["pr_raw"] is None and empty[0]["checker"] == {"doubtful": 0, "bad": 0, "very bad": 0}
+    assert empty[0].pr_raw is None and empty[0].checker == {"doubtful": 0, "bad": 0, "very bad": 0}
 
 
 # ---------------------------------------------------------------------- outputs
@@ -330,7 +330,7 @@ def test_terminal_summary(best_vs_worst: MatchAnalysis) -> None:
     for label in ("decisions (unforced)", "PR (500 x mean EMG)", "XG:", "gnubg:", "luck (EMG)",
                   "luck-adjusted result", "5 worst decisions", "3-point match, 0-ply, thresholds xg"):
         assert label in text
-    pr = 500 * best_vs_worst.players[1]["pr_raw"]
+    pr = 500 * best_vs_worst.players[1].pr_raw
     assert f"{pr:.1f}" in text
 
 
@@ -349,11 +349,11 @@ def test_money_session(engine: Engine) -> None:
     df = a.decisions
     assert df["mwc"].null_count() == df.height and df["mwc_loss"].null_count() == df.height
     assert df["match_length"].unique().to_list() == [0]
-    assert a.summary["metadata"]["met"] is None
+    assert a.summary.metadata.met is None
     ann, bob = a.players
-    assert ann["result_unit"] == "points" and ann["actual_result"] == 1.0 and bob["actual_result"] == -1.0
-    assert ann["luck_mwc"] is None and ann["luck_points"] == pytest.approx(ann["luck"])
-    assert ann["luck_adjusted_result"] == pytest.approx(1.0 - ann["luck_points"] + bob["luck_points"])
+    assert ann.result_unit == "points" and ann.actual_result == 1.0 and bob.actual_result == -1.0
+    assert ann.luck_mwc is None and ann.luck_points == pytest.approx(ann.luck)
+    assert ann.luck_adjusted_result == pytest.approx(1.0 - ann.luck_points + bob.luck_points)
 
 
 def test_two_ply_ranking_follows_the_filters(engine: Engine) -> None:
@@ -379,6 +379,6 @@ def test_match_without_games(engine: Engine) -> None:
     [m] = read_match_text(" 5 point match\n")
     a = analyze_match(m, engine=engine, ply=0)
     assert a.decisions.height == 0 and dict(a.decisions.schema) == DECISIONS_SCHEMA
-    assert a.summary["match"]["games"] == 0 and a.summary["match"]["score_final"] is None
-    assert [p["decisions"] for p in a.players] == [0, 0] and a.players[0]["rating_xg"] is None
+    assert a.summary.match.games == 0 and a.summary.match.score_final is None
+    assert [p.decisions for p in a.players] == [0, 0] and a.players[0].rating_xg is None
     assert "0 (0)" in render_text(analysis_view(a))

@@ -126,12 +126,12 @@ def test_checker_decisions_only_and_no_cube_columns(analysed: tuple[str, MatchAn
     assert (df["equity_best"] >= -2.0 - 1e-9).all()
     assert set(df["match_length"]) == {record.length}
     for p in a.players:
-        assert p["cube_decisions"] == 0 and p["cube_error"] == 0.0 and p["result_unit"] == "points"
-        assert p["luck_mwc"] is None and p["total_mwc_loss"] is None
+        assert p.cube_decisions == 0 and p.cube_error == 0.0 and p.result_unit == "points"
+        assert p.luck_mwc is None and p.total_mwc_loss is None
     meta = a.metadata
-    assert meta["met"] is None and meta["cube_model"] is None and "cubeless expected points" in meta["equity"]
-    assert meta["variant_engines"][variant]["evaluator"] == "StandIn"
-    assert a.summary["match"]["cube"] is False and a.summary["match"]["variant"] == variant
+    assert meta.met is None and meta.cube_model is None and "cubeless expected points" in (meta.equity or "")
+    assert meta.variant_engines is not None and meta.variant_engines[variant].evaluator == "StandIn"
+    assert a.summary.match.cube is False and a.summary.match.variant == variant
     assert equity_unit(df) == "points"
 
 
@@ -217,10 +217,10 @@ def test_luck_is_zero_on_average_and_counts_the_die_off(analysed: tuple[str, Mat
         assert math.isclose(opener["luck"], values[dice] - mean, abs_tol=1e-9)
     # per player, the summary adds up the rows; the luck-adjusted result is gnubg's
     for p in a.players:
-        mine = df.filter(pl.col("side") == p["side"])
-        assert math.isclose(p["luck"], mine["luck"].sum(), abs_tol=1e-9) and p["rolls"] == mine.height
-        opp = a.players[1 - p["side"]]
-        assert math.isclose(p["luck_adjusted_result"], p["actual_result"] - p["luck"] + opp["luck"], abs_tol=1e-9)
+        mine = df.filter(pl.col("side") == p.side)
+        assert math.isclose(p.luck, mine["luck"].sum(), abs_tol=1e-9) and p.rolls == mine.height
+        opp = a.players[1 - p.side]
+        assert math.isclose(p.luck_adjusted_result, p.actual_result - p.luck + opp.luck, abs_tol=1e-9)
 
 
 class _NoBulk:
@@ -239,13 +239,14 @@ class _NoBulk:
 def test_game_results_in_points(analysed: tuple[str, MatchAnalysis]) -> None:
     variant, a = analysed
     games = list(replay_games(sample(variant)))
-    results = a.summary["match"]["results"]
-    assert [r["game"] for r in results] == [g.number for g in games]
-    assert [(r["end"], r["winner"], r["points"]) for r in results] == [(g.end, g.winner, g.points) for g in games]
-    final = a.summary["match"]["score_final"]
-    assert a.players[0]["actual_result"] == final[0] - final[1] == -a.players[1]["actual_result"]
+    results = a.summary.match.results
+    assert [r.game for r in results] == [g.number for g in games]
+    assert [(r.end, r.winner, r.points) for r in results] == [(g.end, g.winner, g.points) for g in games]
+    final = a.summary.match.score_final
+    assert final is not None
+    assert a.players[0].actual_result == final[0] - final[1] == -a.players[1].actual_result
     if variant == "mahbusa":
-        assert "mother" in {r["end"] for r in results}  # the sample holds a mother win
+        assert "mother" in {r.end for r in results}  # the sample holds a mother win
 
 
 def test_draws_and_mother_wins_in_the_results() -> None:
@@ -256,7 +257,7 @@ def test_draws_and_mother_wins_in_the_results() -> None:
                         end="bearoff")]
     assert _game_results(games, None, points=True) == [-1.0, 1.0]
     summary = _game_summaries(games, ["ann", "bob"])
-    assert [(s["end"], s["winner_name"], s["points"]) for s in summary] == [
+    assert [(s.end, s.winner_name, s.points) for s in summary] == [
         ("mother", "bob", 2), ("draw", None, 0), ("bearoff", "ann", 1)]
     assert V.opening_kind("mahbusa", 1, 2) == "winner" and V.opening_kind("mahbusa", 2, 0) == "die-off"
     drawn = Position.from_notation("P 8:13 1:1+o | O 24:1+p 20:13 | over", "mahbusa")
@@ -364,7 +365,7 @@ def test_deeper_analysis_never_asks_the_standard_engine() -> None:
     a = analyze_match(record, engine=None, ply=3,
                       variant_engines={"mahbusa": StandIn("mahbusa")})
     df = a.decisions
-    assert set(df["ply"]) == {V.VARIANT_MAX_PLY} and a.metadata["variant_ply"] == V.VARIANT_MAX_PLY
+    assert set(df["ply"]) == {V.VARIANT_MAX_PLY} and a.metadata.variant_ply == V.VARIANT_MAX_PLY
     unforced = df.filter(~pl.col("forced"))
     assert unforced.height > 0
     for row in unforced.iter_rows(named=True):
@@ -399,9 +400,9 @@ def test_a_game_that_does_not_replay_is_left_out() -> None:
     record = replace(record, games=record.games[:2])
     a = analyze_match(record, engine=None, ply=0,
                       variant_engines={"mahbusa": StandIn("mahbusa")})
-    match = a.summary["match"]
-    assert match["games"] == 2 and match["games_analysed"] == 1 and len(match["errors"]) == 1
-    assert set(a.decisions["game"]) == {1} and [r["game"] for r in match["results"]] == [1]
+    match = a.summary.match
+    assert match.games == 2 and match.games_analysed == 1 and len(match.errors) == 1
+    assert set(a.decisions["game"]) == {1} and [r.game for r in match.results] == [1]
 
 
 def _break_game(text: str, number: int) -> str:
@@ -423,7 +424,7 @@ def test_opening_luck_after_a_game_that_does_not_replay() -> None:
     engines = {"mahbusa": StandIn("mahbusa")}
     a = analyze_match(replace(whole, games=whole.games[:2]), engine=None, ply=0, variant_engines=engines)
     b = analyze_match(replace(broken, games=broken.games[:2]), engine=None, ply=0, variant_engines=engines)
-    assert b.summary["match"]["games_analysed"] == 1 and len(b.summary["match"]["errors"]) == 1
+    assert b.summary.match.games_analysed == 1 and len(b.summary.match.errors) == 1
     first_a = a.decisions.filter(pl.col("game") == 2).row(0, named=True)
     first_b = b.decisions.filter(pl.col("game") == 2).row(0, named=True)
     assert first_a["move_no"] == first_b["move_no"] == 1 and first_a["key"] == first_b["key"]

@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from analyzer.analysis.summary import AnalysisSummary
 from analyzer.batch import BatchOptions, run_batch, write_batch_report
 from analyzer.batch.layout import DECISIONS_DIR, read_part_meta
 from analyzer.batch.report import load_aliases
@@ -87,19 +88,20 @@ def test_error_rate_in_the_unit_of_analyze(dataset: Path, tmp_path: Path) -> Non
     shown = {raw: r["player"] for r in players.values() for raw in r["names"].split("; ")}
     totals: dict[str, list[float]] = {}
     for part in sorted((dataset / DECISIONS_DIR).glob("*.parquet")):
-        summary = (read_part_meta(part) or {})["summary"]
-        for p in summary["players"]:
-            t = totals.setdefault(shown[p["name"]], [0.0, 0.0])
-            t[0] += p["total_error"]
-            t[1] += p["unforced"]
+        summary = AnalysisSummary.from_json((read_part_meta(part) or {})["summary"])
+        for p in summary.players:
+            t = totals.setdefault(shown[p.name], [0.0, 0.0])
+            t[0] += p.total_error
+            t[1] += p.unforced
     assert set(totals) == set(players)
     for name, (total, unforced) in totals.items():
         assert players[name]["error_rate_memg"] == pytest.approx(1000 * total / unforced)
         assert players[name]["mean_pr"] == pytest.approx(500 * total / unforced)
     [single] = [p for p in players.values() if p["matches"] == 1 and p["player"] == "LB"]
-    part_summaries = [(read_part_meta(p) or {})["summary"] for p in sorted((dataset / DECISIONS_DIR).glob("*.parquet"))]
-    lb = next(p for s in part_summaries for p in s["players"] if p["name"] == "LB")
-    assert single["error_rate_memg"] == pytest.approx(1000 * lb["mean_error"])
+    part_summaries = [AnalysisSummary.from_json((read_part_meta(p) or {})["summary"])
+                      for p in sorted((dataset / DECISIONS_DIR).glob("*.parquet"))]
+    lb = next(p for s in part_summaries for p in s.players if p.name == "LB")
+    assert lb.mean_error is not None and single["error_rate_memg"] == pytest.approx(1000 * lb.mean_error)
     html = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
     assert "Error rate (mEMG per decision)" in html
     assert f">{single['error_rate_memg']:.1f}<" in html

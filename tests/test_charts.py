@@ -154,7 +154,7 @@ def test_untrusted_names_are_literal_and_inert(tmp_path: Path) -> None:
 
 def test_empty_match_still_draws(tmp_path: Path) -> None:
     a = make_analysis()
-    empty = SampleAnalysis(a.decisions.head(0), a.summary, a.metadata)
+    empty = SampleAnalysis(a.decisions.head(0), a.summary)
     paths = write_charts(empty, tmp_path)
     assert all(p.stat().st_size > 0 for p in paths)
 

@@ -136,10 +136,11 @@ def test_analysis_with_the_confirmation_pass(engine):
                                  on=["game", "move_no", "kind"])
     assert first.height == again.height
     assert first["equity_loss"].to_list() == pytest.approx(first["kept"].to_list())
-    counts = a.summary["match"]["confirmed"]
-    assert counts["decisions"] == again.height and sum(counts["by_kind"].values()) == again.height
-    assert counts["by_method"] == {"rollout": again.height}
-    assert a.summary["metadata"]["confirm"] == FAST.as_dict() and plain.summary["metadata"]["confirm"] is None
+    counts = a.summary.match.confirmed
+    assert counts is not None and a.summary.metadata.confirm is not None
+    assert counts.decisions == again.height and sum(counts.by_kind.values()) == again.height
+    assert counts.by_method == {"rollout": again.height}
+    assert a.summary.metadata.confirm.as_dict() == FAST.as_dict() and plain.summary.metadata.confirm is None
     double = d.filter(pl.col("kind") == "cube", pl.col("played") == "double").row(0, named=True)
     take = d.filter(pl.col("kind") == "take").row(0, named=True)
     assert double["method"] == take["method"] == "rollout" and double["cube_nd"] == take["cube_nd"]

@@ -98,13 +98,15 @@ def test_sections_and_self_contained(report: str) -> None:
 
 
 def test_summary_table(report: str, sample: SampleAnalysis) -> None:
-    players = sample.summary["players"]
+    players = sample.summary.players
     for p in players:
-        assert f'<span class="pr">{500 * p["pr_raw"]:.1f}</span>' in report
-        assert f"XG: {p['rating_xg']}" in report and f"gnubg: {p['rating_gnubg']}" in report
-        assert f"{p['luck']:+.3f}" in report and f"{100 * p['luck_adjusted_result']:+.1f}% MWC" in report
-        assert f"{100 * p['actual_result']:+.1f}% MWC" in report and f"{100 * p['luck_mwc']:+.1f}%" in report
-        assert f"{p['total_error']:.3f}" in report
+        assert p.pr_raw is not None and p.luck_adjusted_result is not None and p.actual_result is not None
+        assert p.luck_mwc is not None
+        assert f'<span class="pr">{500 * p.pr_raw:.1f}</span>' in report
+        assert f"XG: {p.rating_xg}" in report and f"gnubg: {p.rating_gnubg}" in report
+        assert f"{p.luck:+.3f}" in report and f"{100 * p.luck_adjusted_result:+.1f}% MWC" in report
+        assert f"{100 * p.actual_result:+.1f}% MWC" in report and f"{100 * p.luck_mwc:+.1f}%" in report
+        assert f"{p.total_error:.3f}" in report
     summary = report[report.index('id="summary"'):report.index('id="charts"')]
     rows = re.findall(r'<tr class="count"><td class="sub">([^<]+)</td>(.*?)</tr>', summary)
     checker_rows = {name: re.findall(r">(\d+)<", cells) for name, cells in rows[:3]}
@@ -197,7 +199,7 @@ def test_hostile_text_renders_inert(tmp_path: Path) -> None:
     a = make_analysis(names=names, event='"><img src=x onerror=alert(1)>', file="<svg onload=alert(1)>.mat")
     rows = a.decisions.with_columns(
         a.decisions["played"].str.replace("24/20", "<i>24/20</i>"))
-    a = SampleAnalysis(rows, a.summary, a.metadata)
+    a = SampleAnalysis(rows, a.summary)
     path = write_html_report(a, tmp_path)
     html = path.read_text(encoding="utf-8")
     low = html.lower()
@@ -262,10 +264,10 @@ def test_write_report_options(sample: SampleAnalysis, tmp_path: Path) -> None:
 def test_no_errors_and_missing_key() -> None:
     a = make_analysis()
     clean = a.decisions.with_columns(a.decisions["error_class"].str.replace(r".*", "none"))
-    html = render_html_report(SampleAnalysis(clean, a.summary, a.metadata), charts=False)
+    html = render_html_report(SampleAnalysis(clean, a.summary), charts=False)
     assert not articles(html) and "No errors" in html and "Errors (0)" in html
     broken = a.decisions.with_columns(a.decisions["key"].str.replace(r".*", "S.not-a-key"))
-    html2 = render_html_report(SampleAnalysis(broken, a.summary, a.metadata), charts=False)
+    html2 = render_html_report(SampleAnalysis(broken, a.summary), charts=False)
     arts = articles(html2)
     assert len(arts) == 5 and all("the position key could not be read" in x for x in arts)
 
@@ -277,12 +279,12 @@ BRIEF_PLAYER_KEYS = {"name", "side", "decisions", "unforced", "checker", "cube",
 def test_summary_with_only_the_agreed_keys() -> None:
     """The agreed summary keys alone (no stats extras, thresholds as a values mapping) render."""
     a = make_analysis(length=0)
-    players = [{k: v for k, v in p.items() if k in BRIEF_PLAYER_KEYS} for p in a.summary["players"]]
+    players = [{k: v for k, v in p.as_dict().items() if k in BRIEF_PLAYER_KEYS} for p in a.summary.players]
     metadata = {"engine": "bgreview", "version": "9.9", "nets": "n1", "ply": 1, "seed": 3,
                 "thresholds": {"name": "gnubg", "values": {"very bad": 0.12, "doubtful": 0.03, "bad": 0.06}},
                 "met": None}
     summary = {"metadata": metadata, "match": {"players": ["Alice", "Bob"], "length": 0}, "players": players}
-    html = render_html_report(SampleAnalysis(a.decisions, summary, {}), charts=False)
+    html = render_html_report(a.with_summary(summary), charts=False)
     assert "<th>Version</th><td>9.9</td>" in html
     assert unescape("gnubg: doubtful \u2265 0.030, bad \u2265 0.060, very bad \u2265 0.120") in unescape(html)
     assert "Actual result" not in html and "cube-type" not in html and "Luck (MWC)" not in html
@@ -376,7 +378,7 @@ def test_a_cube_decision_that_was_not_close_is_folded_into_the_play_after_it() -
         pl.lit("No double, take").alias("cube_action"), pl.lit(None, pl.Float64).alias("luck"),
         pl.lit([], df.schema["candidates"]).alias("candidates"), pl.lit(None, pl.String).alias("dice"))
     folded = pl.concat([df.slice(0, 2), trivial, df.slice(2)])
-    html = render_html_report(SampleAnalysis(folded, a.summary, a.metadata), charts=False)
+    html = render_html_report(SampleAnalysis(folded, a.summary), charts=False)
     rows = game_list_rows(html)
     assert len(rows) == df.height  # the no-double is not a row of its own
     details = unpack(str(viewer_data(html)["packed"]))["details"]
@@ -423,15 +425,16 @@ def test_gnubg_thresholds_show_the_doubtful_class() -> None:
     df = a.decisions.with_columns(pl.col("equity_loss").map_elements(GNUBG.classify, return_dtype=pl.String)
                                   .alias("error_class"))
     players = []
-    for p in a.summary["players"]:
-        mine = df.filter(pl.col("side") == p["side"])
+    for p in a.summary.players:
+        mine = df.filter(pl.col("side") == p.side)
         checker = {c: mine.filter((pl.col("kind") == "checker") & (pl.col("error_class") == c)).height
                    for c in GNUBG.classes}
         cube = {c: mine.filter((pl.col("kind") != "checker") & (pl.col("error_class") == c)).height
                 for c in GNUBG.classes}
-        players.append({**p, "checker": checker, "cube": cube})
-    summary = {**a.summary, "players": players, "metadata": {**a.summary["metadata"], "thresholds": GNUBG.as_dict()}}
-    html = render_html_report(SampleAnalysis(df, summary, a.metadata), charts=False)
+        players.append({**p.as_dict(), "checker": checker, "cube": cube})
+    doc = a.summary.as_dict()
+    summary = {**doc, "players": players, "metadata": {**doc["metadata"], "thresholds": GNUBG.as_dict()}}
+    html = render_html_report(SampleAnalysis(df, a.summary).with_summary(summary), charts=False)
     assert set(df["error_class"]) == {"none", "doubtful", "bad", "very bad"}
     classes = [cells[6] for _a, cells in game_list_rows(html)]
     assert classes == [c if c != "none" else "" for c in df["error_class"]]
@@ -472,13 +475,14 @@ def test_the_taker_is_captioned_as_such_and_each_player_keeps_his_colour(report:
 
 def test_settings_have_human_labels() -> None:
     a = make_analysis()
-    meta = {**a.summary["metadata"], "deep_filter": {"count": 4, "threshold": 0.08}, "luck_prune": True,
-            "variant_engines": {"dutch": {"nets": "0.5", "evaluator": "VariantEngine"}}}
-    html = render_html_report(SampleAnalysis(a.decisions, {**a.summary, "metadata": meta}, a.metadata), charts=False)
+    doc = a.summary.as_dict()
+    meta = {**doc["metadata"], "deep_filter": {"count": 4, "threshold": 0.08}, "luck_prune": True,
+            "variant_engines": {"dutch": {"evaluator": "VariantEngine", "nets": "0.5"}}}
+    html = render_html_report(a.with_summary({**doc, "metadata": meta}), charts=False)
     settings = html[html.index('id="settings"'):]
     assert "<th>Deep move filter (2-ply and deeper)</th><td>count: 4, threshold: 0.08</td>" in settings
     assert "<th>Luck prune</th><td>yes</td>" in settings
-    assert "<th>Dutch and Mahbusa engines</th><td>dutch: (nets: 0.5, evaluator: VariantEngine)</td>" in settings
+    assert "<th>Dutch and Mahbusa engines</th><td>dutch: (evaluator: VariantEngine, nets: 0.5)</td>" in settings
     assert "deep_filter" not in settings and "luck_prune" not in settings
 
 

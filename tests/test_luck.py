@@ -67,17 +67,17 @@ def test_emg_and_mwc_totals_agree_in_sign() -> None:
     rows += [_roll(1, 0.1, s1), _roll(1, -0.3, s4)]
     df = pl.DataFrame(rows, schema=DECISIONS_SCHEMA)
     a, b = player_stats(df, XG, ["ann", "bob"], [0.5, -0.5])
-    assert a["luck_gnubg_emg"] == pytest.approx(-0.8)  # gnubg's plain sum: 8 x -0.2 + 0.8
-    assert a["luck_mwc"] > 0.0  # the joker at a 4-cube outweighs the small ones
-    assert a["luck"] > 0.0 and b["luck"] < 0.0 and b["luck_mwc"] < 0.0
+    assert a.luck_gnubg_emg == pytest.approx(-0.8)  # gnubg's plain sum: 8 x -0.2 + 0.8
+    assert a.luck_mwc > 0.0  # the joker at a 4-cube outweighs the small ones
+    assert a.luck > 0.0 and b.luck < 0.0 and b.luck_mwc < 0.0
     rate = luck_stake(df)
     assert rate is not None
-    assert a["luck"] == pytest.approx(a["luck_mwc"] / rate) and b["luck"] == pytest.approx(b["luck_mwc"] / rate)
-    assert a["luck_rate"] == pytest.approx(a["luck"] / 9) and a["rolls"] == 9
+    assert a.luck == pytest.approx(a.luck_mwc / rate) and b.luck == pytest.approx(b.luck_mwc / rate)
+    assert a.luck_rate == pytest.approx(a.luck / 9) and a.rolls == 9
     # gnubg's luck-adjusted result: actual - own luck + the opponent's luck, in MWC
-    assert a["luck_adjusted_result"] == pytest.approx(0.5 - a["luck_mwc"] + b["luck_mwc"])
+    assert a.luck_adjusted_result == pytest.approx(0.5 - a.luck_mwc + b.luck_mwc)
     per_row = luck_at_stake(df)
-    assert per_row.filter(df["side"] == 0).sum() == pytest.approx(a["luck"])
+    assert per_row.filter(df["side"] == 0).sum() == pytest.approx(a.luck)
 
 
 def test_one_stake_gives_gnubgs_sum() -> None:
@@ -85,8 +85,8 @@ def test_one_stake_gives_gnubgs_sum() -> None:
     s = MatchState(length=1)
     df = pl.DataFrame([_roll(0, 0.4, s), _roll(0, -0.1, s), _roll(1, -0.25, s)], schema=DECISIONS_SCHEMA)
     a, b = player_stats(df, XG, ["ann", "bob"])
-    assert a["luck"] == pytest.approx(0.3) and a["luck_gnubg_emg"] == pytest.approx(0.3)
-    assert a["luck_mwc"] == pytest.approx(0.15) and b["luck"] == pytest.approx(-0.25)
+    assert a.luck == pytest.approx(0.3) and a.luck_gnubg_emg == pytest.approx(0.3)
+    assert a.luck_mwc == pytest.approx(0.15) and b.luck == pytest.approx(-0.25)
 
 
 def test_money_totals_in_points() -> None:
@@ -94,10 +94,10 @@ def test_money_totals_in_points() -> None:
             _roll(0, 0.4, MatchState(cube=4), money=True), _roll(1, 0.2, MatchState(), money=True)]
     df = pl.DataFrame(rows, schema=DECISIONS_SCHEMA)
     a, b = player_stats(df, XG, ["ann", "bob"], [4.0, -4.0], money=True)
-    assert a["luck_gnubg_emg"] == pytest.approx(-0.2) and a["luck_points"] == pytest.approx(1.0)
-    assert a["luck"] > 0.0 and a["luck_mwc"] is None
+    assert a.luck_gnubg_emg == pytest.approx(-0.2) and a.luck_points == pytest.approx(1.0)
+    assert a.luck > 0.0 and a.luck_mwc is None
     assert luck_stake(df, money=True) == pytest.approx((0.3 + 0.3 + 1.6 + 0.2) / (0.3 + 0.3 + 0.4 + 0.2))
-    assert a["luck_adjusted_result"] == pytest.approx(4.0 - 1.0 + 0.2)
+    assert a.luck_adjusted_result == pytest.approx(4.0 - 1.0 + 0.2)
 
 
 def test_luck_at_stake_finds_the_currency() -> None:
@@ -115,7 +115,7 @@ def test_no_luck_at_all() -> None:
     s = MatchState(length=3)
     df = pl.DataFrame([_roll(0, 0.0, s), _roll(1, 0.0, s)], schema=DECISIONS_SCHEMA)
     a, _ = player_stats(df, XG, ["ann", "bob"])
-    assert luck_stake(df) is None and a["luck"] == 0.0 and a["luck_rate"] == 0.0
+    assert luck_stake(df) is None and a.luck == 0.0 and a.luck_rate == 0.0
 
 
 # ---------------------------------------------------------------------- the shipped sample
@@ -135,6 +135,6 @@ def test_sample_totals_agree_in_sign() -> None:
     rolls = a.decisions.filter(pl.col("luck").is_not_null())
     ratio = (rolls["luck_mwc"] / rolls["luck"]).filter(rolls["luck"].abs() > 1e-6)
     assert (ratio > 0.0).all()  # each roll: EMG and MWC luck of one sign
-    assert any((p["luck_gnubg_emg"] < 0.0) != (p["luck_mwc"] < 0.0) for p in a.players)
+    assert any((p.luck_gnubg_emg < 0.0) != (p.luck_mwc < 0.0) for p in a.players)
     for p in a.players:
-        assert (p["luck"] < 0.0) == (p["luck_mwc"] < 0.0)
+        assert (p.luck < 0.0) == (p.luck_mwc < 0.0)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 import pytest
@@ -14,6 +13,7 @@ from rich.cells import cell_len
 from typer.testing import CliRunner, Result
 
 from analyzer.analysis.analyze import MatchAnalysis
+from analyzer.analysis.summary import AnalysisSummary
 from analyzer.cli import app
 from analyzer.core.ids import parse_position_spec
 from analyzer.render.terminal import analysis_view, render_text
@@ -140,7 +140,7 @@ def test_analyze_written_line_names_the_report_first(analysed: tuple[Result, Pat
 @pytest.mark.parametrize("width", (60, 80, 150, 200))
 def test_analysis_view_fits_any_width(analysed: tuple[Result, Path], width: int) -> None:
     _, out = analysed
-    summary: dict[str, Any] = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    summary = AnalysisSummary.from_json(json.loads((out / "summary.json").read_text(encoding="utf-8")))
     a = MatchAnalysis(pl.read_parquet(out / "decisions.parquet"), summary)
     text = render_text(analysis_view(a, width=width), width=width)
     check_fits(text, max(width, 80))  # the per-player table needs about 70 columns

@@ -197,9 +197,10 @@ def test_analyze_rolls_out_variant_checker_plays():
     settings = RolloutSettings(trials=36, workers=1, plays=3, threshold=0.5)
     analysis = analyze_match(record, engine=None, rollout=settings, seed=5)
     meta = analysis.metadata
-    assert meta["ply"] is None and meta["rollout"]["trials"] == 36 and meta["rollout"]["seed"] == 5
-    assert meta["rollout"]["variance_reduction"] is False and "played out" in meta["rollout"]["variants"]
-    assert meta["variant_ply"] is None and "rollouts" in meta["equity"]
+    assert meta.rollout is not None and meta.rollout.variants is not None
+    assert meta.ply is None and meta.rollout.trials == 36 and meta.rollout.seed == 5
+    assert meta.rollout.variance_reduction is False and "played out" in meta.rollout.variants
+    assert meta.variant_ply is None and "rollouts" in (meta.equity or "")
     rows = analysis.decisions.filter(~analysis.decisions["forced"]).to_dicts()
     assert len(rows) == 3 and {r["side"] for r in rows} == {0, 1} and all(r["ply"] == 0 for r in rows)
     # the first unforced decision, rolled out again directly: the same candidates and values

@@ -23,7 +23,7 @@ decisions only, valued by the variant engine in cubeless expected points of the 
 by the same definition; their results count in points, never in match-winning chance. A variant
 without an evaluator raises :class:`NoEvaluatorError`.
 
-Games that do not replay are left out and listed in ``summary["match"]["errors"]``.
+Games that do not replay are left out and listed in ``summary.match.errors``.
 
 >>> from analyzer.formats.mat import read_match_text
 >>> from analyzer.eval.engine import Engine
@@ -32,14 +32,14 @@ Games that do not replay are left out and listed in ``summary["match"]["errors"]
 >>> a = analyze_match(m, engine=Engine(), ply=0)
 >>> a.decisions.select("player", "kind", "played").rows()
 [('ann', 'checker', '8/5 6/5'), ('bob', 'cube', 'no double'), ('bob', 'checker', '8/4 6/4')]
->>> sorted(a.summary), a.players[0]["decisions"]
+>>> sorted(a.summary.as_dict()), a.players[0].decisions
 (['match', 'metadata', 'players'], 1)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -62,6 +62,18 @@ from analyzer.analysis.luck import luck_of, mwc_luck, roll_values
 from analyzer.analysis.replay import Decision, GameReplay, replay_games
 from analyzer.analysis.schema import DECISIONS_SCHEMA
 from analyzer.analysis.stats import player_stats
+from analyzer.analysis.summary import (
+    AnalysisMetadata,
+    AnalysisSummary,
+    ConfirmedCounts,
+    ConfirmRecord,
+    EngineInfo,
+    FilterRecord,
+    GameResult,
+    MatchInfo,
+    PlayerStats,
+    RolloutRecord,
+)
 from analyzer.analysis.thresholds import XG, Thresholds
 from analyzer.analysis.variants import (
     VARIANT_EQUITY_BASIS,
@@ -85,8 +97,8 @@ from analyzer.eval.met import MatchEquityTable, met_by_name, mwc, outcome_mwc
 from analyzer.eval.probabilities import Probabilities
 from analyzer.formats.records import MatchRecord
 
-__all__ = ["EQUITY_BASIS", "ConfirmSettings", "MatchAnalysis", "NoEvaluatorError", "RolloutSettings",
-           "RolloutUnavailableError", "analyze_match"]
+__all__ = ["EQUITY_BASIS", "AnalysisSummary", "ConfirmSettings", "MatchAnalysis", "NoEvaluatorError",
+           "RolloutSettings", "RolloutUnavailableError", "analyze_match"]
 
 SCHEMA_VERSION = 1
 EQUITY_BASIS = ("cubeful EMG: cubeless n-ply probabilities turned cubeful with Janowski's cube-life "
@@ -167,21 +179,25 @@ class _Rollouts:
         return cd
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MatchAnalysis:
     """The analysis of one match: ``decisions`` (one row per decision, schema
-    :data:`~analyzer.analysis.schema.DECISIONS_SCHEMA`), ``summary`` (``metadata``, ``match``,
-    ``players``; JSON-ready) and ``metadata`` (the same dict as ``summary["metadata"]``)."""
+    :data:`~analyzer.analysis.schema.DECISIONS_SCHEMA`) and ``summary`` (its metadata, the match
+    and the players' statistics, :class:`~analyzer.analysis.summary.AnalysisSummary`;
+    ``summary.as_dict()`` is ``summary.json``)."""
 
     decisions: pl.DataFrame
-    summary: dict[str, Any]
-    metadata: dict[str, Any] = field(default_factory=dict)
+    summary: AnalysisSummary
 
     @property
-    def players(self) -> list[dict[str, Any]]:
-        """The per-player statistics (``summary["players"]``)."""
-        players: list[dict[str, Any]] = self.summary["players"]
-        return players
+    def metadata(self) -> AnalysisMetadata:
+        """How the analysis was made (``summary.metadata``)."""
+        return self.summary.metadata
+
+    @property
+    def players(self) -> tuple[PlayerStats, ...]:
+        """The per-player statistics (``summary.players``)."""
+        return self.summary.players
 
     def worst(self, n: int = 5) -> pl.DataFrame:
         """The ``n`` decisions that lost the most equity (ties in table order)."""
@@ -192,22 +208,20 @@ class MatchAnalysis:
 
 
 # ---------------------------------------------------------------------- helpers
-def _engine_info(engine: object) -> dict[str, Any]:
+def _engine_info(engine: object) -> EngineInfo:
     """What to record of an evaluator (``None``: no standard engine was needed or loaded).
 
-    >>> _engine_info(None)["evaluator"] is None
+    >>> _engine_info(None).evaluator is None
     True
     """
     from analyzer import ENGINE_NAME, __version__
 
     if engine is None:
-        return {"engine": ENGINE_NAME, "engine_version": __version__, "evaluator": None, "nets": None,
-                "nets_feature_version": None, "bearoff": None}
+        return EngineInfo(ENGINE_NAME, __version__)
     nets = getattr(engine, "nets", None) or getattr(engine, "net", None)
     meta: dict[str, Any] = dict(getattr(nets, "meta", None) or {})
-    return {"engine": ENGINE_NAME, "engine_version": __version__, "evaluator": type(engine).__name__,
-            "nets": meta.get("version"), "nets_feature_version": meta.get("feature_version"),
-            "bearoff": bool(getattr(engine, "use_bearoff", False))}
+    return EngineInfo(ENGINE_NAME, __version__, type(engine).__name__, meta.get("version"),
+                      meta.get("feature_version"), bool(getattr(engine, "use_bearoff", False)))
 
 
 def _dice_text(dice: tuple[int, int] | None) -> str | None:
@@ -235,26 +249,26 @@ def _game_results(games: list[GameReplay], met: MatchEquityTable | None, *, poin
     return out
 
 
-def _game_summaries(games: list[GameReplay], players: list[str]) -> list[dict[str, Any]]:
+def _game_summaries(games: list[GameReplay], players: list[str]) -> tuple[GameResult, ...]:
     """How each replayed game ended: ``end`` (``bearoff``, ``mother``, ``draw``, ``drop``,
     ``resign``, ``unfinished``), the winner's side and name and the points (cube included)."""
     out = []
     for g in games:
         if g.error is not None:
             continue
-        out.append({"game": g.number, "variant": g.variant, "end": g.end, "winner": g.winner,
-                    "winner_name": None if g.winner is None else players[g.winner], "points": g.points})
-    return out
+        out.append(GameResult(g.number, g.variant, g.end, g.winner,
+                              None if g.winner is None else players[g.winner], g.points))
+    return tuple(out)
 
 
-def _final_score(games: list[GameReplay]) -> list[int] | None:
+def _final_score(games: list[GameReplay]) -> tuple[int, ...] | None:
     if not games:
         return None
     last = games[-1]
     score = list(last.state.score)
     if last.winner is not None:
         score[last.winner] += last.points
-    return score
+    return tuple(score)
 
 
 def _previous_points(record: MatchRecord, games: list[GameReplay], index: int) -> int | None:
@@ -409,7 +423,7 @@ def _variant_net(engine: VariantEvaluator, variant: str) -> Any:
     return engine
 
 
-def _confirmed_counts(decisions: pl.DataFrame, thresholds: Thresholds) -> dict[str, Any]:
+def _confirmed_counts(decisions: pl.DataFrame, thresholds: Thresholds) -> ConfirmedCounts:
     """How many decisions the confirmation pass valued again, by kind and method, and how many of
     them changed error class (``downgraded``: a smaller class, ``upgraded``: a bigger one)."""
     again = decisions.filter(pl.col("equity_loss_first").is_not_null())
@@ -421,8 +435,7 @@ def _confirmed_counts(decisions: pl.DataFrame, thresholds: Thresholds) -> dict[s
         up += b > a
     by_kind = {k: int(n) for k, n in again.group_by("kind").len().iter_rows()}
     by_method = {m: int(n) for m, n in again.group_by("method").len().iter_rows()}
-    return {"decisions": again.height, "by_kind": dict(sorted(by_kind.items())),
-            "by_method": dict(sorted(by_method.items())), "downgraded": down, "upgraded": up}
+    return ConfirmedCounts(again.height, dict(sorted(by_kind.items())), dict(sorted(by_method.items())), down, up)
 
 
 # ---------------------------------------------------------------------- the analysis
@@ -588,51 +601,50 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
 
     decisions = pl.DataFrame(rows.rows, schema=DECISIONS_SCHEMA, orient="row") if rows.rows \
         else pl.DataFrame(schema=DECISIONS_SCHEMA)
-    metadata = {
-        **_engine_info(engine),
-        **({"variant_engines": {name: _engine_info(e) for name, e in sorted(engines.items())}} if engines else {}),
-        "ply": ply if rollout is None else None,
-        "rollout": None if rollout is None else {
-            "trials": rollout.trials, "truncate": rollout.truncate, "workers": rollout.workers,
-            "plays": rollout.plays, "threshold": rollout.threshold, "playing_ply": 0,
-            "variance_reduction": bool(standard), "seed": seed,
-            **({"variants": "cubeless, every game played out, no variance reduction, the same dice for every "
-                            "candidate"} if engines else {})},
-        **({"variant_ply": variant_ply if rollout is None else None} if engines else {}),
-        "luck_ply": 0,
-        "confirm": None if confirmer is None else confirm.as_dict() if confirm is not None else None,
-        "move_filter": {"count": move_filter.count, "threshold": move_filter.threshold},
-        "deep_filter": {"count": deep_filter.count, "threshold": deep_filter.threshold},
-        "seed": seed,
-        "thresholds": thresholds.as_dict(),
-        "met": table.name if record.length and not cubeless else None,
-        "equity": (VARIANT_EQUITY_BASIS if cubeless and not any(g.variant == "standard" for g in good)
-                   else EQUITY_BASIS + ("; " + VARIANT_EQUITY_BASIS if cubeless else ""))
+    metadata = AnalysisMetadata(
+        engine=_engine_info(engine),
+        variant_engines={name: _engine_info(e) for name, e in sorted(engines.items())} if engines else None,
+        ply=ply if rollout is None else None,
+        rollout=None if rollout is None else RolloutRecord(
+            trials=rollout.trials, truncate=rollout.truncate, workers=rollout.workers, plays=rollout.plays,
+            threshold=rollout.threshold, playing_ply=0, variance_reduction=bool(standard), seed=seed,
+            variants="cubeless, every game played out, no variance reduction, the same dice for every candidate"
+            if engines else None),
+        variant_ply=variant_ply if rollout is None and engines else None,
+        luck_ply=0,
+        confirm=None if confirmer is None or confirm is None else ConfirmRecord.from_json(confirm.as_dict()),
+        move_filter=FilterRecord(move_filter.count, move_filter.threshold),
+        deep_filter=FilterRecord(deep_filter.count, deep_filter.threshold),
+        seed=seed,
+        thresholds=thresholds.as_dict(),
+        met=table.name if record.length and not cubeless else None,
+        equity=(VARIANT_EQUITY_BASIS if cubeless and not any(g.variant == "standard" for g in good)
+                else EQUITY_BASIS + ("; " + VARIANT_EQUITY_BASIS if cubeless else ""))
         + ("; decisions valued by rollouts instead (metadata.rollout)" if rollout is not None else ""),
-        "cube_model": None if cubeless and not any(g.variant == "standard" for g in good)
+        cube_model=None if cubeless and not any(g.variant == "standard" for g in good)
         else "Janowski cube life (gnubg: 0.68 contact, race 0.55 + 0.00125 x pips in [0.6, 0.7])",
-        "schema_version": SCHEMA_VERSION,
-    }
+        schema_version=SCHEMA_VERSION,
+    )
     players = list(record.players)
     results = _game_results(good, match_met, points=cubeless)
     money = not record.length
-    match = {
-        "file": record.source,
-        "players": players,
-        "length": record.length,
-        "event": record.event,
-        "round": record.round,
-        "date": record.date,
-        "site": record.site,
-        "games": len(games),
-        "games_analysed": len(good),
-        "score_final": _final_score(good),
-        "errors": [str(g.error) for g in games if g.error is not None],
-        "variant": record.variant,
-        "cube": not cubeless,
-        "results": _game_summaries(games, players),
-        "confirmed": _confirmed_counts(decisions, thresholds) if confirmer is not None else None,
-    }
-    summary = {"metadata": metadata, "match": match,
-               "players": player_stats(decisions, thresholds, players, results, money=money or cubeless)}
-    return MatchAnalysis(decisions, summary, metadata)
+    match = MatchInfo(
+        file=record.source,
+        players=tuple(players),
+        length=record.length,
+        event=record.event,
+        round=record.round,
+        date=record.date,
+        site=record.site,
+        games=len(games),
+        games_analysed=len(good),
+        score_final=_final_score(good),
+        errors=tuple(str(g.error) for g in games if g.error is not None),
+        variant=record.variant,
+        cube=not cubeless,
+        results=_game_summaries(games, players),
+        confirmed=_confirmed_counts(decisions, thresholds) if confirmer is not None else None,
+    )
+    summary = AnalysisSummary(metadata, match,
+                              player_stats(decisions, thresholds, players, results, money=money or cubeless))
+    return MatchAnalysis(decisions, summary)

@@ -27,10 +27,10 @@ Definitions (gnubg-referee notes §5, conventions Part 2):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import polars as pl
 
+from analyzer.analysis.summary import PlayerStats
 from analyzer.analysis.thresholds import NO_ERROR, Thresholds
 
 __all__ = ["CUBE_ERROR_KINDS", "GNUBG_SCALE", "XG_APPROXIMATE", "XG_SCALE", "gnubg_rating", "luck_at_stake",
@@ -204,8 +204,8 @@ def _ratio(total: float, n: int) -> float | None:
 
 
 def player_stats(decisions: pl.DataFrame, thresholds: Thresholds, names: Sequence[str],
-                 actual: Sequence[float] | None = None, *, money: bool = False) -> list[dict[str, Any]]:
-    """One summary dict per player (side 0 then 1) from a decisions table.
+                 actual: Sequence[float] | None = None, *, money: bool = False) -> tuple[PlayerStats, ...]:
+    """The statistics of each player (side 0 then 1) from a decisions table.
 
     ``actual`` is each player's actual result (MWC gained in a match, points won in money play);
     without it the luck-adjusted result is left ``None``.
@@ -213,12 +213,17 @@ def player_stats(decisions: pl.DataFrame, thresholds: Thresholds, names: Sequenc
     >>> from analyzer.analysis.schema import empty_decisions
     >>> from analyzer.analysis.thresholds import XG
     >>> p = player_stats(empty_decisions(), XG, ["ann", "bob"])
-    >>> p[0]["name"], p[0]["decisions"], p[0]["pr_raw"], p[0]["checker"]
+    >>> p[0].name, p[0].decisions, p[0].pr_raw, p[0].checker
     ('ann', 0, None, {'error': 0, 'blunder': 0})
     """
     agg = {int(r["side"]): r for r in _aggregates(decisions).iter_rows(named=True)}
     rate = luck_stake(decisions, money=money)
-    out: list[dict[str, Any]] = []
+    units: list[float] = []
+    for side in (0, 1):
+        r = agg.get(side, {})
+        luck_mwc = None if money else float(r.get("luck_mwc") or 0.0)
+        units.append(float(r.get("luck_points") or 0.0) if money else (luck_mwc or 0.0))
+    out: list[PlayerStats] = []
     for side in (0, 1):
         r = agg.get(side, {})
         unforced = int(r.get("unforced") or 0)
@@ -226,45 +231,38 @@ def player_stats(decisions: pl.DataFrame, thresholds: Thresholds, names: Sequenc
         cube_n = int(r.get("cube_decisions") or 0)
         total = float(r.get("total_error") or 0.0)
         mean = _ratio(total, unforced)
-        luck_mwc = None if money else float(r.get("luck_mwc") or 0.0)
-        luck_unit = float(r.get("luck_points") or 0.0) if money else (luck_mwc or 0.0)
-        luck_total = 0.0 if rate is None else luck_unit / rate
+        luck_total = 0.0 if rate is None else units[side] / rate
         rolls = int(r.get("rolls") or 0)
-        out.append({
-            "name": names[side],
-            "side": side,
-            "decisions": int(r.get("decisions") or 0),
-            "unforced": unforced,
-            "checker_unforced": checker_n,
-            "cube_decisions": cube_n,
-            "checker": _class_counts(decisions, thresholds, side, cube=False),
-            "cube": _class_counts(decisions, thresholds, side, cube=True),
-            "cube_errors": _cube_errors(decisions, side),
-            "total_error": total,
-            "checker_error": float(r.get("checker_error") or 0.0),
-            "cube_error": float(r.get("cube_error") or 0.0),
-            "total_mwc_loss": None if money else float(r.get("total_mwc_loss") or 0.0),
-            "mean_error": mean,
-            "checker_mean_error": _ratio(float(r.get("checker_error") or 0.0), checker_n),
-            "cube_mean_error": _ratio(float(r.get("cube_error") or 0.0), cube_n),
-            "pr_raw": mean,
-            "rating_xg": None if mean is None else xg_rating(mean),
-            "rating_xg_approximate": mean is not None and xg_rating(mean) in XG_APPROXIMATE,
-            "rating_gnubg": None if mean is None else gnubg_rating(mean),
-            "rolls": rolls,
-            "luck": luck_total,
-            "luck_rate": luck_total / rolls if rolls else None,
-            "luck_gnubg_emg": float(r.get("luck_gnubg_emg") or 0.0),
-            "luck_mwc": luck_mwc,
-            "luck_points": float(r.get("luck_points") or 0.0) if money else None,
-            "_luck_unit": luck_unit,
-        })
-    for side in (0, 1):
-        me, opp = out[side], out[1 - side]
         res = None if actual is None else float(actual[side])
-        me["actual_result"] = res
-        me["luck_adjusted_result"] = None if res is None else res - me["_luck_unit"] + opp["_luck_unit"]
-        me["result_unit"] = "points" if money else "mwc"
-    for p in out:
-        del p["_luck_unit"]
-    return out
+        out.append(PlayerStats(
+            name=names[side],
+            side=side,
+            decisions=int(r.get("decisions") or 0),
+            unforced=unforced,
+            checker_unforced=checker_n,
+            cube_decisions=cube_n,
+            checker=_class_counts(decisions, thresholds, side, cube=False),
+            cube=_class_counts(decisions, thresholds, side, cube=True),
+            cube_errors=_cube_errors(decisions, side),
+            total_error=total,
+            checker_error=float(r.get("checker_error") or 0.0),
+            cube_error=float(r.get("cube_error") or 0.0),
+            total_mwc_loss=None if money else float(r.get("total_mwc_loss") or 0.0),
+            mean_error=mean,
+            checker_mean_error=_ratio(float(r.get("checker_error") or 0.0), checker_n),
+            cube_mean_error=_ratio(float(r.get("cube_error") or 0.0), cube_n),
+            pr_raw=mean,
+            rating_xg=None if mean is None else xg_rating(mean),
+            rating_xg_approximate=mean is not None and xg_rating(mean) in XG_APPROXIMATE,
+            rating_gnubg=None if mean is None else gnubg_rating(mean),
+            rolls=rolls,
+            luck=luck_total,
+            luck_rate=luck_total / rolls if rolls else None,
+            luck_gnubg_emg=float(r.get("luck_gnubg_emg") or 0.0),
+            luck_mwc=None if money else float(r.get("luck_mwc") or 0.0),
+            luck_points=float(r.get("luck_points") or 0.0) if money else None,
+            actual_result=res,
+            luck_adjusted_result=None if res is None else res - units[side] + units[1 - side],
+            result_unit="points" if money else "mwc",
+        ))
+    return tuple(out)

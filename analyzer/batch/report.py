@@ -44,6 +44,7 @@ from typing import Any
 
 import polars as pl
 
+from analyzer.analysis.summary import AnalysisSummary
 from analyzer.core.errors import InputError
 
 from .layout import DECISIONS_DIR, ERRORS_TABLE, MANIFEST, MATCHES_TABLE, atomic_write_bytes, read_json, read_part_meta
@@ -168,13 +169,12 @@ def _phase_chart(mix: pl.DataFrame) -> bytes:
         return _svg(fig)
 
 
+@dataclass(frozen=True, slots=True)
 class _PartAnalysis:
     """A match analysis read back from its part file (what the HTML report needs)."""
 
-    def __init__(self, decisions: pl.DataFrame, summary: Mapping[str, Any]) -> None:
-        self.decisions = decisions
-        self.summary = summary
-        self.metadata: Mapping[str, Any] = summary.get("metadata") or {}
+    decisions: pl.DataFrame
+    summary: AnalysisSummary
 
 
 def _num(x: Any, fmt: str) -> str:
@@ -396,7 +396,8 @@ def write_batch_report(dataset: str | Path, out_dir: str | Path | None = None, *
             meta = read_part_meta(src) or {}
             if meta.get("summary"):
                 folder = out / "matches" / part.removesuffix(".parquet")
-                written.append(write_html_report(_PartAnalysis(pl.read_parquet(src), meta["summary"]), folder))
+                summary = AnalysisSummary.from_json(meta["summary"])
+                written.append(write_html_report(_PartAnalysis(pl.read_parquet(src), summary), folder))
                 reports[part] = f"matches/{folder.name}/report.html"
             step()
 

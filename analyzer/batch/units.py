@@ -33,6 +33,7 @@ from typing import Any
 import polars as pl
 
 from analyzer.analysis.replay import GameReplay, replay_games
+from analyzer.analysis.summary import AnalysisSummary
 from analyzer.core.errors import InputError
 from analyzer.core.ids import encode_key
 from analyzer.formats import read_any
@@ -273,22 +274,18 @@ def _engine() -> Any:
     return _ENGINE
 
 
-def _player_fields(summary: dict[str, Any] | None, side: int) -> dict[str, Any]:
+def _player_fields(summary: AnalysisSummary | None, side: int) -> dict[str, Any]:
     keys = ("unforced", "total_error", "errors", "pr", "error_rate")
     if summary is None:
         return {f"{k}_{side}": None for k in keys}
-    p = summary["players"][side]
-    unforced = int(p["unforced"])
-    errors = sum(int(v) for v in (p.get("checker") or {}).values()) + \
-        sum(int(v) for v in (p.get("cube") or {}).values())
-    pr_raw = p.get("pr_raw")
-    return {f"unforced_{side}": unforced, f"total_error_{side}": float(p["total_error"]),
-            f"errors_{side}": errors, f"pr_{side}": None if pr_raw is None else 500.0 * float(pr_raw),
-            f"error_rate_{side}": errors / unforced if unforced else None}
+    p = summary.players[side]
+    return {f"unforced_{side}": p.unforced, f"total_error_{side}": p.total_error,
+            f"errors_{side}": p.errors, f"pr_{side}": None if p.pr_raw is None else 500.0 * p.pr_raw,
+            f"error_rate_{side}": p.errors / p.unforced if p.unforced else None}
 
 
 def _match_row(record: MatchRecord, index: int, unit: Unit, games: list[GameReplay], frame: pl.DataFrame,
-               summary: dict[str, Any] | None, options: BatchOptions) -> dict[str, Any]:
+               summary: AnalysisSummary | None, options: BatchOptions) -> dict[str, Any]:
     s0, s1, winner = _final(record, games)
     sides = frame["side"].to_list()
     return {
@@ -305,19 +302,18 @@ def _match_row(record: MatchRecord, index: int, unit: Unit, games: list[GameRepl
 
 
 def _analysis_frame(record: MatchRecord, index: int, file: str,
-                    options: BatchOptions) -> tuple[pl.DataFrame, dict[str, Any]]:
+                    options: BatchOptions) -> tuple[pl.DataFrame, AnalysisSummary]:
     from analyzer.analysis.analyze import ConfirmSettings, analyze_match
     from analyzer.analysis.thresholds import load_thresholds
 
     a = analyze_match(record, engine=_engine(), ply=options.ply, thresholds=load_thresholds(options.thresholds),
                       seed=options.seed, confirm=ConfirmSettings(workers=1) if options.confirm else None)
     phases = {k: key_phase(k) for k in a.decisions["key"].unique().to_list() if k is not None}
-    a.summary["match"]["file"] = file
     frame = a.decisions.with_columns(pl.lit(file, pl.String).alias("file"),
                                      pl.lit(index, pl.Int32).alias("match_index"),
                                      pl.col("key").replace_strict(phases, default=None,
                                                                   return_dtype=pl.String).alias("phase"))
-    return frame.select(list(analysis_schema())), a.summary
+    return frame.select(list(analysis_schema())), replace(a.summary, match=replace(a.summary.match, file=file))
 
 
 def analysis_schema() -> dict[str, pl.DataType]:
@@ -341,7 +337,7 @@ def _match_part(record: MatchRecord, index: int, unit: Unit,
     """The part of one match: its decisions and its metadata (stamp, match row, errors, summary)."""
     games = _storable(list(replay_games(record)))
     errors = _errors(record, index, games, unit.path)
-    summary: dict[str, Any] | None = None
+    summary: AnalysisSummary | None = None
     if options.replay_only:
         try:
             frame = _replay_frame(unit.path, index, games)
@@ -356,7 +352,8 @@ def _match_part(record: MatchRecord, index: int, unit: Unit,
             except Exception as e:  # one match must not stop the archive: the error is recorded
                 errors.append(error_row(e, file=unit.path, kind="analysis", match_index=index))
     row = _match_row(record, index, unit, games, frame, summary, options) if record.games else None
-    meta = {"stamp": unit.stamp(), "match": row, "errors": errors, "summary": summary}
+    meta = {"stamp": unit.stamp(), "match": row, "errors": errors,
+            "summary": None if summary is None else summary.as_dict()}
     return frame, meta
 
 

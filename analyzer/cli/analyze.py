@@ -177,7 +177,7 @@ def analyze(
                                          confirm=confirming, progress=tick)
             except (NoEvaluatorError, RolloutUnavailableError) as e:
                 fail(str(e))
-        for msg in analysis.summary["match"]["errors"]:
+        for msg in analysis.summary.match.errors:
             problems += 1
             err.print(f"error: {msg}", markup=False, highlight=False, soft_wrap=True)
         target = out if out is not None and len(records) == 1 else (
@@ -186,7 +186,7 @@ def analyze(
         if html:
             written += _extra_writers(analysis, target,
                                       lambda m: err.print(m, markup=False, highlight=False, soft_wrap=True))
-        summaries.append({**analysis.summary, "files": [str(p) for p in written]})
+        summaries.append({**analysis.summary.as_dict(), "files": [str(p) for p in written]})
         views.append((analysis, written))
         reviewed.append((record, analysis.decisions.to_dicts()))
     if sgf is not None:

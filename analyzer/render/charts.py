@@ -13,16 +13,16 @@ Reproducibility: ``svg.hashsalt`` is fixed, the SVG carries no date, glyphs are 
 paths (no fonts needed), and text from match files is shown literally (``$`` does not start
 mathtext).
 
-The analysis is any object with ``decisions`` (the polars decisions DataFrame), ``summary`` and
-``metadata`` (see :class:`AnalysisLike`).
+The analysis is any object with ``decisions`` (the polars decisions DataFrame) and ``summary``
+(:class:`~analyzer.analysis.summary.AnalysisSummary`; see :class:`AnalysisLike`).
 
 >>> import polars as pl
+>>> from analyzer.analysis.summary import AnalysisSummary, PlayerStats
 >>> class A:
 ...     decisions = pl.DataFrame({"game": [1, 1], "side": [0, 1], "kind": ["checker", "checker"],
 ...                               "win_prob": [0.5, 0.45], "equity_loss": [0.0, 0.1],
 ...                               "error_class": ["none", "blunder"], "luck": [0.2, -0.1]})
-...     summary = {"players": [{"name": "Ann", "side": 0}, {"name": "Bo", "side": 1}]}
-...     metadata: dict[str, object] = {}
+...     summary = AnalysisSummary(players=(PlayerStats("Ann", 0), PlayerStats("Bo", 1)))
 >>> error_chart_svg(A()).count("<svg")
 1
 """
@@ -42,6 +42,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from analyzer.analysis.stats import luck_at_stake
+from analyzer.analysis.summary import AnalysisSummary
 
 RC: dict[Any, Any] = {  # rcParams for every chart (keys typed Any for matplotlib's Literal keys)
     "svg.hashsalt": "bgreview",
@@ -67,10 +68,7 @@ class AnalysisLike(Protocol):
     def decisions(self) -> pl.DataFrame: ...
 
     @property
-    def summary(self) -> Mapping[str, Any]: ...
-
-    @property
-    def metadata(self) -> Mapping[str, Any]: ...
+    def summary(self) -> AnalysisSummary: ...
 
 
 def plain(text: str) -> str:
@@ -87,18 +85,16 @@ def player_names(analysis: AnalysisLike) -> tuple[str, str]:
 
     >>> class A:
     ...     decisions = pl.DataFrame({"side": [1], "player": ["Bo"]})
-    ...     summary: dict[str, object] = {}
-    ...     metadata: dict[str, object] = {}
+    ...     summary = AnalysisSummary()
     >>> player_names(A())
     ('Player 1', 'Bo')
     """
     names = ["Player 1", "Player 2"]
     found = [False, False]
-    for p in analysis.summary.get("players", []) or []:
-        side = p.get("side")
-        if side in (0, 1) and p.get("name") is not None:
-            names[int(side)] = str(p["name"])
-            found[int(side)] = True
+    for p in analysis.summary.players:
+        if p.side in (0, 1):
+            names[p.side] = p.name
+            found[p.side] = True
     df = analysis.decisions
     if not all(found) and "player" in df.columns and "side" in df.columns:
         for side in (0, 1):
@@ -296,11 +292,11 @@ def render_charts(analysis: AnalysisLike, formats: Sequence[str] = ("svg", "png"
     """Every chart (or those in ``names``) drawn once and saved in each of ``formats``:
     ``{name: {fmt: bytes}}``, the same bytes as a chart drawn for each format apart.
 
+    >>> from analyzer.analysis.summary import PlayerStats
     >>> class A:
     ...     decisions = pl.DataFrame({"game": [1], "side": [0], "kind": ["checker"], "win_prob": [0.5],
     ...                               "equity_loss": [0.0], "error_class": ["none"], "luck": [0.2]})
-    ...     summary = {"players": [{"name": "Ann", "side": 0}, {"name": "Bo", "side": 1}]}
-    ...     metadata: dict[str, object] = {}
+    ...     summary = AnalysisSummary(players=(PlayerStats("Ann", 0), PlayerStats("Bo", 1)))
     >>> charts = render_charts(A(), ("svg",))
     >>> sorted(charts), sorted(charts["luck"])
     (['cumulative-error', 'luck', 'winning-chances'], ['svg'])

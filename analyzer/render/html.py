@@ -35,7 +35,7 @@ import base64
 import gzip
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from analyzer.analysis.stats import XG_APPROXIMATE, gnubg_rating, xg_rating
+from analyzer.analysis.summary import GameResult, PlayerStats
 from analyzer.analysis.thresholds import Thresholds, thresholds_from
 from analyzer.core.errors import AnalyzerError
 from analyzer.core.ids import decode_key, decode_match_id
@@ -188,10 +189,7 @@ def _class_order(names: Iterable[str], thresholds: Any) -> list[str]:
 
 
 def _settings(analysis: AnalysisLike) -> tuple[list[tuple[str, str]], Any]:
-    meta: dict[str, Any] = {}
-    meta.update(analysis.summary.get("metadata") or {})
-    for k, v in (analysis.metadata or {}).items():
-        meta.setdefault(k, v)
+    meta = analysis.summary.metadata.as_dict()  # every setting recorded, by its JSON key
     rows: list[tuple[str, str]] = []
     labels = SETTING_LABELS
     for key, label in labels:
@@ -241,8 +239,8 @@ def _describe(key: str, value: Any) -> str:
 
 
 def _match_info(analysis: AnalysisLike, names: tuple[str, str]) -> dict[str, Any]:
-    match = dict(analysis.summary.get("match") or {})
-    length = match.get("length")
+    match = analysis.summary.match
+    length: int | None = None if "length" in match.missing else match.length
     df = analysis.decisions
     if length is None and "match_length" in df.columns and df.height:
         length = df["match_length"][0]
@@ -251,47 +249,44 @@ def _match_info(analysis: AnalysisLike, names: tuple[str, str]) -> dict[str, Any
     rows = [("Players", f"{names[0]} vs {names[1]}"), ("Match", kind)]
     if variants:
         rows.append(("Variant", ", ".join(variants)))
-    for key, label in (("event", "Event"), ("round", "Round"), ("date", "Date"), ("site", "Site"),
-                       ("file", "File")):
-        if match.get(key):
-            rows.append((label, str(match[key])))
-    if match.get("games") is not None:
-        analysed = match.get("games_analysed")
-        text = str(match["games"]) if analysed in (None, match["games"]) else f"{analysed} of {match['games']} analysed"
+    for value, label in ((match.event, "Event"), (match.round, "Round"), (match.date, "Date"), (match.site, "Site"),
+                         (match.file, "File")):
+        if value:
+            rows.append((label, str(value)))
+    if match.games is not None:
+        analysed = match.games_analysed
+        text = str(match.games) if analysed in (None, match.games) else f"{analysed} of {match.games} analysed"
         rows.append(("Games", text))
-    final = match.get("score_final")
-    if isinstance(final, list | tuple) and len(final) == 2:
+    final = match.score_final
+    if final is not None and len(final) == 2:
         rows.append(("Final score", f"{names[0]} {final[0]}, {names[1]} {final[1]}"))
-    results = _results_text(match.get("results"), names)
+    results = _results_text(match.results, names)
     if results:
         rows.append(("Game results", results))
-    problems = [str(e) for e in match.get("errors") or []]
-    cubeless = match.get("cube") is False or (bool(variants) and "standard" not in variants)
-    return {"rows": rows, "money": not length, "event": match.get("event") or "", "problems": problems,
+    problems = list(match.errors)
+    cubeless = not match.cube or (bool(variants) and "standard" not in variants)
+    return {"rows": rows, "money": not length, "event": match.event or "", "problems": problems,
             "cubeless": cubeless}
 
 
-def _results_text(results: Any, names: tuple[str, str]) -> str:
-    """How each game ended, from ``summary["match"]["results"]``.
+def _results_text(results: Sequence[GameResult], names: tuple[str, str]) -> str:
+    """How each game ended, from ``summary.match.results``.
 
-    >>> _results_text([{"game": 1, "end": "mother", "winner": 1, "points": 2},
-    ...                {"game": 2, "end": "draw", "winner": None, "points": 0}], ("ann", "bob"))
+    >>> from analyzer.analysis.summary import GameResult
+    >>> _results_text([GameResult(1, "mahbusa", "mother", 1, "bob", 2),
+    ...                GameResult(2, "mahbusa", "draw", None, None, 0)], ("ann", "bob"))
     'game 1: bob +2 (pinned the mother); game 2: draw (both mothers pinned)'
     """
-    if not isinstance(results, list | tuple):
-        return ""
     parts = []
     for r in results:
-        if not isinstance(r, Mapping):
-            continue
-        winner, end = r.get("winner"), str(r.get("end") or "")
+        winner, end = r.winner, r.end
         if end == "draw":
             what = "draw (both mothers pinned)"
         elif winner in (0, 1):
-            what = f"{names[winner]} +{r.get('points')} ({END_WORDS.get(end, end)})"
+            what = f"{names[winner]} +{r.points} ({END_WORDS.get(end, end)})"
         else:
             what = END_WORDS.get(end, end) or "unfinished"
-        parts.append(f"game {r.get('game')}: {what}")
+        parts.append(f"game {r.game}: {what}")
     return "; ".join(parts)
 
 
@@ -355,55 +350,58 @@ def _split_rates(df: pl.DataFrame, side: int) -> dict[str, tuple[int, float]]:
     return out
 
 
-def _stored_rating(p: Mapping[str, Any], cubeless: bool, variants: list[str]) -> dict[str, str]:
+def _stored_rating(p: PlayerStats | None, cubeless: bool, variants: list[str]) -> dict[str, str]:
     """The ratings of a summary's player: the names the analysis stored, else those of its mean."""
-    if cubeless or not p.get("rating_xg"):
-        return ratings(p.get("pr_raw"), cubeless=cubeless, variants=variants)
-    approx = " (approximate band)" if p.get("rating_xg_approximate") else ""
-    return {"xg": str(p["rating_xg"]) + approx, "gnubg": str(p.get("rating_gnubg") or "-"), "note": ""}
+    if p is None or cubeless or not p.rating_xg:
+        return ratings(None if p is None else p.pr_raw, cubeless=cubeless, variants=variants)
+    approx = " (approximate band)" if p.rating_xg_approximate else ""
+    return {"xg": p.rating_xg + approx, "gnubg": p.rating_gnubg or "-", "note": ""}
 
 
 def _player_rows(analysis: AnalysisLike, names: tuple[str, str], classes: list[str],
                  cube_classes: list[str], cubeless: bool, variants: list[str]) -> list[dict[str, Any]]:
-    by_side: dict[int, Mapping[str, Any]] = {}
-    for p in analysis.summary.get("players") or []:
-        if p.get("side") in (0, 1):
-            by_side[int(p["side"])] = p
-    out = []
+    by_side = {p.side: p for p in analysis.summary.players if p.side in (0, 1)}
+    out: list[dict[str, Any]] = []
     for side in (0, 1):
-        p = by_side.get(side, {})
-        checker = p.get("checker") or {}
-        cube = p.get("cube") or {}
-        cube_errors = p.get("cube_errors") or {}
+        p = by_side.get(side)
         split = _split_rates(analysis.decisions, side)
         parts = {}
         for part, (n, total) in split.items():
-            stored_n = p.get("checker_unforced" if part == "checker" else "cube_decisions")
-            stored_total = p.get(f"{part}_error")
-            n = int(stored_n) if isinstance(stored_n, int) else n
-            total = float(stored_total) if isinstance(stored_total, int | float) else total
+            if p is not None:
+                stored_n = p.checker_unforced if part == "checker" else p.cube_decisions
+                stored_total = p.checker_error if part == "checker" else p.cube_error
+                n = stored_n if stored_n is not None else n
+                total = stored_total if stored_total is not None else total
             mean = total / n if n else None
             parts[part] = {"n": n, "total": total, "mean": mean,
                            **ratings(mean, cubeless=cubeless, variants=variants)}
+        if p is None:
+            out.append({"name": names[side], "decisions": "-", "unforced": "-", "checker_unforced": None,
+                        "cube_decisions": None, "checker": [0] * len(classes), "cube": [0] * len(cube_classes),
+                        "cube_errors": [], "total_error": None, "mean_error": None, "pr_raw": None,
+                        "rating": _stored_rating(None, cubeless, variants), "parts": parts, "luck": None,
+                        "luck_mwc": None, "actual_result": fmt_result(None, None), "has_actual": False,
+                        "luck_adjusted_result": fmt_result(None, None)})
+            continue
         out.append({
-            "name": p.get("name", names[side]),
-            "decisions": p.get("decisions", "-"),
-            "unforced": p.get("unforced", "-"),
-            "checker_unforced": p.get("checker_unforced"),
-            "cube_decisions": p.get("cube_decisions"),
-            "checker": [checker.get(c, 0) for c in classes],
-            "cube": [cube.get(c, 0) for c in cube_classes],
-            "cube_errors": [cube_errors.get(t, 0) for t in CUBE_ERROR_TYPES] if cube_errors else [],
-            "total_error": p.get("total_error"),
-            "mean_error": p.get("mean_error"),
-            "pr_raw": p.get("pr_raw"),
+            "name": p.name,
+            "decisions": "-" if "decisions" in p.missing else p.decisions,
+            "unforced": "-" if "unforced" in p.missing else p.unforced,
+            "checker_unforced": p.checker_unforced,
+            "cube_decisions": p.cube_decisions,
+            "checker": [p.checker.get(c, 0) for c in classes],
+            "cube": [p.cube.get(c, 0) for c in cube_classes],
+            "cube_errors": [p.cube_errors.get(t, 0) for t in CUBE_ERROR_TYPES] if p.cube_errors else [],
+            "total_error": None if "total_error" in p.missing else p.total_error,
+            "mean_error": p.mean_error,
+            "pr_raw": p.pr_raw,
             "rating": _stored_rating(p, cubeless, variants),
             "parts": parts,
-            "luck": p.get("luck"),
-            "luck_mwc": p.get("luck_mwc"),
-            "actual_result": fmt_result(p.get("actual_result"), p.get("result_unit")),
-            "has_actual": p.get("actual_result") is not None,
-            "luck_adjusted_result": fmt_result(p.get("luck_adjusted_result"), p.get("result_unit")),
+            "luck": None if "luck" in p.missing else p.luck,
+            "luck_mwc": p.luck_mwc,
+            "actual_result": fmt_result(p.actual_result, p.result_unit),
+            "has_actual": p.actual_result is not None,
+            "luck_adjusted_result": fmt_result(p.luck_adjusted_result, p.result_unit),
         })
     return out
 
@@ -741,8 +739,7 @@ def _game_stats(analysis: AnalysisLike, names: tuple[str, str]) -> list[dict[str
         counted.sum().alias("unforced"), is_error.sum().alias("errors"),
         pl.col("equity_loss").fill_null(0.0).sum().alias("total"), pl.col("luck").sum().alias("luck"),
         pl.len().alias("decisions")).sort("game", "side"))
-    results = {r.get("game"): r for r in (analysis.summary.get("match") or {}).get("results") or []
-               if isinstance(r, Mapping)}
+    results = {r.game: r for r in analysis.summary.match.results}
     games: dict[Any, dict[str, Any]] = {}
     for r in agg.iter_rows(named=True):
         g = games.setdefault(r["game"], {"game": r["game"], "sides": [None, None],
@@ -798,9 +795,9 @@ def render_html_report(analysis: AnalysisLike, *, home_side: HomeSide = "right",
     are drawn already (:func:`analyzer.render.charts.render_charts`)."""
     names = player_names(analysis)
     settings, thresholds = _settings(analysis)
-    players_raw = [p for p in analysis.summary.get("players") or [] if isinstance(p, Mapping)]
-    classes = _class_order((c for p in players_raw for c in (p.get("checker") or {})), thresholds)
-    cube_classes = _class_order((c for p in players_raw for c in (p.get("cube") or {})), thresholds)
+    players = analysis.summary.players
+    classes = _class_order((c for p in players for c in p.checker), thresholds)
+    cube_classes = _class_order((c for p in players for c in p.cube), thresholds)
     info = _match_info(analysis, names)
     unit = "points" if info["cubeless"] else "EMG"
     df = analysis.decisions

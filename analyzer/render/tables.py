@@ -59,10 +59,12 @@ def summary_json(analysis: MatchAnalysis) -> str:
 
     >>> from analyzer.analysis.analyze import MatchAnalysis
     >>> from analyzer.analysis.schema import empty_decisions
-    >>> summary_json(MatchAnalysis(empty_decisions(), {"players": [{"name": "<b>é"}]}))
-    '{\\n  "players": [\\n    {\\n      "name": "<b>é"\\n    }\\n  ]\\n}\\n'
+    >>> from analyzer.analysis.summary import AnalysisSummary
+    >>> s = AnalysisSummary.from_json({"players": [{"name": "<b>é", "side": 0}]})
+    >>> summary_json(MatchAnalysis(empty_decisions(), s))
+    '{\\n  "players": [\\n    {\\n      "name": "<b>é",\\n      "side": 0\\n    }\\n  ]\\n}\\n'
     """
-    return json_text(analysis.summary)
+    return json_text(analysis.summary.as_dict())
 
 
 def csv_frame(decisions: pl.DataFrame) -> pl.DataFrame:

@@ -34,6 +34,7 @@ from analyzer.core.ids import encode_key, encode_position_id
 
 if TYPE_CHECKING:
     from analyzer.analysis.analyze import MatchAnalysis
+    from analyzer.analysis.summary import AnalysisMetadata, AnalysisSummary, PlayerStats
     from analyzer.eval.cube import CubeDecision
     from analyzer.eval.probabilities import Probabilities
     from analyzer.eval.rollout import RolloutCandidate, RolloutResult
@@ -138,79 +139,83 @@ def _num(value: float | None, fmt: str, scale: float = 1.0) -> str:
     return "n/a" if value is None else format(value * scale, fmt)
 
 
-def _counts(counts: dict[str, int], classes: Sequence[str]) -> str:
+def _counts(counts: Mapping[str, int], classes: Sequence[str]) -> str:
     """The number of errors of each class, in the order of ``classes`` (missing ones are 0)."""
     return " ".join(str(counts.get(c, 0)) for c in classes)
 
 
-def search_text(meta: dict[str, Any], *, cubeless: bool = False) -> str:
+def search_text(meta: AnalysisMetadata, *, cubeless: bool = False) -> str:
     """How an analysis valued its decisions: ``N-ply`` (a Dutch or Mahbusa match: the ply its
     variant engine searched) or the rollouts' trial count.
 
-    >>> search_text({"ply": 3, "variant_ply": 2}, cubeless=True), search_text({"ply": None, "rollout": {"trials": 36}})
-    ('2-ply', 'rollouts of 36 trials')
+    >>> from analyzer.analysis.summary import AnalysisMetadata as M
+    >>> search_text(M.from_json({"ply": 3, "variant_ply": 2}), cubeless=True)
+    '2-ply'
+    >>> search_text(M.from_json({"ply": None, "rollout": {"trials": 36, "truncate": None, "workers": 1,
+    ...                                                    "plays": 4, "threshold": 0.08}}))
+    'rollouts of 36 trials'
     """
-    ro = meta.get("rollout")
-    if isinstance(ro, dict):
-        return f"rollouts of {ro.get('trials', '?')} trials"
-    ply = meta.get("variant_ply") if cubeless and meta.get("variant_ply") is not None else meta.get("ply", "?")
+    if meta.rollout is not None:
+        return f"rollouts of {meta.rollout.trials} trials"
+    ply = meta.variant_ply if cubeless and meta.variant_ply is not None else \
+        "?" if "ply" in meta.missing else meta.ply
     return f"{ply}-ply"
 
 
 def summary_table(analysis: MatchAnalysis) -> Table:
     """Per-player table: decisions, error counts, PR with the XG name, gnubg's rate and name, luck."""
     summary = analysis.summary
-    meta = summary.get("metadata", {})
-    thr = meta.get("thresholds", {})
+    meta = summary.metadata
+    thr = meta.thresholds or {}
     classes = [str(n) for n, _ in thr.get("levels", [])]
-    match = summary.get("match", {})
-    length = match.get("length") or 0
+    match = summary.match
+    length = match.length or 0
     what = f"{length}-point match" if length else "money session"
-    cubeless = match.get("cube") is False
+    cubeless = not match.cube
     if cubeless:
-        what = f"{VARIANT_TITLES.get(str(match.get('variant')), str(match.get('variant')))} (no cube), {what}"
+        what = f"{VARIANT_TITLES.get(match.variant, match.variant)} (no cube), {what}"
     unit = "points" if cubeless else "EMG"
     title = Text(f"{what}, {search_text(meta, cubeless=cubeless)}, thresholds {thr.get('name', '?')}"
                  f" ({'/'.join(classes)})")
     table = Table(title=title, title_justify="left")
     table.add_column("", no_wrap=True)
-    players = summary.get("players", [])
+    players = summary.players
     for p in players:
-        table.add_column(Text(printable(str(p["name"]))), justify="right", overflow="fold")
+        table.add_column(Text(printable(p.name)), justify="right", overflow="fold")
 
     def row(label: str, values: Sequence[str]) -> None:
         table.add_row(Text(label), *(Text(v) for v in values))
 
-    row("decisions (unforced)", [f"{p['decisions']} ({p['unforced']})" for p in players])
-    row(f"checker errors {'/'.join(classes)}", [_counts(p["checker"], classes) for p in players])
+    row("decisions (unforced)", [f"{p.decisions} ({p.unforced})" for p in players])
+    row(f"checker errors {'/'.join(classes)}", [_counts(p.checker, classes) for p in players])
     if not cubeless:
-        row(f"cube errors {'/'.join(classes)}", [_counts(p["cube"], classes) for p in players])
-        row("missed/wrong doubles", [f"{p['cube_errors']['missed double']}/{p['cube_errors']['wrong double']}"
+        row(f"cube errors {'/'.join(classes)}", [_counts(p.cube, classes) for p in players])
+        row("missed/wrong doubles", [f"{p.cube_errors['missed double']}/{p.cube_errors['wrong double']}"
                                      for p in players])
-        row("wrong takes/passes", [f"{p['cube_errors']['wrong take']}/{p['cube_errors']['wrong pass']}"
+        row("wrong takes/passes", [f"{p.cube_errors['wrong take']}/{p.cube_errors['wrong pass']}"
                                    for p in players])
-    row(f"total error ({unit})", [f"{p['total_error']:.3f}" for p in players])
+    row(f"total error ({unit})", [f"{p.total_error:.3f}" for p in players])
 
-    def pr(p: dict[str, Any]) -> str:
-        if p["pr_raw"] is None:
+    def pr(p: PlayerStats) -> str:
+        if p.pr_raw is None:
             return "n/a"
         if cubeless:  # XG's rating names are a scale of backgammon PRs, not of these games
-            return f"{500 * p['pr_raw']:.1f}"
-        approx = " ~" if p.get("rating_xg_approximate") else ""
-        return f"{500 * p['pr_raw']:.1f}  XG: {p['rating_xg']}{approx}"
+            return f"{500 * p.pr_raw:.1f}"
+        approx = " ~" if p.rating_xg_approximate else ""
+        return f"{500 * p.pr_raw:.1f}  XG: {p.rating_xg}{approx}"
 
-    def rate(p: dict[str, Any]) -> str:
-        if p["mean_error"] is None:
+    def rate(p: PlayerStats) -> str:
+        if p.mean_error is None:
             return "n/a"
         if cubeless:
-            return f"{1000 * p['mean_error']:.1f}"
-        return f"{1000 * p['mean_error']:.1f}  gnubg: {p['rating_gnubg']}"
+            return f"{1000 * p.mean_error:.1f}"
+        return f"{1000 * p.mean_error:.1f}  gnubg: {p.rating_gnubg}"
 
     row(f"PR (500 x mean {unit})", [pr(p) for p in players])
     row("error rate (mEMG/decision)" if not cubeless else "error rate (millipoints/decision)",
         [rate(p) for p in players])
-    row(f"luck ({unit})", [f"{p['luck']:+.3f}" for p in players])
-    unit = players[0].get("result_unit", "mwc") if players else "mwc"
+    row(f"luck ({unit})", [f"{p.luck:+.3f}" for p in players])
+    unit = (players[0].result_unit or "mwc") if players else "mwc"
 
     def result(v: float | None) -> str:
         if v is None:
@@ -218,12 +223,12 @@ def summary_table(analysis: MatchAnalysis) -> Table:
         return f"{100 * v:+.1f}% MWC" if unit == "mwc" else f"{v:+.3f} pts"
 
     if unit == "mwc":
-        row("luck (MWC)", [result(p.get("luck_mwc")) for p in players])
-    row("actual result", [result(p.get("actual_result")) for p in players])
-    row("luck-adjusted result", [result(p.get("luck_adjusted_result")) for p in players])
+        row("luck (MWC)", [result(p.luck_mwc) for p in players])
+    row("actual result", [result(p.actual_result) for p in players])
+    row("luck-adjusted result", [result(p.luck_adjusted_result) for p in players])
     if cubeless:
         table.caption = "no XG or gnubg rating names: those scales are of backgammon"
-    elif any(p.get("rating_xg_approximate") for p in players):
+    elif any(p.rating_xg_approximate for p in players):
         table.caption = "~ XG band below Advanced: bounds not confirmed"
     return table
 
@@ -321,23 +326,24 @@ def valued_by(row: Mapping[str, Any]) -> str:
     return text + (f" ({'; '.join(extra)})" if extra else "")
 
 
-def confirm_text(summary: Mapping[str, Any]) -> str | None:
+def confirm_text(summary: AnalysisSummary) -> str | None:
     """One line on the confirmation pass of an analysis (``None`` when it did not run).
 
-    >>> print(confirm_text({"metadata": {"confirm": {"method": "rollout", "max_trials": 576}},
-    ...                     "match": {"confirmed": {"decisions": 9, "downgraded": 4, "upgraded": 1}}}))
+    >>> from analyzer.analysis.summary import AnalysisSummary
+    >>> print(confirm_text(AnalysisSummary.from_json({
+    ...     "metadata": {"confirm": {"method": "rollout", "max_trials": 576}},
+    ...     "match": {"confirmed": {"decisions": 9, "downgraded": 4, "upgraded": 1}}})))
     ... # doctest: +NORMALIZE_WHITESPACE
     Confirmation pass: 9 decisions valued again by rollout (at most 576 games each): 4 to a smaller error
     class, 1 to a bigger one.
     """
-    meta = summary.get("metadata", {}).get("confirm")
-    counts = summary.get("match", {}).get("confirmed")
-    if not isinstance(meta, dict) or not isinstance(counts, dict):
+    meta = summary.metadata.confirm
+    counts = summary.match.confirmed
+    if meta is None or counts is None:
         return None
-    how = (f"rollout (at most {meta.get('max_trials')} games each)" if meta.get("method") == "rollout"
-           else f"{meta.get('ply')}-ply")
-    return (f"Confirmation pass: {counts.get('decisions', 0)} decisions valued again by {how}: "
-            f"{counts.get('downgraded', 0)} to a smaller error class, {counts.get('upgraded', 0)} to a bigger one.")
+    how = f"rollout (at most {meta.max_trials} games each)" if meta.method == "rollout" else f"{meta.ply}-ply"
+    return (f"Confirmation pass: {counts.decisions} decisions valued again by {how}: "
+            f"{counts.downgraded} to a smaller error class, {counts.upgraded} to a bigger one.")
 
 
 def analysis_view(analysis: MatchAnalysis, *, worst: int = 5, width: int = 110) -> Group:
