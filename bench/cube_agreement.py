@@ -2,7 +2,7 @@
 
 Positions come from our own 0-ply self-play (:func:`analyzer.train.selfplay.play_seeded`), one
 random position before the roll from each of many games (seeded). We decide with the n-ply cubeful
-search :func:`analyzer.eval.cube.cube_decision_nply` at ``--ply`` (and, for comparison, with the older
+search :func:`analyzer.eval.cube_search.cube_decision_nply` at ``--ply`` (and, for comparison, with the older
 conversion of ``--ply`` cubeless probabilities at the root, :func:`analyzer.eval.cube.analyze_cube`); GNU Backgammon
 (the ``gnubg`` wheel, run in a separate process, used as a referee only) gives its ``hint`` cube
 analysis at the same ply. Both actions are folded into ``no double``, ``double, take``,
@@ -28,7 +28,8 @@ from analyzer.cli.cube import simple_action
 from analyzer.core.ids import encode_position_id, match_id_from_state
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
-from analyzer.eval.cube import CubeDecision, analyze_cube, cube_decision_nply
+from analyzer.eval.cube import CubeDecision, analyze_cube
+from analyzer.eval.cube_search import cube_decision_nply
 from analyzer.eval.engine import Engine
 from analyzer.train.selfplay import GameBuffers, play_seeded
 

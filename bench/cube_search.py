@@ -16,7 +16,8 @@ import numpy as np
 from cube_agreement import self_play_positions  # bench/ is on the path when this script runs
 
 from analyzer.core.match import MatchState
-from analyzer.eval.cube import analyze_cube, cube_decision_nply
+from analyzer.eval.cube import analyze_cube
+from analyzer.eval.cube_search import cube_decision_nply
 from analyzer.eval.engine import Engine
 from analyzer.eval.features import CLASS_CONTACT, CLASS_CRASHED, classify
 

@@ -47,7 +47,7 @@ def test_cube_json_has_the_four_keys() -> None:
 
 
 def test_cube_ply_is_the_cubeful_search_unless_root_conversion() -> None:
-    from analyzer.eval.cube import cube_decision_nply
+    from analyzer.eval.cube_search import cube_decision_nply
     from analyzer.eval.engine import Engine
 
     search = json.loads(runner.invoke(app, ["cube", encode_position_id(RACE_8PCT), "--ply", "1", "-f", "json"]).stdout)

@@ -1,4 +1,4 @@
-"""The n-ply cubeful search (analyzer/eval/cube.py: cubeful_search, cube_decision_nply) and its
+"""The n-ply cubeful search (analyzer/eval/cube_search.py: cubeful_search, cube_decision_nply) and its
 compiled Janowski kernel (analyzer/eval/_cube_kernel.py)."""
 
 from __future__ import annotations
@@ -13,15 +13,8 @@ from hypothesis import strategies as st
 from analyzer.core.match import MatchState, take
 from analyzer.core.position import Position
 from analyzer.eval import _cube_kernel as K
-from analyzer.eval.cube import (
-    GameProbabilities,
-    analyze_cube,
-    cube_decision,
-    cube_decision_nply,
-    cube_life_of,
-    cube_tables,
-    cubeful_search,
-)
+from analyzer.eval.cube import GameProbabilities, analyze_cube, cube_decision, cube_life_of, cube_tables
+from analyzer.eval.cube_search import cube_decision_nply, cubeful_search
 from analyzer.eval.engine import Engine
 from analyzer.eval.met import met_by_name, outcome_mwc
 from analyzer.eval.probabilities import Probabilities

@@ -38,7 +38,7 @@ from analyzer.core.match import MatchState
 from analyzer.core.position import Position
 from analyzer.eval import features as F
 from analyzer.eval.bearoff import bearoff_class
-from analyzer.eval.cube import cube_decision_nply
+from analyzer.eval.cube_search import cube_decision_nply
 from analyzer.eval.engine import Engine
 from analyzer.eval.rollout import rollout
 from analyzer.train.selfplay import GameBuffers, play_seeded

@@ -16,7 +16,7 @@ def main() -> None:
     t0 = time.perf_counter()
     from analyzer.core.match import MatchState
     from analyzer.core.position import Position
-    from analyzer.eval.cube import cube_decision_nply
+    from analyzer.eval.cube_search import cube_decision_nply
     from analyzer.eval.engine import Engine
     from analyzer.eval.rollout import rollout
     from analyzer.eval.variants.engine import engine_for

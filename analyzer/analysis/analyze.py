@@ -91,7 +91,8 @@ from analyzer.core.errors import AnalyzerError
 from analyzer.core.ids import encode_key, encode_position_id, match_id_from_state, xgid_from_position
 from analyzer.core.match import MatchState, can_double
 from analyzer.core.position import Position
-from analyzer.eval.cube import CubeDecision, analyze_cube, cube_decision_nply
+from analyzer.eval.cube import CubeDecision, analyze_cube
+from analyzer.eval.cube_search import cube_decision_nply
 from analyzer.eval.engine import ANALYSIS_FILTER, MAX_PLY, Engine, MoveFilter
 from analyzer.eval.met import MatchEquityTable, met_by_name, mwc, outcome_mwc
 from analyzer.eval.probabilities import Probabilities

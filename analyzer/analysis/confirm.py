@@ -48,7 +48,8 @@ from analyzer.analysis.decisions import Candidate, CheckerAnalysis, Evaluator, a
 from analyzer.analysis.thresholds import Thresholds
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
-from analyzer.eval.cube import CubeDecision, GameProbabilities, cube_decision, cube_decision_nply, cube_life_of
+from analyzer.eval.cube import CubeDecision, GameProbabilities, cube_decision, cube_life_of
+from analyzer.eval.cube_search import cube_decision_nply
 from analyzer.eval.engine import ANALYSIS_FILTER, Engine, MoveFilter
 from analyzer.eval.met import MatchEquityTable
 from analyzer.eval.probabilities import Probabilities

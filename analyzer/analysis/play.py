@@ -206,7 +206,7 @@ class LevelEngine:
     def cube(self, pos: Position, state: MatchState, player: int, ply: int | None = None) -> Any:
         """The cube decision of ``player`` on roll in ``pos`` (seen from him) at ``ply`` (default:
         the level's)."""
-        from analyzer.eval.cube import cube_decision_nply
+        from analyzer.eval.cube_search import cube_decision_nply
         from analyzer.eval.met import met_by_name
 
         met = None if state.is_money else met_by_name()

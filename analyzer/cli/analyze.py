@@ -234,7 +234,7 @@ def position(
     from analyzer.analysis.decisions import hint
     from analyzer.core.ids import parse_position_spec
     from analyzer.core.match import MatchState
-    from analyzer.eval.cube import cube_decision_nply
+    from analyzer.eval.cube_search import cube_decision_nply
     from analyzer.eval.met import met_by_name
     from analyzer.render.position_text import show_position
     from analyzer.render.terminal import (

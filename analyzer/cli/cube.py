@@ -8,7 +8,7 @@ the side on roll: money per unit cube, EMG in a match) plus extra keys; ``action
 (optionally ``"rollout": true``, ``"trials": N``) and writes one JSON line per input line, in
 order: ``{"error": "line N: ...", "line": N}`` for a bad one (blank, not UTF-8, not a JSON object,
 a bad value, a finished game). ``--ply N`` runs the n-ply cubeful search
-(:func:`analyzer.eval.cube.cube_decision_nply`); ``--root-conversion`` (``"root_conversion": true`` in a
+(:func:`analyzer.eval.cube_search.cube_decision_nply`); ``--root-conversion`` (``"root_conversion": true`` in a
 batch line) converts the n-ply cubeless chances with the cube model at the root instead.
 """
 
@@ -64,7 +64,7 @@ def _decide(engine: Engine, position_text: str, ply: int, use_rollout: bool, tri
             root_conversion: bool = False) -> dict[str, Any]:
     from analyzer.core.ids import encode_position_id, parse_position_spec
     from analyzer.core.match import MatchState
-    from analyzer.eval.cube import MAX_SEARCH_PLY, cube_decision_nply
+    from analyzer.eval.cube_search import MAX_SEARCH_PLY, cube_decision_nply
 
     spec = parse_position_spec(position_text)
     pos = spec.position
