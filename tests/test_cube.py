@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
 from analyzer.eval.cube import (
-    GameProbabilities,
     analyze_cube,
     cube_decision,
     cube_life_of,
@@ -18,14 +17,16 @@ from analyzer.eval.cube import (
     cubeful_value,
     gammon_values,
 )
+from analyzer.eval.cube_model import GameProbabilities
 from analyzer.eval.met import met_by_name, mwc, mwc_to_emg
+from analyzer.eval.probabilities import Probabilities
 
 KXG = met_by_name("kazaross-xg2")
 X = 0.68
 
 
-def no_gammons(p: float) -> GameProbabilities:
-    return GameProbabilities(p, 0.0, 0.0, 0.0, 0.0)
+def no_gammons(p: float) -> Probabilities:
+    return Probabilities(p, 0.0, 0.0, 0.0, 0.0)
 
 
 # ---------------------------------------------------------------------- Janowski's money formulas
@@ -50,7 +51,7 @@ def test_money_without_gammons_matches_janowski_by_hand(p: float, x: float) -> N
 
 @pytest.mark.parametrize("x", [0.6, 0.68, 0.7])
 def test_take_point_with_gammons_matches_janowski(x: float) -> None:
-    pr = GameProbabilities(0.7, 0.21, 0.014, 0.06, 0.0)
+    pr = Probabilities(0.7, 0.21, 0.014, 0.06, 0.0)
     w = 1.0 + (pr.win_gammon + pr.win_backgammon) / pr.win  # doubler's average win
     lo = 1.0 + (pr.lose_gammon + pr.lose_backgammon) / pr.lose
     # the taker loses what the doubler wins: his take point is (W - 1/2) / (W + L + x/2)
@@ -61,7 +62,7 @@ def test_take_point_with_gammons_matches_janowski(x: float) -> None:
 # ---------------------------------------------------------------------- textbook money cases
 def test_closed_out_blitz_is_too_good_at_money() -> None:
     # closed board, one opponent checker on the bar, lots of gammons
-    pr = GameProbabilities(0.93, 0.56, 0.03, 0.01, 0.0)
+    pr = Probabilities(0.93, 0.56, 0.03, 0.01, 0.0)
     d = cube_decision(pr, MatchState(), 0, cube_life=X)
     assert d.action == "too good to double, pass"
     assert d.too_good and not d.double and not d.take
@@ -97,7 +98,7 @@ def test_redouble_wording_and_owned_cube() -> None:
 
 
 def test_jacoby_centred_cube() -> None:
-    pr = GameProbabilities(0.93, 0.56, 0.03, 0.01, 0.0)
+    pr = Probabilities(0.93, 0.56, 0.03, 0.01, 0.0)
     plain = cube_decision(pr, MatchState(), 0, cube_life=X)
     jacoby = cube_decision(pr, MatchState(jacoby=True), 0, cube_life=X)
     assert plain.action == "too good to double, pass"
@@ -112,14 +113,14 @@ def test_jacoby_centred_cube() -> None:
 
 
 def test_beaver() -> None:
-    pr = GameProbabilities(0.55, 0.1, 0.0, 0.05, 0.0)
+    pr = Probabilities(0.55, 0.1, 0.0, 0.05, 0.0)
     plain = cube_decision(pr, MatchState(), 0, cube_life=X)
     beav = cube_decision(pr, MatchState(beavers=True), 0, cube_life=X)
     assert plain.dt is not None and beav.dt is not None
     assert plain.dt < 0 and plain.action == "no double, take"
     assert beav.action == "no double, beaver" and beav.beaver
     assert beav.dt == pytest.approx(2 * plain.dt)  # money is linear in the cube
-    stronger = cube_decision(GameProbabilities(0.75, 0.1, 0.0, 0.05, 0.0), MatchState(beavers=True), 0,
+    stronger = cube_decision(Probabilities(0.75, 0.1, 0.0, 0.05, 0.0), MatchState(beavers=True), 0,
                              cube_life=X)
     assert not stronger.beaver
 
@@ -132,7 +133,7 @@ def test_cube_limit() -> None:
 # ---------------------------------------------------------------------- match play
 def test_crawford_game_has_no_cube() -> None:
     s = MatchState(length=5, score=(4, 2), crawford=True)
-    pr = GameProbabilities(0.6, 0.2, 0.0, 0.1, 0.0)
+    pr = Probabilities(0.6, 0.2, 0.0, 0.1, 0.0)
     for player in (0, 1):
         d = cube_decision(pr, s, player, cube_life=X)
         assert d.action == "no double possible" and d.dt is None
@@ -143,7 +144,7 @@ def test_crawford_game_has_no_cube() -> None:
 
 @pytest.mark.parametrize("p", [0.35, 0.45, 0.5, 0.55, 0.65])
 def test_post_crawford_trailer_doubles_at_once(p: float) -> None:
-    pr = GameProbabilities(p, 0.15, 0.01, 0.12, 0.01)
+    pr = Probabilities(p, 0.15, 0.01, 0.12, 0.01)
     for score in [(4, 2), (4, 0), (6, 3)]:  # trailer 3, 5 and 4 away (7-point match for the last)
         length = 5 if score[0] == 4 else 7
         s = MatchState(length=length, score=score, post_crawford=True)
@@ -160,14 +161,14 @@ def test_post_crawford_free_drop() -> None:
         assert d.dt_mwc == pytest.approx(p)
         assert d.dp_mwc == 0.5
     # the leader's cube is dead: doubling can only lose
-    d = cube_decision(GameProbabilities(0.6, 0.1, 0.0, 0.1, 0.0), s, 0, cube_life=X)
+    d = cube_decision(Probabilities(0.6, 0.1, 0.0, 0.1, 0.0), s, 0, cube_life=X)
     assert d.available and d.action == "never double, take (dead cube)"
 
 
 def test_dead_cube_when_a_single_game_wins_the_match() -> None:
     # 2-away holding a 2-cube: he can never use it, so cube life does not matter
     s = MatchState(length=7, score=(5, 1), cube=2, cube_owner=0)
-    pr = GameProbabilities(0.62, 0.2, 0.01, 0.1, 0.005)
+    pr = Probabilities(0.62, 0.2, 0.01, 0.1, 0.005)
     live = cubeful_value(pr, s, 0, cube_life=1.0)
     dead = cubeful_value(pr, s, 0, cube_life=0.0)
     by_hand = (0.62 * 1.0 + (0.38 - 0.1) * mwc(KXG, 2, 4) + (0.1 - 0.005) * mwc(KXG, 2, 2)
@@ -176,7 +177,7 @@ def test_dead_cube_when_a_single_game_wins_the_match() -> None:
     assert cube_decision(pr, s, 0, cube_life=X).action == "never redouble, take (dead cube)"
     # doubling from 2-away makes his gammons worthless: Double/take ignores them
     centred = MatchState(length=7, score=(5, 1))
-    gammonish = cube_decision(GameProbabilities(0.7, 0.3, 0.0, 0.0, 0.0), centred, 0, cube_life=X)
+    gammonish = cube_decision(Probabilities(0.7, 0.3, 0.0, 0.0, 0.0), centred, 0, cube_life=X)
     plain = cube_decision(no_gammons(0.7), centred, 0, cube_life=X)
     assert gammonish.dt == pytest.approx(plain.dt)
     assert gammonish.nd > plain.nd
@@ -185,7 +186,7 @@ def test_dead_cube_when_a_single_game_wins_the_match() -> None:
 
 def test_match_emg_is_the_normalised_mwc() -> None:
     s = MatchState(length=9, score=(3, 5), cube=2, cube_owner=1)
-    pr = GameProbabilities(0.57, 0.18, 0.01, 0.11, 0.005)
+    pr = Probabilities(0.57, 0.18, 0.01, 0.11, 0.005)
     v = cubeful_value(pr, s, 1, cube_life=X)
     assert cubeful_emg(pr, s, 1, cube_life=X) == pytest.approx(mwc_to_emg(KXG, s, 1, v))
     d = cube_decision(pr, s, 1, cube_life=X)
@@ -267,12 +268,12 @@ def test_agrees_with_gnubg_0ply_cube_analysis(name: str, length: int, score: tup
 # ---------------------------------------------------------------------- properties
 probabilities = st.tuples(st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(0.0, 1.0),
                           st.floats(0.0, 1.0), st.floats(0.0, 1.0)).map(
-    lambda t: GameProbabilities(t[0], t[0] * t[1], t[0] * t[1] * t[2], (1 - t[0]) * t[3],
+    lambda t: Probabilities(t[0], t[0] * t[1], t[0] * t[1] * t[2], (1 - t[0]) * t[3],
                                 (1 - t[0]) * t[3] * t[4]))
 
 
 @given(probabilities, st.floats(0.0, 1.0))
-def test_money_centred_cube_is_zero_sum(pr: GameProbabilities, x: float) -> None:
+def test_money_centred_cube_is_zero_sum(pr: Probabilities, x: float) -> None:
     mine = cubeful_value(pr, MatchState(), 0, cube_life=x)
     theirs = cubeful_value(pr.flip(), MatchState(), 1, cube_life=x)
     assert mine == pytest.approx(-theirs, abs=1e-9)
@@ -283,7 +284,7 @@ def test_money_centred_cube_is_zero_sum(pr: GameProbabilities, x: float) -> None
 
 @given(probabilities, st.integers(2, 11), st.integers(2, 11), st.sampled_from([None, 0, 1]),
        st.sampled_from([1, 2, 4]))
-def test_match_values_are_complementary(pr: GameProbabilities, a: int, b: int, owner: int | None,
+def test_match_values_are_complementary(pr: Probabilities, a: int, b: int, owner: int | None,
                                         cube: int) -> None:
     s = MatchState(length=11, score=(11 - a, 11 - b), cube=cube, cube_owner=owner)
     mine = cubeful_value(pr, s, 0, cube_life=X)
@@ -293,7 +294,7 @@ def test_match_values_are_complementary(pr: GameProbabilities, a: int, b: int, o
 
 
 @given(probabilities, st.sampled_from([0, 7]))
-def test_decision_is_consistent(pr: GameProbabilities, length: int) -> None:
+def test_decision_is_consistent(pr: Probabilities, length: int) -> None:
     s = MatchState(length=length, score=(2, 3) if length else (0, 0))
     d = cube_decision(pr, s, 0, cube_life=X)
     assert d.dt is not None and d.dp is not None
@@ -308,7 +309,7 @@ def test_decision_is_consistent(pr: GameProbabilities, length: int) -> None:
 @given(st.floats(0.02, 0.97), st.floats(0.0, 0.5), st.floats(0.0, 0.5))
 def test_nd_increases_with_winning_chances(p: float, g: float, lg: float) -> None:
     def nd(w: float) -> float:
-        return cubeful_value(GameProbabilities(w, w * g, 0.0, (1 - w) * lg, 0.0), MatchState(length=7),
+        return cubeful_value(Probabilities(w, w * g, 0.0, (1 - w) * lg, 0.0), MatchState(length=7),
                              0, cube_life=X)
     assert nd(p + 0.02) >= nd(p) - 1e-12
 
@@ -327,15 +328,23 @@ def test_cube_life_classes() -> None:
 
 
 def test_probabilities_are_checked() -> None:
-    assert GameProbabilities.of([0.5, 0.1, 0.0, 0.1, 0.0]).lose == 0.5
+    assert Probabilities.of([0.5, 0.1, 0.0, 0.1, 0.0]).lose == 0.5
     with pytest.raises(ValueError):
-        GameProbabilities(0.5, 0.6, 0.0, 0.0, 0.0)
+        Probabilities.of([0.5, 0.6, 0.0, 0.0, 0.0])
     with pytest.raises(ValueError):
-        GameProbabilities.of([0.5, 0.1])
+        Probabilities.of(Probabilities(0.5, 0.1, 0.0, 0.1, float("nan")))
+    with pytest.raises(ValueError):
+        Probabilities.clamped(0.5, float("nan"), 0.0, 0.0, 0.0)
+    # the cube model takes the engine's chances as they are, in Python floats, without a draw
+    got = Probabilities.of(Probabilities(np.float32(0.6), 0.2, 0.0, 0.1, 0.0, draw=0.0))
+    assert type(got.win) is float and got == Probabilities(float(np.float32(0.6)), 0.2, 0.0, 0.1, 0.0)
+    assert GameProbabilities is Probabilities  # the older name of the same type
+    with pytest.raises(ValueError):
+        Probabilities.of([0.5, 0.1])
     arr = np.array([0.7, 0.2, 0.0, 0.1, 0.0], dtype=np.float32)
-    assert GameProbabilities.of(arr).win == pytest.approx(0.7)
-    assert GameProbabilities.of([0.5, 0.51, 0.0, 0.0, 0.0], clamp=True).win_gammon == 0.5
+    assert Probabilities.of(arr).win == pytest.approx(0.7)
+    assert Probabilities.of([0.5, 0.51, 0.0, 0.0, 0.0], clamp=True).win_gammon == 0.5
     d = analyze_cube(Position.start(), MatchState(), 0, lambda _: [0.6, 0.61, 0.0, -0.001, 0.0])
-    assert d.probabilities == GameProbabilities(0.6, 0.6, 0.0, 0.0, 0.0)
+    assert d.probabilities == Probabilities(0.6, 0.6, 0.0, 0.0, 0.0)
     money = gammon_values(MatchState(), 0)
     assert money.me_gammon == 0.5 and money.opp_backgammon == 0.5

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from analyzer.core.match import MatchState, take
 from analyzer.core.position import Position
 from analyzer.eval import _cube_kernel as K
-from analyzer.eval.cube import GameProbabilities, analyze_cube, cube_decision, cube_life_of, cube_tables
+from analyzer.eval.cube import analyze_cube, cube_decision, cube_life_of, cube_tables
 from analyzer.eval.cube_search import cube_decision_nply, cubeful_search
 from analyzer.eval.engine import Engine
 from analyzer.eval.met import met_by_name, outcome_mwc
@@ -64,7 +64,7 @@ def _positions(count: int, seed: int) -> list[Position]:
 # ---------------------------------------------------------------------- the compiled model
 def _kernel_equals_the_python_model(raw: list[float], state: MatchState, player: int, x: float) -> None:
     o = np.array(raw, np.float32)
-    pr = GameProbabilities.of(Probabilities.from_outcomes(o.tolist()), clamp=True)
+    pr = Probabilities.of(Probabilities.from_outcomes(o.tolist()), clamp=True)
     d = cube_decision(pr, state, player, cube_life=x, met=KXG)
     vt, may = cube_tables(state, player, met=KXG, levels=3)
     owner = 0 if state.cube_owner is None else (1 if state.cube_owner == player else 2)

@@ -48,7 +48,7 @@ from analyzer.analysis.decisions import Candidate, CheckerAnalysis, Evaluator, a
 from analyzer.analysis.thresholds import Thresholds
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
-from analyzer.eval.cube import CubeDecision, GameProbabilities, cube_decision, cube_life_of
+from analyzer.eval.cube import CubeDecision, cube_decision, cube_life_of
 from analyzer.eval.cube_search import cube_decision_nply
 from analyzer.eval.engine import ANALYSIS_FILTER, Engine, MoveFilter
 from analyzer.eval.met import MatchEquityTable
@@ -310,7 +310,7 @@ class Confirmer:
         return cd, Confirmed(s.label, done, se)
 
     def _decision(self, position: Position, state: MatchState, player: int, p: Probabilities) -> CubeDecision:
-        gp = GameProbabilities.of(p, clamp=True)
+        gp = Probabilities.of(p, clamp=True)
         table = None if state.is_money else self.met
         return cube_decision(gp, state, player, cube_life=cube_life_of(position), met=table)
 

@@ -104,7 +104,7 @@ def _as_json(cd: CubeDecision, money: bool, method: str, pid: str) -> dict[str, 
         "nd_mwc": cd.nd_mwc, "dt_mwc": cd.dt_mwc, "dp_mwc": cd.dp_mwc,
         "probabilities": {"win": p.win, "win_gammon": p.win_gammon, "win_backgammon": p.win_backgammon,
                           "lose_gammon": p.lose_gammon, "lose_backgammon": p.lose_backgammon,
-                          "cubeless_equity": p.cubeless_equity()},
+                          "cubeless_equity": p.equity},
         "gammon_values": {"me_gammon": cd.gammons.me_gammon, "me_backgammon": cd.gammons.me_backgammon,
                           "opp_gammon": cd.gammons.opp_gammon, "opp_backgammon": cd.gammons.opp_backgammon},
     }

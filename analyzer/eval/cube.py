@@ -33,7 +33,7 @@ does: the model above only at the leaves (with the outcome values and cube acces
 :func:`cube_tables`), a cube decision of the side on roll at every node in between, and
 :func:`decision_of_values` for the decision from the root's values.
 
->>> p = GameProbabilities(0.7, 0.0, 0.0, 0.0, 0.0)
+>>> p = Probabilities(0.7, 0.0, 0.0, 0.0, 0.0)
 >>> d = cube_decision(p, MatchState(), 0, cube_life=0.68)
 >>> d.action, round(d.nd, 3), round(d.dt, 3), d.dp
 ('double, take', 0.581, 0.596, 1.0)
@@ -55,6 +55,7 @@ from analyzer.eval.cube_model import GameProbabilities as GameProbabilities
 from analyzer.eval.cube_model import ProbabilitiesLike as ProbabilitiesLike
 from analyzer.eval.cube_model import even_game_mwc as even_game_mwc
 from analyzer.eval.met import MatchEquityTable, met_by_name, mwc_to_emg, outcome_mwc
+from analyzer.eval.probabilities import Probabilities
 
 CONTACT_CUBE_LIFE = 0.68
 CRASHED_CUBE_LIFE = 0.68
@@ -129,7 +130,7 @@ def _match_may_double(state: MatchState, player: int) -> MayDouble:
 
 def _model(probs: ProbabilitiesLike, state: MatchState, player: int,
            met: MatchEquityTable | None) -> CubeModel:
-    pr = GameProbabilities.of(probs)
+    pr = Probabilities.of(probs)
     if state.is_money:
         return CubeModel(pr, float, _money_may_double(state))
     table = met if met is not None else met_by_name()
@@ -193,7 +194,7 @@ def cubeful_after_many(raw: NDArray[np.floating[Any]], boards: NDArray[np.int8],
     >>> board = flip_boards(np.frombuffer(after.board, np.int8)[None, :])
     >>> s = MatchState(length=5, score=(2, 3))
     >>> raw = np.array([mover[3:] + mover[:3]])  # the opponent's view
-    >>> one = -cubeful_emg(GameProbabilities.of(Probabilities.from_outcomes(mover).flip(), clamp=True), s, 1,
+    >>> one = -cubeful_emg(Probabilities.of(Probabilities.from_outcomes(mover).flip(), clamp=True), s, 1,
     ...                    cube_life=cube_life_of(after.flip()))
     >>> float(cubeful_after_many(raw, board, np.array([0]), s, 0)[0]) == one
     True
@@ -277,7 +278,7 @@ class CubeDecision:
     redouble: bool
     available: bool
     cube_life: float
-    probabilities: GameProbabilities
+    probabilities: Probabilities
     nd: float
     dt: float | None
     dp: float | None
@@ -351,7 +352,7 @@ def cube_decision(probs: ProbabilitiesLike, state: MatchState, player: int, *, c
     ...               1, cube_life=0.68).action
     'no double possible'
     """
-    pr = GameProbabilities.of(probs)
+    pr = Probabilities.of(probs)
     table = None if state.is_money else (met if met is not None else met_by_name())
     model = _model(pr, state, player, table)
     c = state.cube
@@ -372,7 +373,7 @@ def cube_decision(probs: ProbabilitiesLike, state: MatchState, player: int, *, c
     return _decision(pr, state, player, cube_life, table, model, nd_v, dt_v, model.value(c), beaver)
 
 
-def _decision(pr: GameProbabilities, state: MatchState, player: int, cube_life: float,
+def _decision(pr: Probabilities, state: MatchState, player: int, cube_life: float,
               table: MatchEquityTable | None, model: CubeModel, nd_v: float, dt_v: float | None,
               dp_v: float | None, beaver: bool) -> CubeDecision:
     """The :class:`CubeDecision` from the doubler's values (money points or MWC) of No double,
@@ -401,7 +402,7 @@ def _decision(pr: GameProbabilities, state: MatchState, player: int, cube_life: 
                         too_good, tp, gammons)
 
 
-def decision_of_values(probs: GameProbabilities, state: MatchState, player: int, *, cube_life: float,
+def decision_of_values(probs: Probabilities, state: MatchState, player: int, *, cube_life: float,
                        met: MatchEquityTable | None, nd: float, dt: float | None, dp: float | None,
                        beaver: bool) -> CubeDecision:
     """The cube decision of ``player`` on roll from his values (money: points, cube included;
@@ -410,7 +411,7 @@ def decision_of_values(probs: GameProbabilities, state: MatchState, player: int,
     :mod:`analyzer.eval.cube_search`); ``probs`` give the take point and the gammon values the
     model adds, ``met`` is ``None`` in money play.
 
-    >>> p = GameProbabilities(0.7, 0.0, 0.0, 0.0, 0.0)
+    >>> p = Probabilities(0.7, 0.0, 0.0, 0.0, 0.0)
     >>> d = cube_decision(p, MatchState(), 0, cube_life=0.68)
     >>> decision_of_values(p, MatchState(), 0, cube_life=0.68, met=None, nd=d.nd, dt=d.dt, dp=d.dp,
     ...                    beaver=False) == d
@@ -450,15 +451,15 @@ Evaluate = Callable[[Position], ProbabilitiesLike]
 def analyze_cube(position: Position, state: MatchState, player: int, evaluate: Evaluate, *,
                  met: MatchEquityTable | None = None, cube_life: float | None = None) -> CubeDecision:
     """Cube decision for ``player`` on roll in ``position`` (seen from him), probabilities from
-    ``evaluate`` (made consistent with :meth:`GameProbabilities.clamped`) and the cube life from
-    the position class unless given.
+    ``evaluate`` (made consistent with :meth:`~analyzer.eval.probabilities.Probabilities.clamped`)
+    and the cube life from the position class unless given.
 
     >>> d = analyze_cube(Position.start(), MatchState(), 0, lambda pos: [0.5, 0.14, 0.01, 0.13, 0.01])
     >>> d.action, d.cube_life
     ('no double, take', 0.68)
     """
     x = cube_life_of(position) if cube_life is None else cube_life
-    probs = GameProbabilities.of(evaluate(position), clamp=True)
+    probs = Probabilities.of(evaluate(position), clamp=True)
     return cube_decision(probs, state, player, cube_life=x, met=met)
 
 

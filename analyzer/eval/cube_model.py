@@ -8,121 +8,25 @@ each game result (``ValueFn``) and who may still double (``MayDouble``) are give
 :func:`even_game_mwc` for the computed table of :mod:`analyzer.eval.met`. The model is described in the
 docstring of :mod:`analyzer.eval.cube`; its compiled twin is :mod:`analyzer.eval._cube_kernel`.
 
->>> m = CubeModel(GameProbabilities(0.7, 0.0, 0.0, 0.0, 0.0), float, lambda side, c: c < 1024)  # money
+>>> m = CubeModel(Probabilities(0.7, 0.0, 0.0, 0.0, 0.0), float, lambda side, c: c < 1024)  # money
 >>> round(m.cubeful("centre", 1, 0.68), 3)
 0.581
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from collections.abc import Callable
 
-import numpy as np
-from numpy.typing import NDArray
+from analyzer.eval.probabilities import Probabilities
+from analyzer.eval.probabilities import ProbabilitiesLike as ProbabilitiesLike
 
 EPS = 1e-12
 
 
 # ---------------------------------------------------------------------- probabilities
-class _HasProbabilities(Protocol):
-    @property
-    def win(self) -> float: ...
-    @property
-    def win_gammon(self) -> float: ...
-    @property
-    def win_backgammon(self) -> float: ...
-    @property
-    def lose_gammon(self) -> float: ...
-    @property
-    def lose_backgammon(self) -> float: ...
-
-
-ProbabilitiesLike = Sequence[float] | NDArray[np.floating[Any]] | _HasProbabilities
-"""Five cubeless probabilities of the side on roll: a sequence, an array or an object with fields."""
-
-
-@dataclass(frozen=True, slots=True)
-class GameProbabilities:
-    """Cubeless outcome probabilities of the side on roll (gammons include backgammons).
-
-    >>> p = GameProbabilities(0.6, 0.2, 0.01, 0.1, 0.0)
-    >>> round(p.lose, 2), round(p.cubeless_equity(), 2)
-    (0.4, 0.31)
-    >>> p.flip().win_gammon
-    0.1
-    """
-
-    win: float
-    win_gammon: float
-    win_backgammon: float
-    lose_gammon: float
-    lose_backgammon: float
-
-    def __post_init__(self) -> None:
-        t = 1e-6
-        ok = (-t <= self.win <= 1 + t and -t <= self.win_backgammon <= self.win_gammon + t
-              and self.win_gammon <= self.win + t and -t <= self.lose_backgammon <= self.lose_gammon + t
-              and self.lose_gammon <= 1 - self.win + t)
-        if not ok or any(math.isnan(v) for v in self.as_tuple()):
-            raise ValueError(f"inconsistent probabilities: {self.as_tuple()!r}")
-
-    @classmethod
-    def clamped(cls, win: float, win_gammon: float, win_backgammon: float, lose_gammon: float,
-                lose_backgammon: float) -> GameProbabilities:
-        """Probabilities forced into consistency (as raw network outputs may need): each in
-        [0, 1], backgammons <= gammons <= the wins or losses they belong to.
-
-        >>> GameProbabilities.clamped(0.5, 0.52, 0.6, -0.01, 0.0).as_tuple()
-        (0.5, 0.5, 0.5, 0.0, 0.0)
-        """
-        w = min(max(win, 0.0), 1.0)
-        wg = min(max(win_gammon, 0.0), w)
-        lg = min(max(lose_gammon, 0.0), 1.0 - w)
-        return cls(w, wg, min(max(win_backgammon, 0.0), wg), lg, min(max(lose_backgammon, 0.0), lg))
-
-    @classmethod
-    def of(cls, probs: ProbabilitiesLike, *, clamp: bool = False) -> GameProbabilities:
-        """Convert five numbers (a sequence or numpy array) or any object with the five fields;
-        with ``clamp`` inconsistent values are fixed by :meth:`clamped` instead of rejected.
-
-        >>> GameProbabilities.of([0.5, 0.1, 0.0, 0.1, 0.0]).win
-        0.5
-        >>> import numpy as np
-        >>> round(GameProbabilities.of(np.array([0.6, 0.2, 0.0, 0.1, 0.0], np.float32)).lose_gammon, 6)
-        0.1
-        """
-        if isinstance(probs, GameProbabilities):
-            return probs
-        if isinstance(probs, Sequence | np.ndarray):
-            vals = [float(v) for v in probs]
-            if len(vals) != 5:
-                raise ValueError(f"expected 5 probabilities, got {len(vals)}")
-        else:
-            vals = [float(probs.win), float(probs.win_gammon), float(probs.win_backgammon),
-                    float(probs.lose_gammon), float(probs.lose_backgammon)]
-        return cls.clamped(*vals) if clamp else cls(*vals)
-
-    def as_tuple(self) -> tuple[float, float, float, float, float]:
-        """The five numbers in evaluator order."""
-        return (self.win, self.win_gammon, self.win_backgammon, self.lose_gammon, self.lose_backgammon)
-
-    @property
-    def lose(self) -> float:
-        """Chance that the side on roll loses."""
-        return 1.0 - self.win
-
-    def flip(self) -> GameProbabilities:
-        """The same probabilities from the opponent's side."""
-        return GameProbabilities(self.lose, self.lose_gammon, self.lose_backgammon, self.win_gammon,
-                                 self.win_backgammon)
-
-    def cubeless_equity(self) -> float:
-        """Cubeless money equity (points per unit cube)."""
-        return (2.0 * self.win - 1.0 + self.win_gammon + self.win_backgammon - self.lose_gammon
-                - self.lose_backgammon)
+GameProbabilities = Probabilities
+"""The cubeless chances the model takes: :class:`~analyzer.eval.probabilities.Probabilities` (its
+:meth:`~analyzer.eval.probabilities.Probabilities.of` checks them); the older name, kept for importers."""
 
 
 # ---------------------------------------------------------------------- the live-cube model
@@ -164,7 +68,7 @@ def solve(points: Points, target: float) -> float | None:
 class CubeModel:
     """Live and dead cube values for one set of probabilities at one score."""
 
-    def __init__(self, probs: GameProbabilities, value: ValueFn, may_double: MayDouble) -> None:
+    def __init__(self, probs: Probabilities, value: ValueFn, may_double: MayDouble) -> None:
         self.probs = probs
         self.value = value
         self.may_double = may_double
@@ -247,5 +151,5 @@ def even_game_mwc(probs: ProbabilitiesLike, away_me: int, away_opp: int,
     def value(k: int) -> float:
         return lookup(away_me - k, away_opp) if k >= 0 else lookup(away_me, away_opp + k)
 
-    model = CubeModel(GameProbabilities.of(probs), value, lambda side, c: aways[side] > c)
+    model = CubeModel(Probabilities.of(probs), value, lambda side, c: aways[side] > c)
     return model.cubeful("centre", 1, cube_life)

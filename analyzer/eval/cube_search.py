@@ -24,8 +24,8 @@ import numpy as np
 from analyzer.core.match import MatchState, can_double
 from analyzer.core.position import Position
 from analyzer.eval.cube import CubeDecision, analyze_cube, cube_life_of, cube_tables, decision_of_values
-from analyzer.eval.cube_model import GameProbabilities
 from analyzer.eval.met import MatchEquityTable, met_by_name
+from analyzer.eval.probabilities import Probabilities
 
 __all__ = ["MAX_SEARCH_PLY", "CubefulSearch", "cube_decision_nply", "cubeful_search"]
 
@@ -47,7 +47,7 @@ class CubefulSearch:
     dt: float | None
     dp: float | None
     beaver: bool
-    probabilities: GameProbabilities
+    probabilities: Probabilities
     cube_life: float
 
 
@@ -119,7 +119,7 @@ def cubeful_search(engine: Any, position: Position, state: MatchState, player: i
     K.cubeless_backup(ply, status, lost, probs, cl)
     p5 = np.zeros(5, np.float64)
     K.probs5(cl, p5)
-    pr = GameProbabilities.clamped(*(float(v) for v in p5))
+    pr = Probabilities.clamped(*(float(v) for v in p5))
     o0 = 0 if state.cube_owner is None else (1 if state.cube_owner == player else 2)
     nd_v = float(nd[0, 0, o0])
     x = cube_life_of(position)

@@ -39,7 +39,8 @@ from statistics import NormalDist
 
 from analyzer._resources import data_path
 from analyzer.core.match import MatchState
-from analyzer.eval.cube_model import GameProbabilities, even_game_mwc
+from analyzer.eval.cube_model import even_game_mwc
+from analyzer.eval.probabilities import Probabilities
 
 DATA_DIR = data_path("met")
 """Where the published tables live (``data/met`` in the repository, packaged with bgreview)."""
@@ -344,7 +345,7 @@ def computed_met(size: int = 25, gammon_rate: float = 0.26, cube_life: float = 0
             return 0.0
         return pre[x - 1][y - 1]
 
-    probs = GameProbabilities(0.5, 0.5 * g, 0.0, 0.5 * g, 0.0)
+    probs = Probabilities(0.5, 0.5 * g, 0.0, 0.5 * g, 0.0)
     for total in range(4, 2 * size + 1):
         for a in range(2, size + 1):
             b = total - a
