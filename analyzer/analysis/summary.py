@@ -174,21 +174,22 @@ class RolloutRecord(_Record):
 @dataclass(frozen=True, slots=True)
 class ConfirmRecord(_Record):
     """The settings of the confirmation pass as recorded
-    (:meth:`~analyzer.analysis.confirm.ConfirmSettings.as_dict`)."""
+    (:meth:`~analyzer.analysis.confirm.ConfirmSettings.as_dict` writes them, and says what they
+    mean); ``None``: not recorded, or (``truncate``, ``cube_truncate``, ``ply``) none."""
 
     method: str
-    threshold: float = 0.02
-    margin: float = 0.02
-    trials: int = 72
-    max_trials: int = 576
-    truncate: int | None = 7
+    threshold: float | None = None
+    margin: float | None = None
+    trials: int | None = None
+    max_trials: int | None = None
+    truncate: int | None = None
     cube_truncate: int | None = None
-    cube_play: bool = True
+    cube_play: bool | None = None
     ply: int | None = None
-    plays: int = 3
-    workers: int = 1
-    variance_reduction: bool = True
-    playing_ply: int = 0
+    plays: int | None = None
+    workers: int | None = None
+    variance_reduction: bool | None = None
+    playing_ply: int | None = None
     missing: frozenset[str] = frozenset()
 
 
