@@ -26,25 +26,15 @@ import numpy as np
 
 from analyzer.core import layout as L
 from analyzer.core.errors import ParseError, PositionError
+from analyzer.core.variants import _SPECS as _variant_table
+from analyzer.core.variants import DEFAULT_VARIANT, VariantSpec, variant_spec
+from analyzer.core.variants import canonical_variant as canonical_variant
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-VARIANTS = ("standard", "dutch", "mahbusa")
-VARIANT_ALIASES = {"standard": "standard", "backgammon": "standard", "dutch": "dutch",
-                   "mahbusa": "mahbusa", "plakoto": "mahbusa"}
-
-
-def canonical_variant(name: str) -> str:
-    """Return the canonical variant name for ``name`` (``plakoto`` -> ``mahbusa``).
-
-    >>> canonical_variant("Plakoto")
-    'mahbusa'
-    """
-    key = name.strip().lower()
-    if key not in VARIANT_ALIASES:
-        raise ParseError("unknown variant (use standard, dutch, mahbusa or plakoto)", token=name)
-    return VARIANT_ALIASES[key]
+VARIANTS = _variant_table.keys()
+"""The canonical variant names (a live view of :mod:`analyzer.core.variants`)."""
 
 
 PointCounts = Sequence[int] | Mapping[int, int]
@@ -76,7 +66,7 @@ class Position:
     """A position of ``variant``, seen from the side on roll (see :mod:`analyzer.core.layout`)."""
 
     board: bytes
-    variant: str = "standard"
+    variant: str = DEFAULT_VARIANT
 
     def __post_init__(self) -> None:
         if len(self.board) != L.NSLOTS:
@@ -84,13 +74,13 @@ class Position:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_array(cls, arr: NDArray[np.int8] | Sequence[int], variant: str = "standard") -> Position:
+    def from_array(cls, arr: NDArray[np.int8] | Sequence[int], variant: str = DEFAULT_VARIANT) -> Position:
         """Wrap a 64-slot array (layout of :mod:`analyzer.core.layout`)."""
         a = np.asarray(arr, dtype=np.int8)
         return cls(a.tobytes(), variant)
 
     @classmethod
-    def start(cls, variant: str = "standard") -> Position:
+    def start(cls, variant: str = DEFAULT_VARIANT) -> Position:
         """The initial position of ``variant``.
 
         >>> Position.start("mahbusa").mover[23]
@@ -98,12 +88,9 @@ class Position:
         >>> Position.start("dutch").mover_reserve
         15
         """
-        variant = canonical_variant(variant)
-        if variant == "standard":
-            return cls.from_points({24: 2, 13: 5, 8: 3, 6: 5}, {1: 2, 12: 5, 17: 3, 19: 5})
-        if variant == "dutch":
-            return cls.from_points({}, {}, mover_reserve=15, opponent_reserve=15, variant="dutch")
-        return cls.from_points({24: 15}, {1: 15}, variant="mahbusa")
+        spec = variant_spec(variant)
+        return cls.from_points(dict(spec.start), {25 - p: n for p, n in spec.start}, mover_reserve=spec.start_reserve,
+                               opponent_reserve=spec.start_reserve, variant=spec.name)
 
     @classmethod
     def from_points(
@@ -121,7 +108,7 @@ class Position:
         opponent_can_hit: bool | None = None,
         pinned_mover: Iterable[int] = (),
         pinned_opponent: Iterable[int] = (),
-        variant: str = "standard",
+        variant: str = DEFAULT_VARIANT,
         game_end: bool = False,
         validate: bool = True,
     ) -> Position:
@@ -133,7 +120,7 @@ class Position:
         >>> Position.from_points({6: 15}, {19: 15}).mover_off
         0
         """
-        variant = canonical_variant(variant)
+        spec = variant_spec(variant)
         m = _counts(mover, "mover")
         o = _counts(opponent, "opponent")
         pm = sorted(set(int(p) for p in pinned_mover))
@@ -164,7 +151,7 @@ class Position:
         on_o = sum(o) + opponent_bar + opponent_reserve
         arr[L.MOVER_OFF] = L.CHECKERS - on_m if mover_off is None else mover_off
         arr[L.OPP_OFF] = L.CHECKERS - on_o if opponent_off is None else opponent_off
-        if variant == "dutch":
+        if spec.hit_lock:
             if mover_can_hit is None:
                 mover_can_hit = any(m[p] for p in range(1, 7))
             if opponent_can_hit is None:
@@ -174,7 +161,7 @@ class Position:
         arr[L.GAME_END] = int(game_end)
         if np.any(np.abs(arr) > 127):
             raise PositionError("checker count out of range")
-        pos = cls(arr.astype(np.int8).tobytes(), variant)
+        pos = cls(arr.astype(np.int8).tobytes(), spec.name)
         if validate:
             pos.validate()
         return pos
@@ -227,12 +214,21 @@ class Position:
         return self._slot(L.OPP_RES)
 
     @property
+    def spec(self) -> VariantSpec:
+        """The facts of this position's variant (:mod:`analyzer.core.variants`).
+
+        >>> Position.start("dutch").spec.has_cube
+        False
+        """
+        return variant_spec(self.variant)
+
+    @property
     def mover_can_hit(self) -> bool:
-        return self.variant != "dutch" or bool(self._slot(L.MOVER_CAN_HIT))
+        return not self.spec.hit_lock or bool(self._slot(L.MOVER_CAN_HIT))
 
     @property
     def opponent_can_hit(self) -> bool:
-        return self.variant != "dutch" or bool(self._slot(L.OPP_CAN_HIT))
+        return not self.spec.hit_lock or bool(self._slot(L.OPP_CAN_HIT))
 
     @property
     def pinned_mover(self) -> tuple[int, ...]:
@@ -287,7 +283,8 @@ class Position:
         """Raise :class:`PositionError` if the position is impossible in its variant."""
         a = np.frombuffer(self.board, dtype=np.int8).astype(np.int16)
         v = self.variant
-        if v not in VARIANTS:
+        spec = _variant_table.get(v)
+        if spec is None:
             raise PositionError("unknown variant", token=v)
         for name, val in (("mover bar", a[L.MOVER_BAR]), ("opponent bar", a[L.OPP_BAR]),
                           ("mover off", a[L.MOVER_OFF]), ("opponent off", a[L.OPP_OFF]),
@@ -300,18 +297,20 @@ class Position:
             raise PositionError(f"the side on roll has {m_total} checkers, not 15")
         if o_total != L.CHECKERS:
             raise PositionError(f"the opponent has {o_total} checkers, not 15")
-        if v != "dutch" and (a[L.MOVER_RES] or a[L.OPP_RES] or a[L.MOVER_CAN_HIT] or a[L.OPP_CAN_HIT]):
+        if ((not spec.reserve and (a[L.MOVER_RES] or a[L.OPP_RES]))
+                or (not spec.hit_lock and (a[L.MOVER_CAN_HIT] or a[L.OPP_CAN_HIT]))):
             raise PositionError(f"{v} positions have no reserve or hitting lock")
-        if v != "mahbusa" and np.any(a[L.PIN0 + 1 : L.PIN0 + 25]):
+        if not spec.pins and np.any(a[L.PIN0 + 1 : L.PIN0 + 25]):
             raise PositionError(f"{v} positions have no pinned checkers")
-        if v == "mahbusa" and (a[L.MOVER_BAR] or a[L.OPP_BAR]):
-            raise PositionError("mahbusa has no bar")
+        if not spec.bar and (a[L.MOVER_BAR] or a[L.OPP_BAR]):
+            raise PositionError(f"{v} has no bar")
         if np.any(a[57:]):
             raise PositionError("unused position slots must be zero")
-        if a[L.GAME_END] and v != "mahbusa":
-            raise PositionError("only mahbusa games end by a special rule")
+        if a[L.GAME_END] and not spec.mother_rule:
+            enders = " and ".join(s.name for s in _variant_table.values() if s.mother_rule)
+            raise PositionError(f"only {enders} games end by a special rule")
         if a[L.GAME_END] and not (self._mother_rule_ended(0) or self._mother_rule_ended(1)):
-            raise PositionError("a mahbusa game ends by a special rule only when a mother is pinned")
+            raise PositionError(f"a {v} game ends by a special rule only when a mother is pinned")
         if a[L.MOVER_OFF] == L.CHECKERS and a[L.OPP_OFF] == L.CHECKERS:
             raise PositionError("both sides have borne off all their checkers")
 
@@ -388,8 +387,10 @@ class Position:
             parts.append(f"bar P{self.mover_bar} O{self.opponent_bar}")
         if self.mover_off or self.opponent_off:
             parts.append(f"off P{self.mover_off} O{self.opponent_off}")
-        if self.variant == "dutch":
+        spec = self.spec
+        if spec.reserve:
             parts.append(f"res P{self.mover_reserve} O{self.opponent_reserve}")
+        if spec.hit_lock:
             parts.append("unlocked" if self.mover_can_hit else "locked")
             parts.append("ounlocked" if self.opponent_can_hit else "olocked")
         if self.game_end_flag:
@@ -397,7 +398,7 @@ class Position:
         return " | ".join(parts)
 
     @classmethod
-    def from_notation(cls, text: str, variant: str = "standard") -> Position:
+    def from_notation(cls, text: str, variant: str = DEFAULT_VARIANT) -> Position:
         """Parse the test notation of ``docs/rules.md`` §0.2.
 
         >>> Position.from_notation("P 14:1 10:1+o 1:13 | O 21:14", "mahbusa").pinned_opponent

@@ -31,11 +31,10 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import IO
 
+from analyzer.core.variants import spec_by_name
 from analyzer.formats.records import Action, CrawfordTracker, GameRecord, MatchRecord, Roll, write_records
 
 __all__ = ["format_game", "format_match", "mat_chunks", "write_mat"]
-
-_VARIATION = {"standard": "Backgammon", "dutch": "Dutch", "mahbusa": "Plakoto"}
 
 
 def _cell(act: Action) -> str:
@@ -99,7 +98,8 @@ def _header_lines(record: MatchRecord) -> Iterable[str]:
     if "player 2" not in keys:
         tags.append(("Player 2", record.players[1]))
     if "variation" not in keys:
-        tags.append(("Variation", _VARIATION.get(record.variant, record.variation or "Backgammon")))
+        spec = spec_by_name(record.variant)
+        tags.append(("Variation", spec.record_name if spec is not None else record.variation or "Backgammon"))
     for key, value in tags:
         yield f'; [{key} "{value}"]'
     for comment in record.comments:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import IO
 
 from analyzer.core.errors import InputError
+from analyzer.core.variants import DEFAULT_VARIANT, all_specs
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,16 +302,10 @@ def variant_of(variation: str | None) -> str:
     >>> variant_of("Backgammon"), variant_of(None), variant_of("Dutch"), variant_of("plakoto")
     ('standard', 'standard', 'dutch', 'mahbusa')
     """
-    if variation is None:
-        return "standard"
+    if variation is None or not variation.strip():
+        return DEFAULT_VARIANT
     key = variation.strip().lower()
-    if key in ("", "backgammon", "standard"):
-        return "standard"
-    if key.startswith("dutch"):
-        return "dutch"
-    if key in ("plakoto", "mahbusa"):
-        return "mahbusa"
-    return key
+    return next((s.name for s in all_specs() if s.reads_variation(key)), key)
 
 
 @dataclass(slots=True)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import IO
 
 from analyzer.core.errors import InputError, ParseError
+from analyzer.core.variants import all_specs
 from analyzer.formats.records import Action, Double, Drop, GameRecord, MatchRecord, Roll, Take, Win
 
 __all__ = ["read_sgf", "sgf_point"]
@@ -37,6 +38,7 @@ Source = str | os.PathLike[str] | IO[str] | IO[bytes]
 _MOVE_RE = re.compile(r"^([1-6])([1-6])((?:[a-z]{2}){0,4})$")
 _RE_RE = re.compile(r"^([WB])\+(\d+)(R?)", re.IGNORECASE)
 _MAX_VALUE = 1 << 20
+_OTHER_RULES = ("nackgammon", "hypergammon")  # variations we read but do not play (the replay rejects them)
 
 
 def sgf_point(letter: str, side: int) -> int:
@@ -220,7 +222,7 @@ def _game(nodes: list[_Node], name: str) -> tuple[dict[str, str], GameRecord]:
     rules = [r.strip().lower() for r in info.get("RU", "").split(":")]
     variation = None
     for r in rules:
-        if r.startswith(("nackgammon", "hypergammon", "dutch", "plakoto", "mahbusa")):
+        if r.startswith(_OTHER_RULES + tuple(n for s in all_specs() if s.sgf_rules for n in s.names)):
             variation = r
     actions: list[Action] = []
     for node in nodes:

@@ -32,6 +32,7 @@ from typing import IO
 
 from analyzer.core.errors import ParseError
 from analyzer.core.play import BAR, OFF, RESERVE, parse_play
+from analyzer.core.variants import spec_by_name
 from analyzer.formats.records import Action, Double, Drop, GameRecord, MatchRecord, Roll, Take, Win, write_records
 
 __all__ = ["CandidateAnalysis", "CubeAnalysis", "NodeAnalysis", "format_sgf", "sgf_chunks", "sgf_letter",
@@ -75,7 +76,6 @@ class NodeAnalysis:
     cube: CubeAnalysis | None = None
     luck: float | None = None
 
-_RULES = {"dutch": "Dutch", "mahbusa": "Plakoto"}
 
 
 def sgf_letter(point: int, side: int) -> str:
@@ -159,7 +159,8 @@ def format_game(record: MatchRecord, game: GameRecord, first: bool,
         rules.append("Crawford")
         if game.crawford:
             rules.append("CrawfordGame")
-    variant = _RULES.get(record.variant if game.variation is None else game.variation.lower())
+    spec = spec_by_name(record.variant if game.variation is None else game.variation.lower())
+    variant = spec.sgf_rules if spec is not None else None
     if variant:
         rules.append(variant)
     if rules:

@@ -26,7 +26,6 @@ from typing import Literal
 from analyzer.core.position import Position
 from analyzer.rules import find_variant
 
-TITLES = {"standard": "Backgammon", "dutch": "Dutch backgammon", "mahbusa": "Mahbusa (Plakoto)"}
 STACK_ROWS = 5
 MARGIN = "     "
 PIN_LEGEND = " x / o: a pinned X / O checker, drawn under the stack that pins it"
@@ -73,7 +72,7 @@ def draw_board(
     bottom_bar = [low] * view.mover_bar
 
     notes = _notes(pos, view, low, high, low_name, high_name, dice)
-    lines = [f" bgreview  {TITLES.get(pos.variant, pos.variant)}"]
+    lines = [f" bgreview  {pos.spec.board_title}"]
     lines += [f" {h}" for h in header]
     lines.append(_frame(top_points, home_side) + _note(notes, 0))
     for row in range(STACK_ROWS):
@@ -140,10 +139,11 @@ def _notes(pos: Position, view: Position, low: str, high: str, low_name: str, hi
         11: f"off {view.mover_off}",
         12: _side_title(low, low_name, m_pips),
     }
-    if pos.variant == "dutch":
+    if pos.spec.reserve:
         notes[2] = f"reserve {view.opponent_reserve}"
-        notes[3] = _lock_text(view.opponent_can_hit)
         notes[10] = f"reserve {view.mover_reserve}"
+    if pos.spec.hit_lock:
+        notes[3] = _lock_text(view.opponent_can_hit)
         notes[9] = _lock_text(view.mover_can_hit)
     notes[6] = _turn_text(pos, dice)
     return notes

@@ -42,7 +42,6 @@ from analyzer.core.position import Position
 HomeSide = Literal["right", "left"]
 Parts = Literal["all", "static", "pieces"]
 
-TITLES = {"standard": "Backgammon", "dutch": "Dutch backgammon", "mahbusa": "Mahbusa (Plakoto)"}
 SVG_NS = "http://www.w3.org/2000/svg"
 
 # Geometry in viewBox units.
@@ -128,7 +127,7 @@ def _layout(pos: Position, legend: bool, cube_column: bool = True) -> _Layout:
         cube_x = x
         x += PANEL
     reserve_x: float | None = None
-    if pos.variant == "dutch":
+    if pos.spec.reserve:
         reserve_x = x
         x += PANEL
     board_x = x + 4
@@ -322,13 +321,13 @@ def board_layout(pos: Position, cube: int | None = None) -> _Layout:
     False
     """
     pinned = bool(pos.pinned_mover or pos.pinned_opponent)
-    return _layout(pos, pinned, cube_column=pos.variant == "standard" or cube is not None)
+    return _layout(pos, pinned, cube_column=pos.spec.has_cube or cube is not None)
 
 
 def _title(pos: Position, dice: tuple[int, int] | None, names: tuple[str, str], action: str | None = None) -> str:
     who = f"X ({names[0]})" if names[0] else "X"
     act = f"{who} {action}" if action else (f"{who} to play {dice[0]}-{dice[1]}" if dice else f"{who} on roll")
-    return f"{TITLES.get(pos.variant, pos.variant)} position, {act}"
+    return f"{pos.spec.board_title} position, {act}"
 
 
 def _frame(cv: _Canvas, root: ET.Element, lay: _Layout) -> None:
@@ -458,8 +457,9 @@ def _numbers(cv: _Canvas, root: ET.Element, lay: _Layout) -> None:
 def _side_caption(glyph: str, name: str, pips: int, off: int, pos: Position, reserve: int,
                   can_hit: bool) -> str:
     parts = [f"{glyph}: {name}" if name else glyph, f"pips {pips}", f"off {off}"]
-    if pos.variant == "dutch":
+    if pos.spec.reserve:
         parts.append(f"reserve {reserve}")
+    if pos.spec.hit_lock:
         parts.append("unlocked: may hit" if can_hit else "locked: may not hit yet")
     return "   ".join(parts)
 
@@ -467,7 +467,7 @@ def _side_caption(glyph: str, name: str, pips: int, off: int, pos: Position, res
 def _captions(cv: _Canvas, root: ET.Element, lay: _Layout, pos: Position, dice: tuple[int, int] | None,
               names: tuple[str, str], action: str | None = None) -> None:
     m_pips, o_pips = pos.pips()
-    g = cv.el(root, "g", "captions", font_size=12 if pos.variant == "dutch" else 15, fill=COLOURS["text"])
+    g = cv.el(root, "g", "captions", font_size=12 if pos.spec.reserve else 15, fill=COLOURS["text"])
     top = _side_caption("O", names[1], o_pips, pos.opponent_off, pos, pos.opponent_reserve,
                         pos.opponent_can_hit)
     bottom = _side_caption("X", names[0], m_pips, pos.mover_off, pos, pos.mover_reserve, pos.mover_can_hit)

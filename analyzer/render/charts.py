@@ -43,6 +43,7 @@ from matplotlib.lines import Line2D
 
 from analyzer.analysis.stats import luck_at_stake
 from analyzer.analysis.summary import AnalysisSummary
+from analyzer.core.variants import cubeless_only
 
 RC: dict[Any, Any] = {  # rcParams for every chart (keys typed Any for matplotlib's Literal keys)
     "svg.hashsalt": "bgreview",
@@ -156,7 +157,7 @@ def equity_unit(df: pl.DataFrame) -> str:
         return "EMG"
     variants = set(df["variant"].drop_nulls().to_list())
     cubeless = "cube" not in df.columns or df["cube"].null_count() == df.height
-    return "points" if variants and "standard" not in variants and cubeless else "EMG"
+    return "points" if cubeless_only(variants) and cubeless else "EMG"
 
 
 def winning_chances_figure(analysis: AnalysisLike) -> Figure:

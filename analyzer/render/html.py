@@ -50,6 +50,7 @@ from analyzer.analysis.thresholds import Thresholds, thresholds_from
 from analyzer.core.errors import AnalyzerError
 from analyzer.core.ids import decode_key, decode_match_id
 from analyzer.core.position import Position
+from analyzer.core.variants import cubeless_only, spec_by_name, title_of
 from analyzer.render.board_svg import HomeSide, board_layout, board_svg
 from analyzer.render.charts import CHARTS, AnalysisLike, chart_svg, inline_svg, player_names
 from analyzer.render.terminal import confirm_text, valued_by
@@ -264,7 +265,7 @@ def _match_info(analysis: AnalysisLike, names: tuple[str, str]) -> dict[str, Any
     if results:
         rows.append(("Game results", results))
     problems = list(match.errors)
-    cubeless = not match.cube or (bool(variants) and "standard" not in variants)
+    cubeless = not match.cube or cubeless_only(variants)
     return {"rows": rows, "money": not length, "event": match.event or "", "problems": problems,
             "cubeless": cubeless}
 
@@ -306,7 +307,15 @@ def fmt_result(x: float | None, unit: str | None) -> str:
     return fmt_equity(x)
 
 
-VARIANT_NAMES = {"dutch": "Dutch backgammon", "mahbusa": "Mahbusa"}
+def _has_cube(variant: object) -> bool:
+    spec = spec_by_name(variant)
+    return spec is not None and spec.has_cube
+
+
+def _draws(variant: object) -> bool:
+    """Whether games of the stored variant name can end drawn (Mahbusa)."""
+    spec = spec_by_name(variant)
+    return spec is not None and spec.draws
 
 
 def ratings(mean_error: float | None, *, cubeless: bool = False, variants: Iterable[str] = ()) -> dict[str, str]:
@@ -321,7 +330,7 @@ def ratings(mean_error: float | None, *, cubeless: bool = False, variants: Itera
     'no XG or gnubg rating scale exists for Dutch backgammon'
     """
     if cubeless:
-        names = " and ".join(VARIANT_NAMES.get(v, v) for v in sorted(set(variants)) if v != "standard")
+        names = " and ".join(title_of(v) for v in sorted(set(variants)) if not _has_cube(v))
         return {"xg": "", "gnubg": "", "note": f"no XG or gnubg rating scale exists for {names or 'this game'}"}
     if mean_error is None:
         return {"xg": "", "gnubg": "", "note": "no decision counted"}
@@ -493,7 +502,7 @@ def _draw(c: Mapping[str, Any]) -> float:
     if stored is not None:
         return float(stored)
     win = float(c["win"])
-    if c.get("variant") == "mahbusa" and c.get("equity") is not None:
+    if _draws(c.get("variant")) and c.get("equity") is not None:
         gammons = float(c.get("win_gammon") or 0.0) - float(c.get("lose_gammon") or 0.0)
         draw = float(c["equity"]) - (2 * win - 1) - gammons
         if 1e-6 < draw <= 1.0 - win + 1e-9:
@@ -550,7 +559,7 @@ def _entry(row: Mapping[str, Any], names: tuple[str, str], max_candidates: int |
         "row": row, "kind": kind, "doubler": doubler,
         "cube_error": row.get("cube_error"), "mwc_loss": row.get("mwc_loss"), "dice": _dice(row.get("dice")),
         "candidates": cands, "more_candidates": len(row.get("candidates") or []) - len(cands),
-        "draws": row.get("variant") == "mahbusa",
+        "draws": _draws(row.get("variant")),
         "cube_rows": _cube_rows(row) if kind in ("cube", "take") else [],
         "ids": _ids(row),
         "valued_by": valued_by(row) if row.get("equity_loss_first") is not None else None,

@@ -29,7 +29,7 @@ def position_identifiers(spec: PositionSpec) -> dict[str, str]:
     """
     pos = spec.position
     out: dict[str, str] = {}
-    if pos.variant == "standard":
+    if pos.spec.gnubg_ids:
         state = spec.match or MatchState()
         on_roll = spec.on_roll if spec.on_roll is not None else 0
         out["position_id"] = encode_position_id(pos)

@@ -31,6 +31,7 @@ from rich.text import Text
 
 from analyzer.core.errors import printable
 from analyzer.core.ids import encode_key, encode_position_id
+from analyzer.core.variants import spec_by_name, title_of
 
 if TYPE_CHECKING:
     from analyzer.analysis.analyze import MatchAnalysis
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
     from analyzer.eval.rollout import RolloutCandidate, RolloutResult
     from analyzer.eval.variants.rollout import VariantRolloutResult
 
-VARIANT_TITLES = {"dutch": "Dutch backgammon", "mahbusa": "Mahbusa"}
 
 __all__ = ["analysis_view", "cube_table", "hint_table", "no_cube_note", "render_text", "summary_table",
            "variant_columns", "variant_eval_table", "variant_hint_table", "variant_rollout_table", "worst_table"]
@@ -173,7 +173,7 @@ def summary_table(analysis: MatchAnalysis) -> Table:
     what = f"{length}-point match" if length else "money session"
     cubeless = not match.cube
     if cubeless:
-        what = f"{VARIANT_TITLES.get(match.variant, match.variant)} (no cube), {what}"
+        what = f"{title_of(match.variant)} (no cube), {what}"
     unit = "points" if cubeless else "EMG"
     title = Text(f"{what}, {search_text(meta, cubeless=cubeless)}, thresholds {thr.get('name', '?')}"
                  f" ({'/'.join(classes)})")
@@ -408,8 +408,9 @@ def no_cube_note(variant: str) -> str:
     >>> no_cube_note("dutch")
     'Dutch backgammon has no doubling cube: equities are cubeless expected points of one game (single 1, mars 2).'
     """
-    two = "mars or mother win 2, double-mother draw 0" if variant == "mahbusa" else "mars 2"
-    return (f"{VARIANT_TITLES.get(variant, variant)} has no doubling cube: equities are cubeless expected "
+    spec = spec_by_name(variant)
+    two = spec.two_points if spec is not None else "mars 2"
+    return (f"{title_of(variant)} has no doubling cube: equities are cubeless expected "
             f"points of one game (single 1, {two}).")
 
 
@@ -421,7 +422,8 @@ def variant_columns(variant: str) -> tuple[tuple[str, str], ...]:
     ['win', 'win_gammon', 'lose', 'lose_gammon', 'draw']
     """
     cols = (("win", "Win"), ("win_gammon", "W 2"), ("lose", "Lose"), ("lose_gammon", "L 2"))
-    return cols + ((("draw", "Draw"),) if variant == "mahbusa" else ())
+    spec = spec_by_name(variant)
+    return cols + ((("draw", "Draw"),) if spec is not None and spec.draws else ())
 
 
 def _chances(p: Probabilities, variant: str) -> list[str]:
@@ -455,7 +457,7 @@ def variant_eval_table(rows: Sequence[tuple[int, Probabilities]], variant: str, 
     cols = [Col("ply"), *_variant_chance_cols(variant), Col("Points")]
     table = fitted_table(cols, [[f"{ply}-ply", *_chances(p, variant), f"{p.equity:+.3f}"] for ply, p in rows],
                          width=width,
-                         title=f"Cubeless evaluation (side on roll), {VARIANT_TITLES.get(variant, variant)}")
+                         title=f"Cubeless evaluation (side on roll), {title_of(variant)}")
     return Group(table, prose(no_cube_note(variant), width))
 
 
@@ -481,7 +483,7 @@ def variant_hint_table(plays: Sequence[RankedLike], dice: tuple[int, int], varia
     rows = [[str(i), f"{r.ply}", r.play or "(no move)", f"{r.equity:+.3f}", "" if i == 1 else f"{r.equity - best:+.3f}",
              *_chances(r.probabilities, variant)] for i, r in enumerate(plays, 1)]
     table = fitted_table(cols, rows, width=width, title=f"{count} plays of {dice[0]}{dice[1]} (cubeless points, "
-                                                        f"side on roll), {VARIANT_TITLES.get(variant, variant)}")
+                                                        f"side on roll), {title_of(variant)}")
     return Group(table, prose(no_cube_note(variant), width))
 
 
@@ -511,7 +513,7 @@ def variant_rollout_table(r: VariantRolloutResult, *, width: int = 110) -> Group
                      *_chances(c.probabilities, variant),
                      str(c.games) + (f" ({c.dropped} dropped)" if c.dropped else "")])
     table = fitted_table(cols, rows, width=width)
-    head = Text(f"Rollout ({VARIANT_TITLES.get(variant, variant)}), {what}, of the position")
+    head = Text(f"Rollout ({title_of(variant)}), {what}, of the position")
     how = (f"{r.trials} trials" + (f" (stopped at SE {r.target_se:g})" if r.stopped_early else "")
            + ", cubeless, played out by the 0-ply net, no variance reduction, same dice for every candidate"
            + f", seed {r.seed}, net {r.net}")

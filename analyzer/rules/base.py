@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -13,6 +13,7 @@ from analyzer.core import layout as L
 from analyzer.core.errors import AmbiguousPlayError, IllegalPlayError, ParseError
 from analyzer.core.play import BAR, OFF, RESERVE, Hop, Move, format_play, parse_play
 from analyzer.core.position import Position
+from analyzer.core.variants import VariantSpec
 
 if TYPE_CHECKING:
     from analyzer.rules.kernel import Workspace
@@ -97,8 +98,17 @@ def check_dice(dice: tuple[int, int] | list[int]) -> tuple[int, int]:
 
 
 class Variant:
-    """Rules of one game. Subclasses set the class attributes; options are engine flags."""
+    """Rules of one game; options are engine flags.
 
+    A subclass sets ``spec`` (its facts, :mod:`analyzer.core.variants`); the other class
+    attributes are copied from it when the class is made.
+
+    >>> from analyzer.rules import Mahbusa
+    >>> Mahbusa.name, Mahbusa.aliases, Mahbusa.has_cube, Mahbusa.spec.letter
+    ('mahbusa', ('plakoto',), False, 'M')
+    """
+
+    spec: ClassVar[VariantSpec]
     name: ClassVar[str] = ""
     aliases: ClassVar[tuple[str, ...]] = ()
     code: ClassVar[int] = L.VAR_STANDARD
@@ -106,6 +116,18 @@ class Variant:
     opener_rerolls: ClassVar[bool] = True
     winner_opens_next: ClassVar[bool] = False
     max_points: ClassVar[int] = 2
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("spec")
+        if isinstance(spec, VariantSpec):
+            cls.name = spec.name
+            cls.aliases = spec.names[1:]
+            cls.code = spec.code
+            cls.has_cube = spec.has_cube
+            cls.opener_rerolls = spec.opener_rerolls
+            cls.winner_opens_next = spec.winner_opens_next
+            cls.max_points = spec.max_points
 
     def __init__(self, options: int = 0) -> None:
         self.options = options

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from analyzer.core import layout as L
 from analyzer.core.position import Position
+from analyzer.core.variants import VariantSpec, variant_spec
 from analyzer.rules.base import Outcome, Variant, race_outcome
 
 
@@ -21,8 +22,7 @@ class Dutch(Variant):
     ['bar/19', 'bar/23 bar/21']
     """
 
-    name: ClassVar[str] = "dutch"
-    code: ClassVar[int] = L.VAR_DUTCH
+    spec: ClassVar[VariantSpec] = variant_spec("dutch")
 
     def __init__(self, options: int = 0, *, enter_all_first: bool = False,
                  entry_choice: str = "per_step", unlock: str = "permanent") -> None:

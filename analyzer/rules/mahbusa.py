@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from analyzer.core import layout as L
 from analyzer.core.position import Position
+from analyzer.core.variants import VariantSpec, variant_spec
 from analyzer.rules.base import Outcome, Variant, race_outcome
 
 
@@ -20,10 +21,7 @@ class Mahbusa(Variant):
     ['24/13', '24/19 24/18']
     """
 
-    name: ClassVar[str] = "mahbusa"
-    aliases: ClassVar[tuple[str, ...]] = ("plakoto",)
-    code: ClassVar[int] = L.VAR_MAHBUSA
-    winner_opens_next: ClassVar[bool] = True
+    spec: ClassVar[VariantSpec] = variant_spec("mahbusa")
 
     def __init__(self, options: int = 0, *, mother_check: str = "state") -> None:
         if mother_check not in ("state", "on_pin"):

@@ -18,8 +18,6 @@ from analyzer.core import layout as L
 from analyzer.core.play import BAR, OFF, RESERVE, Hop, format_play
 from analyzer.core.position import Position
 
-_CODES = {"standard": L.VAR_STANDARD, "dutch": L.VAR_DUTCH, "mahbusa": L.VAR_MAHBUSA}
-
 __all__ = ["format_play", "reference_plays"]
 
 
@@ -118,7 +116,7 @@ def reference_plays(pos: Position, dice: tuple[int, int], options: int = 0) -> d
     An unplayable roll gives the unchanged board with no hops. ``options`` are the engine option
     bits of :mod:`analyzer.core.layout`.
     """
-    variant = _CODES[pos.variant]
+    variant = pos.spec.code
     start = [v - 256 if v > 127 else v for v in pos.board]
     if start[L.GAME_END] or start[L.MOVER_OFF] >= L.CHECKERS:
         return {pos.board: ()}

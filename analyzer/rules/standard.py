@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from analyzer.core import layout as L
 from analyzer.core.position import Position
+from analyzer.core.variants import VariantSpec, variant_spec
 from analyzer.rules.base import Outcome, Variant
 
 
@@ -17,12 +18,7 @@ class Standard(Variant):
     16
     """
 
-    name: ClassVar[str] = "standard"
-    aliases: ClassVar[tuple[str, ...]] = ("backgammon",)
-    code: ClassVar[int] = L.VAR_STANDARD
-    has_cube: ClassVar[bool] = True
-    opener_rerolls: ClassVar[bool] = False
-    max_points: ClassVar[int] = 3
+    spec: ClassVar[VariantSpec] = variant_spec("standard")
 
     def outcome(self, pos: Position) -> Outcome | None:
         """Single, gammon or backgammon once a side has borne off all 15.
