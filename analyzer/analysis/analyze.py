@@ -91,6 +91,7 @@ from analyzer.core.errors import AnalyzerError
 from analyzer.core.ids import encode_key, encode_position_id, match_id_from_state, xgid_from_position
 from analyzer.core.match import MatchState, can_double
 from analyzer.core.position import Position
+from analyzer.core.variants import has_cube
 from analyzer.eval.cube import CubeDecision, analyze_cube
 from analyzer.eval.cube_search import cube_decision_nply
 from analyzer.eval.engine import ANALYSIS_FILTER, MAX_PLY, Engine, MoveFilter
@@ -375,7 +376,7 @@ class _Rows:
         player = d.player
         row = self.base(d, "take" if taker else "cube", side, player)
         pos = d.position.flip() if taker else d.position
-        if d.variant == "standard":
+        if has_cube(d.variant):
             if taker:
                 ids = decision_ids(d)
                 pid, mid, xgid = ids.position_id, ids.match_id, ids.xgid
@@ -473,17 +474,17 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
         raise ValueError(f"ply must be 0..{MAX_PLY}, not {ply}")
     games = list(replay_games(record))
     good = [g for g in games if g.error is None]
-    if engine is None and any(g.variant == "standard" for g in good):
+    if engine is None and any(has_cube(g.variant) for g in good):
         engine = Engine()
     std = cast(Evaluator, engine)  # None only when no standard game is analysed, and then never used
     engines: dict[str, VariantEvaluator] = dict(variant_engines or {})
     for g in good:
-        if g.variant != "standard" and g.variant not in engines:
+        if not has_cube(g.variant) and g.variant not in engines:
             engines[g.variant] = load_variant_engine(g.variant)
-    cubeless = any(g.variant != "standard" for g in good) or (not good and record.variant != "standard")
+    cubeless = any(not has_cube(g.variant) for g in good) or (not good and not has_cube(record.variant))
     variant_ply = min(ply, VARIANT_MAX_PLY)
     checker_ply = variant_ply if rollout is None else 0  # rollouts start from the 0-ply ranking
-    if rollout is not None and rollout.truncate is not None and any(g.variant != "standard" for g in good):
+    if rollout is not None and rollout.truncate is not None and any(not has_cube(g.variant) for g in good):
         raise ValueError("Dutch and Mahbusa rollouts play every game out: no truncation")
     table = met if met is not None else met_by_name()
     match_met = None if not record.length else table
@@ -497,7 +498,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
 
     rolls = None if rollout is None else _Rollouts(std, rollout, seed, match_met)
     search = rolls is None and ply > 0 and isinstance(std, Engine)  # n-ply cubeful search for cube decisions
-    standard = [g for g in good if g.variant == "standard"]  # the variants have no cube
+    standard = [g for g in good if has_cube(g.variant)]  # the variants have no cube
     before_roll = _cube_probabilities(std, standard, ply) if rolls is None and not search else {}
 
     def cube_of(d: Decision) -> CubeDecision:
@@ -514,7 +515,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
     for index, g in enumerate(games):
         if g.error is not None:
             continue
-        if g.variant != "standard":
+        if not has_cube(g.variant):
             kind = opening_kind(g.variant, index, _previous_points(record, games, index))
             for d in g.decisions:
                 if d.kind == "move" and d.dice is not None:
@@ -619,10 +620,10 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
         seed=seed,
         thresholds=thresholds.as_dict(),
         met=table.name if record.length and not cubeless else None,
-        equity=(VARIANT_EQUITY_BASIS if cubeless and not any(g.variant == "standard" for g in good)
+        equity=(VARIANT_EQUITY_BASIS if cubeless and not any(has_cube(g.variant) for g in good)
                 else EQUITY_BASIS + ("; " + VARIANT_EQUITY_BASIS if cubeless else ""))
         + ("; decisions valued by rollouts instead (metadata.rollout)" if rollout is not None else ""),
-        cube_model=None if cubeless and not any(g.variant == "standard" for g in good)
+        cube_model=None if cubeless and not any(has_cube(g.variant) for g in good)
         else "Janowski cube life (gnubg: 0.68 contact, race 0.55 + 0.00125 x pips in [0.6, 0.7])",
         schema_version=SCHEMA_VERSION,
     )

@@ -40,7 +40,7 @@ def decision_ids(d: Decision) -> DecisionIds:
     ('4HPwATDgc/ABMA', 'MIHmAAAAAAAE')
     """
     key = encode_key(d.position)
-    if d.variant != "standard":
+    if not d.position.spec.gnubg_ids:
         return DecisionIds("", "", "", key)
     dice = d.dice if d.kind in ("move", "resign") else None
     offered = d.kind in ("take", "drop")

@@ -91,7 +91,7 @@ def roll_values(engine: Evaluator, position: Position, state: MatchState, player
     for group in groups:
         chosen.append(start + np.argsort(-equities[start : start + len(group)], kind="stable")[:CUBEFUL_CANDIDATES])
         start += len(group)
-    if position.variant == "standard":  # the cube model compiled, every candidate of every roll in one call
+    if position.spec.has_cube:  # the cube model compiled, every candidate of every roll in one call
         values = cubeful_after_many(raw, after, np.concatenate(chosen), state, player, met).tolist()
         start = 0
         for roll, rows in zip(ALL_21, chosen, strict=True):

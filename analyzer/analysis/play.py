@@ -43,7 +43,8 @@ from analyzer.core.match import (
     next_game,
     take,
 )
-from analyzer.core.position import Position, canonical_variant
+from analyzer.core.position import Position
+from analyzer.core.variants import DEFAULT_VARIANT, variant_spec
 from analyzer.formats.mat_writer import format_match
 from analyzer.formats.records import Action, Double, Drop, GameRecord, MatchRecord, Roll, Take, Win
 from analyzer.rules import LegalPlay, Outcome, Variant, find_variant
@@ -51,7 +52,6 @@ from analyzer.rules import LegalPlay, Outcome, Variant, find_variant
 __all__ = ["LEVELS", "Level", "LevelEngine", "PlayOptions", "PlaySession", "Reply", "SessionView", "HintRow"]
 
 HUMAN, ENGINE = 0, 1
-VARIATION = {"standard": "Backgammon", "dutch": "Dutch", "mahbusa": "Plakoto"}
 RESIGN_LEVELS = {"single": 1, "gammon": 2, "mars": 2, "backgammon": 3}
 
 
@@ -79,7 +79,7 @@ class PlayOptions:
     """The settings of a match: ``length`` 0 is a money session (standard only), ``hint_ply`` the
     depth of ``hint`` (the world-class level plays ``hint``'s best play at its own ply)."""
 
-    variant: str = "standard"
+    variant: str = DEFAULT_VARIANT
     length: int = 3
     level: str = "advanced"
     seed: int = 0
@@ -93,12 +93,13 @@ class PlayOptions:
         >>> PlayOptions(variant="plakoto").checked().variant
         'mahbusa'
         """
-        variant = canonical_variant(self.variant)
+        spec = variant_spec(self.variant)
+        variant = spec.name
         if self.level not in LEVELS:
             raise ParseError("unknown level (use " + ", ".join(LEVELS) + ")", token=self.level)
         if self.length < 0 or self.length > 64:
             raise ParseError("the match length must be 1 to 64 points, or 0 for money", token=str(self.length))
-        if self.length == 0 and variant != "standard":
+        if self.length == 0 and not spec.has_cube:
             raise ParseError("money play needs the doubling cube: Dutch and Mahbusa are played to a length",
                              token=variant)
         if not 0 <= self.hint_ply <= 2:
@@ -155,9 +156,10 @@ class LevelEngine:
 
     def __init__(self, variant: str, level: Level, rng: random.Random, std: Any = None, var: Any = None) -> None:
         self.variant = variant
+        self.cubeful = variant_spec(variant).has_cube  # a game with the cube is played by the standard evaluator
         self.level = level
         self.rng = rng
-        if variant == "standard":
+        if self.cubeful:
             if std is None:
                 from analyzer.eval.engine import Engine
 
@@ -175,7 +177,7 @@ class LevelEngine:
                ply: int) -> list[HintRow]:
         """The plays of ``dice`` best first at ``ply`` (standard: cubeful, as ``bgreview position``
         ranks them; the variants: cubeless points, as ``bgreview hint``)."""
-        if self.variant == "standard":
+        if self.cubeful:
             from analyzer.analysis.decisions import hint
             from analyzer.eval.met import met_by_name
 
@@ -196,7 +198,7 @@ class LevelEngine:
         if self.level.noise == 0.0:
             want = self.ranked(pos, dice, state, player, self.level.ply)[0].result
         else:
-            eng = self.std if self.variant == "standard" else self.var
+            eng = self.std if self.cubeful else self.var
             ranked = eng.rank_plays(pos, dice, 0)
             scored = [(r.equity + self.rng.gauss(0.0, self.level.noise), i) for i, r in enumerate(ranked)]
             want = ranked[max(scored)[1]].result
@@ -236,7 +238,7 @@ class LevelEngine:
     def accepts(self, pos: Position, points: int) -> bool:
         """Whether the engine (``pos`` seen from it, before its roll or after the person's) accepts
         a resignation worth ``points`` before the cube: when that is at least what it expects to win."""
-        eng = self.std if self.variant == "standard" else self.var
+        eng = self.std if self.cubeful else self.var
         p = eng.evaluate(pos, 0)
         expect = p.win + p.win_gammon + getattr(p, "win_backgammon", 0.0)
         return bool(points >= expect - 1e-9)
@@ -402,9 +404,9 @@ class PlaySession:
         comment = (f"bgreview play: level={o.level} seed={o.seed} dice={'manual' if o.manual_dice else 'seeded'}"
                    f" hint_ply={o.hint_ply}")
         return MatchRecord(players=self.names, length=o.length, games=tuple(games),
-                           variation=VARIATION[o.variant], comments=(comment,),
+                           variation=variant_spec(o.variant).record_name, comments=(comment,),
                            tags=(("Player 1", self.names[0]), ("Player 2", self.names[1]),
-                                 ("Variation", VARIATION[o.variant])))
+                                 ("Variation", variant_spec(o.variant).record_name)))
 
     def _current_game(self) -> GameRecord:
         return GameRecord(self.game_no, 0, self.game_score, tuple(self.actions))

@@ -174,8 +174,9 @@ class _Board:
         self.me = [0, *pos.mover]  # index 1..24
         self.opp = [0, *pos.opponent]
         self.bar = pos.mover_bar
-        self.reserve = pos.mover_reserve if pos.variant == "dutch" else 0
-        self.can_hit = pos.mover_can_hit if pos.variant == "dutch" else True
+        self.spec = pos.spec
+        self.reserve = pos.mover_reserve if self.spec.reserve else 0
+        self.can_hit = pos.mover_can_hit
         self.my_pinned = set(pos.pinned_mover)  # my checker pinned under O's stack
         self.opp_pinned = set(pos.pinned_opponent)  # O's checker pinned under my stack
 
@@ -183,7 +184,7 @@ class _Board:
         return self.me[p] - (1 if p in self.my_pinned else 0)
 
     def all_home(self) -> bool:
-        if self.bar or self.reserve or (self.variant == "mahbusa" and self.my_pinned):
+        if self.bar or self.reserve or (self.spec.pins and self.my_pinned):
             return False
         return not any(self.me[p] for p in range(7, 25))
 
@@ -193,7 +194,7 @@ class _Board:
     def landing(self, p: int) -> str | None:
         """Why a checker may not land on ``p`` now, or ``None`` when it may."""
         o = self.opp[p]
-        if self.variant == "mahbusa":
+        if self.spec.pins:
             if p in self.my_pinned:
                 return f"point {p} is blocked (O's checkers sit on your pinned checker there)"
             if o >= 2:
@@ -201,7 +202,7 @@ class _Board:
             return None
         if o >= 2:
             return f"point {p} is blocked (O holds it with {o} checkers)"
-        if o == 1 and self.variant == "dutch" and not self.can_hit:
+        if o == 1 and not self.can_hit:
             return (f"Dutch rule: you may not hit before one of your checkers has reached your home board, "
                     f"so O's blot on {p} blocks you")
         return None
@@ -217,7 +218,7 @@ class _Board:
             if src in self.opp_pinned and self.me[src] == 0:
                 self.opp_pinned.discard(src)
         if dest != OFF:
-            if self.opp[dest] == 1 and self.variant != "mahbusa":
+            if self.opp[dest] == 1 and not self.spec.pins:
                 self.opp[dest] = 0
             elif self.opp[dest] == 1:
                 self.opp_pinned.add(dest)
@@ -285,7 +286,7 @@ def _step_problem(pos: Position, dice: tuple[int, int], moves: Sequence[Move], l
         for _ in range(mv.count):
             if src == BAR:
                 if b.bar == 0 and b.reserve == 0:
-                    return ("you have no checker on the bar" if pos.variant != "dutch"
+                    return ("you have no checker on the bar" if not pos.spec.reserve
                             else "you have no checker on the bar or in the reserve")
             elif b.me[src] == 0:
                 return f"you have no checker on {src}"
@@ -308,7 +309,7 @@ def _walk(b: _Board, src: int, mv: Move, left: list[int], used: list[int], dice:
         return f"{name}: no dice left for it (the roll is {_dice_text(dice)})"
     if dest == OFF and not b.all_home():
         return "you may bear off only when all your checkers are in your home board" + (
-            " and none of them is pinned" if b.variant == "mahbusa" and b.my_pinned else "")
+            " and none of them is pinned" if b.spec.pins and b.my_pinned else "")
     if dest != OFF and b.landing(dest):
         return b.landing(dest)
     best_reason: str | None = None

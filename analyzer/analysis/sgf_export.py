@@ -30,6 +30,7 @@ from analyzer.core.errors import InputError
 from analyzer.core.ids import decode_key
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
+from analyzer.core.variants import DEFAULT_VARIANT, has_cube
 from analyzer.eval.met import MatchEquityTable, emg_to_mwc, met_by_name
 from analyzer.eval.probabilities import Probabilities
 from analyzer.formats.records import Action, Double, Drop, GameRecord, MatchRecord, Roll, Take
@@ -67,11 +68,11 @@ def _candidate_chances(c: Mapping[str, Any]) -> Chances:
 def _checker_node(row: Row) -> NodeAnalysis | None:
     """The candidates of a checker row with their hops (``None`` for a dance or a variant)."""
     cands = row.get("candidates") or []
-    if row.get("variant", "standard") != "standard" or not cands or not row.get("dice"):
+    if not has_cube(row.get("variant", DEFAULT_VARIANT)) or not cands or not row.get("dice"):
         return None
     dice = (int(row["dice"][0]), int(row["dice"][1]))
     pos = decode_key(row["key"])
-    by_text = {lp.text: lp for lp in find_variant("standard").legal_plays(pos, dice)}
+    by_text = {lp.text: lp for lp in find_variant(pos.variant).legal_plays(pos, dice)}
     played = by_text.get(row["played"])
     out: list[CandidateAnalysis] = []
     index: int | None = None

@@ -41,6 +41,7 @@ from analyzer.core import layout as L
 from analyzer.core.dice import ALL_21
 from analyzer.core.errors import AnalyzerError
 from analyzer.core.position import Position, flip_boards
+from analyzer.core.variants import all_specs
 from analyzer.eval.engine import ANALYSIS_FILTER, MoveFilter
 from analyzer.eval.probabilities import Probabilities
 from analyzer.rules import Variant, find_variant
@@ -50,7 +51,7 @@ __all__ = ["CUBELESS_VARIANTS", "VARIANT_EQUITY_BASIS", "VARIANT_MAX_PLY", "NoEv
            "analyze_variant_checker", "load_variant_engine", "opening_kind", "points_of", "terminal_value",
            "variant_luck", "variant_roll_values"]
 
-CUBELESS_VARIANTS = ("dutch", "mahbusa")
+CUBELESS_VARIANTS = tuple(s.name for s in all_specs() if not s.has_cube)  # valued by their own nets
 """The variants analysed here (no cube: checker decisions only)."""
 
 VARIANT_EQUITY_BASIS = ("Dutch and Mahbusa: cubeless expected points of one game (single 1, mars or "

@@ -18,8 +18,10 @@ from analyzer.cli.common import (
     position_argument,
     standard_engine,
     variant_engine,
+    variant_help,
 )
 from analyzer.core.errors import InputError
+from analyzer.core.variants import has_cube
 
 if TYPE_CHECKING:
     from analyzer.analysis.analyze import MatchAnalysis
@@ -34,7 +36,7 @@ def _needs_standard(record: Any) -> bool:
     """Whether a match has a standard game to analyse (the variants have their own engines)."""
     from analyzer.formats.records import variant_of
 
-    return any((variant_of(g.variation) if g.variation else record.variant) == "standard" for g in record.games)
+    return any(has_cube(variant_of(g.variation) if g.variation else record.variant) for g in record.games)
 
 
 def _extra_writers(analysis: MatchAnalysis, out_dir: Path, warn: Any) -> list[Path]:
@@ -151,7 +153,7 @@ def analyze(
     if not any(r.games for r in records):  # nothing to review: one line, the reader's first error
         errs = [e for r in records for e in r.errors]
         fail(str(errs[0]) if errs else f"{file}: no match in the file")
-    if settings is not None and settings.truncate is not None and any(r.variant != "standard" for r in records):
+    if settings is not None and settings.truncate is not None and any(not has_cube(r.variant) for r in records):
         fail(f"{file}: Dutch and Mahbusa rollouts play every game out; --truncate is for standard games")
     err = error_console()
     show = err.is_terminal if progress is None else progress
@@ -219,7 +221,7 @@ def position(
     = None,
     ply: Annotated[int, typer.Option("--ply", "-p", help="Lookahead (gnubg numbering).")] = 2,
     top: Annotated[int, typer.Option("--top", "-n", help="Show this many plays.")] = 10,
-    variant: Annotated[str | None, typer.Option(help="Variant for IDs without one (standard, dutch, mahbusa).")]
+    variant: Annotated[str | None, typer.Option(help=variant_help("Variant for IDs without one ({list})."))]
     = None,
 ) -> None:
     """Draw a position, then rank the plays of a roll (--dice) or analyse the cube decision.
@@ -256,7 +258,7 @@ def position(
     check_ply(ply, name)
     console = Console()
     width = console.width
-    if name != "standard":
+    if not spec.position.spec.has_cube:
         veng = variant_engine(name)
         sys.stdout.write(board + "\n")
         if roll is not None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, NoReturn
 import typer
 
 from analyzer.core.errors import InputError
+from analyzer.core.variants import DEFAULT_VARIANT, variant_names, variant_spec
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -92,7 +93,19 @@ def variant_engine(variant: str) -> VariantEngine:
     return engine
 
 
-def check_ply(ply: int, variant: str = "standard") -> None:
+def variant_help(template: str) -> str:
+    """A ``--variant`` help text with the registered names in place of ``{names}`` (``"a, b or
+    c"``) or ``{list}`` (``"a, b, c"``).
+
+    >>> variant_help("{names} (for IDs without one).")
+    'standard, dutch or mahbusa (for IDs without one).'
+    """
+    names = variant_names()
+    joined = ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else "".join(names)
+    return template.format(names=joined, list=", ".join(names))
+
+
+def check_ply(ply: int, variant: str = DEFAULT_VARIANT) -> None:
     """Exit with code 2 unless ``0 <= ply <=`` the deepest search of the variant's evaluator.
 
     >>> check_ply(2, "dutch")
@@ -102,9 +115,10 @@ def check_ply(ply: int, variant: str = "standard") -> None:
     ...     print(e.exit_code)
     2
     """
-    if variant == "standard":
+    cube = variant_spec(variant).has_cube  # a game with the cube is searched by the standard evaluator
+    if cube:
         from analyzer.eval.engine import MAX_PLY
     else:
         from analyzer.eval.variants.engine import MAX_PLY
     if not 0 <= ply <= MAX_PLY:
-        fail(f"--ply must be 0..{MAX_PLY}" + ("" if variant == "standard" else f" for {variant}"))
+        fail(f"--ply must be 0..{MAX_PLY}" + ("" if cube else f" for {variant}"))

@@ -68,7 +68,7 @@ def _decide(engine: Engine, position_text: str, ply: int, use_rollout: bool, tri
 
     spec = parse_position_spec(position_text)
     pos = spec.position
-    if pos.variant != "standard":
+    if not pos.spec.has_cube:
         raise ValueError(f"cube decisions are for standard backgammon (got {pos.variant})")
     state = spec.match if spec.match is not None else MatchState()
     player = spec.on_roll if spec.on_roll is not None else 0

@@ -23,8 +23,10 @@ from analyzer.cli.common import (
     position_argument,
     standard_engine,
     variant_engine,
+    variant_help,
 )
 from analyzer.core.errors import InputError, printable
+from analyzer.core.variants import draws
 
 _PROB_COLS = ("win", "win_gammon", "win_backgammon", "lose", "lose_gammon", "lose_backgammon")
 _HEAD = ("Win", "W g", "W bg", "Lose", "L g", "L bg")
@@ -48,7 +50,7 @@ def _variant_fields(variant: str) -> tuple[str, ...]:
 def _variant_dict(probs: Any, variant: str) -> dict[str, Any]:
     """The chances of a variant result as in the standard output, plus ``draw`` in Mahbusa."""
     d: dict[str, Any] = probs.as_dict()
-    if variant == "mahbusa":
+    if draws(variant):
         d["draw"] = probs.draw
     return d
 
@@ -116,7 +118,7 @@ def _variant_hint(position: str, pos: Any, roll: tuple[int, int], ply: int, top:
 def eval_cmd(
     position: Annotated[str, typer.Argument(help="Position: gnubg ID, ID:MatchID, XGID, key or JSON.")],
     ply: Annotated[int, typer.Option("--ply", "-p", help="Lookahead (gnubg numbering: 0 = raw net).")] = 0,
-    variant: Annotated[str | None, typer.Option(help="Variant for IDs without one (standard, dutch, mahbusa).")]
+    variant: Annotated[str | None, typer.Option(help=variant_help("Variant for IDs without one ({list})."))]
     = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")] = OutputFormat.table,
 ) -> None:
@@ -127,7 +129,7 @@ def eval_cmd(
     """
     pos = _load(position, variant)
     check_ply(ply, pos.variant)
-    if pos.variant != "standard":
+    if not pos.spec.has_cube:
         _variant_eval(position, pos, ply, fmt)
         return
     eng = standard_engine()
@@ -159,7 +161,7 @@ def hint(
         "--dice", "-d", help="The roll, e.g. 31 or 6-6 (default: the roll an XGID or Match ID carries).")] = None,
     ply: Annotated[int, typer.Option("--ply", "-p", help="Lookahead for the filtered plays.")] = 2,
     top: Annotated[int, typer.Option("--top", "-n", help="Show this many plays.")] = 10,
-    variant: Annotated[str | None, typer.Option(help="Variant for IDs without one (standard, dutch, mahbusa).")]
+    variant: Annotated[str | None, typer.Option(help=variant_help("Variant for IDs without one ({list})."))]
     = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")] = OutputFormat.table,
 ) -> None:
@@ -183,7 +185,7 @@ def hint(
         fail(f"no roll: {printable(position)} carries no dice; give --dice (e.g. --dice 31)")
     pos = spec.position
     check_ply(ply, pos.variant)
-    if pos.variant != "standard":
+    if not pos.spec.has_cube:
         _variant_hint(position, pos, roll, ply, top, fmt)
         return
     eng = standard_engine()

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import OutputFormat, fail, input_error, position_argument
+from analyzer.cli.common import OutputFormat, fail, input_error, position_argument, variant_help
 from analyzer.core.errors import InputError, printable
 
 
@@ -20,7 +20,7 @@ def moves(
     position: Annotated[str | None, typer.Argument(help="Position: gnubg ID, ID:MatchID, XGID, key or JSON.")] = None,
     dice: Annotated[str | None, typer.Option(
         "--dice", "-d", help="The roll, e.g. 31 or 6-6 (default: the roll an XGID or Match ID carries).")] = None,
-    variant: Annotated[str | None, typer.Option(help="standard, dutch or mahbusa (for IDs without one).")] = None,
+    variant: Annotated[str | None, typer.Option(help=variant_help("{names} (for IDs without one)."))] = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")] = OutputFormat.table,
     batch: Annotated[str | None, typer.Option(
         help="JSON-lines file of {position, dice} (- for stdin): one JSON line out per line in.")] = None,
@@ -64,7 +64,7 @@ def moves(
     if fmt is OutputFormat.json:
         sys.stdout.write(json.dumps({"plays": rows}) + "\n")
         return
-    idcol = "position_id" if pos.variant == "standard" else "key"
+    idcol = "position_id" if pos.spec.gnubg_ids else "key"
     if fmt is OutputFormat.csv:
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")

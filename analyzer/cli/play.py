@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import time
-from enum import Enum
+from enum import Enum, StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -13,6 +13,7 @@ import typer
 from analyzer.cli import app
 from analyzer.cli.common import fail
 from analyzer.core.errors import InputError
+from analyzer.core.variants import DEFAULT_VARIANT, variant_names, variant_spec
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -21,10 +22,10 @@ if TYPE_CHECKING:
     from analyzer.render.board_ascii import HomeSide
 
 
-class VariantOpt(str, Enum):
-    standard = "standard"
-    dutch = "dutch"
-    mahbusa = "mahbusa"
+if TYPE_CHECKING:
+    VariantOpt = str
+else:  # the registered variants, read when the command is made (typer shows them as choices)
+    VariantOpt = StrEnum("VariantOpt", [(name, name) for name in variant_names()])
 
 
 class LevelOpt(str, Enum):
@@ -123,8 +124,9 @@ def _review(console: Console, session: PlaySession, ply: int) -> None:
     if not records or not records[0].games:
         _say(console, "nothing to review yet")
         return
-    engines = {} if session.options.variant == "standard" else {session.options.variant: session.engine.var}
-    std = session.engine.std if session.options.variant == "standard" else None
+    cube = session.rules.has_cube  # a game with the cube is reviewed by the standard evaluator
+    engines = {} if cube else {session.options.variant: session.engine.var}
+    std = session.engine.std if cube else None
     with console.status("reviewing the match"):
         analysis = analyze_match(records[0], engine=std, ply=ply, variant_engines=engines)
     console.print(analysis_view(analysis))
@@ -133,7 +135,7 @@ def _review(console: Console, session: PlaySession, ply: int) -> None:
 
 @app.command(help=_level_help())
 def play(
-    variant: Annotated[VariantOpt, typer.Option(help="The game.")] = VariantOpt.standard,
+    variant: Annotated[VariantOpt, typer.Option(help="The game.")] = DEFAULT_VARIANT,
     length: Annotated[int, typer.Option("--length", "-n", help="Match length in points.")] = 3,
     money: Annotated[bool, typer.Option("--money", help="A money session (standard only) instead of a match.")]
     = False,
@@ -159,7 +161,7 @@ def play(
 
     from analyzer.analysis.play import PlayOptions, PlaySession
 
-    if money and variant is not VariantOpt.standard:
+    if money and not variant_spec(variant).has_cube:
         fail("--money is for standard backgammon: Dutch and Mahbusa have no cube")
     if not 0 <= review_ply <= 2:
         fail("--review-ply must be 0..2")
@@ -168,8 +170,8 @@ def play(
         if resume is not None:
             session = PlaySession.resume(resume, save_to=save, level=None)
         else:
-            path = save or Path(f"bgreview-play-{variant.value}-{time.strftime('%Y%m%d-%H%M%S')}.mat")
-            opts = PlayOptions(variant=variant.value, length=0 if money else length, level=level.value,
+            path = save or Path(f"bgreview-play-{variant}-{time.strftime('%Y%m%d-%H%M%S')}.mat")
+            opts = PlayOptions(variant=variant, length=0 if money else length, level=level.value,
                                seed=int(time.time()) if seed is None else seed, manual_dice=manual_dice,
                                player=name, hint_ply=hint_ply)
             session = PlaySession.new(opts, path)

@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import OutputFormat, error_console, fail, position_argument, standard_engine, stdout_write
+from analyzer.cli.common import (
+    OutputFormat,
+    error_console,
+    fail,
+    position_argument,
+    standard_engine,
+    stdout_write,
+    variant_help,
+)
 from analyzer.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -133,7 +141,7 @@ def rollout_cmd(
                                                   help="Progress bar on stderr (default: on a terminal, table).")]
     = None,
     workers: Annotated[int, typer.Option("--workers", "-j", help="Worker processes.")] = 2,
-    variant: Annotated[str | None, typer.Option(help="Variant for IDs without one (standard, dutch, mahbusa).")]
+    variant: Annotated[str | None, typer.Option(help=variant_help("Variant for IDs without one ({list})."))]
     = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv.")]
     = OutputFormat.table,
@@ -171,7 +179,7 @@ def rollout_cmd(
         fail("--plays must be >= 1")
     wanted = 8 if max_plays is None else max_plays
     window = threshold if threshold is not None else (0.16 if max_plays is None else float("inf"))
-    if spec.position.variant != "standard":
+    if not spec.position.spec.has_cube:
         _variant_rollout(spec.position, roll, trials=trials, truncate=truncate, cubeful=cubeful, cube_play=cube_play,
                          seed=seed, variance_reduction=variance_reduction, target_se=target_se, workers=workers,
                          max_plays=wanted, threshold=window, fmt=fmt)

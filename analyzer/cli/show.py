@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import input_error, position_argument
+from analyzer.cli.common import input_error, position_argument, variant_help
 from analyzer.core.errors import InputError
 
 
@@ -27,7 +27,7 @@ class ShowFormat(str, Enum):
 @app.command()
 def show(
     position: Annotated[str, typer.Argument(help="Position: gnubg ID, ID:MatchID, XGID, key or JSON.")],
-    variant: Annotated[str | None, typer.Option(help="standard, dutch or mahbusa (for IDs without one).")] = None,
+    variant: Annotated[str | None, typer.Option(help=variant_help("{names} (for IDs without one)."))] = None,
     home_side: Annotated[HomeSideOpt, typer.Option("--home-side", help="Draw the home board on this side.")]
     = HomeSideOpt.right,
     fmt: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,

@@ -168,6 +168,26 @@ def cubeless_only(names: Iterable[object]) -> bool:
     return bool(found) and not any(s is not None and s.has_cube for s in found)
 
 
+def has_cube(name: object) -> bool:
+    """Whether the variant of a stored name plays the doubling cube (``False`` for an unknown one).
+
+    >>> has_cube("standard"), has_cube("dutch"), has_cube("nackgammon")
+    (True, False, False)
+    """
+    spec = spec_by_name(name)
+    return spec is not None and spec.has_cube
+
+
+def draws(name: object) -> bool:
+    """Whether games of the variant of a stored name can end drawn (``False`` for an unknown one).
+
+    >>> draws("mahbusa"), draws("dutch")
+    (True, False)
+    """
+    spec = spec_by_name(name)
+    return spec is not None and spec.draws
+
+
 def title_of(name: object) -> str:
     """The prose title of a cubeless variant (``"Dutch backgammon"``); a name with a cube, or an
     unknown one, is given back as it is.

@@ -88,7 +88,7 @@ def cube_life_of(position: Position) -> float:
     >>> round(cube_life_of(Position.from_points({8: 5, 6: 5, 4: 5}, {21: 15})), 4)
     0.6625
     """
-    if position.variant != "standard":
+    if not position.spec.has_cube:
         return CONTACT_CUBE_LIFE
     points = np.frombuffer(position.board, dtype=np.int8)[1:25]  # > 0 the mover's, < 0 the opponent's
     mine, theirs = np.flatnonzero(points > 0), np.flatnonzero(points < 0)

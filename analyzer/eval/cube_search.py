@@ -86,7 +86,7 @@ def cubeful_search(engine: Any, position: Position, state: MatchState, player: i
     from analyzer.eval import _cube_kernel as K
     from analyzer.rules.kernel import Workspace
 
-    if position.variant != "standard":
+    if not position.spec.has_cube:
         raise ValueError(f"the cubeful search handles standard positions, not {position.variant}")
     if not 0 <= ply <= MAX_SEARCH_PLY:
         raise ValueError(f"ply must be 0..{MAX_SEARCH_PLY}")

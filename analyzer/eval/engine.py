@@ -498,7 +498,7 @@ class Engine:
 
     @staticmethod
     def _check(pos: Position) -> None:
-        if pos.variant != "standard":
+        if not pos.spec.has_cube:
             raise ValueError(f"the evaluator handles standard positions, not {pos.variant}")
 
 

@@ -53,6 +53,7 @@ import numpy as np
 
 from analyzer.core import layout as L
 from analyzer.core.position import Position
+from analyzer.core.variants import variant_spec
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -93,6 +94,7 @@ def score_boards(boards: NDArray[np.int8], variant: str) -> NDArray[np.float64]:
     >>> float(score_boards(b, "standard")[0])  # the 6-point made
     2.0
     """
+    spec = variant_spec(variant)
     a = np.asarray(boards, dtype=np.int8).astype(np.int64)
     n = a.shape[0]
     top = a[:, 1:25]
@@ -123,9 +125,9 @@ def score_boards(boards: NDArray[np.int8], variant: str) -> NDArray[np.float64]:
     shooters[:, :6] |= enters[:, None]
     blot = (top == 1) & (pin != 1)  # a lone checker on a pinned opponent one cannot be landed on
     exposed = blot & shooters
-    if variant == "dutch":
+    if spec.hit_lock:
         exposed &= (a[:, L.OPP_CAN_HIT] > 0)[:, None]
-    loss = _POINTS if variant == "mahbusa" else 25 - _POINTS
+    loss = _POINTS if spec.pins else 25 - _POINTS  # a pinned checker loses its way home, a hit one its way in
     score -= (exposed * (BLOT + BLOT_LOSS * loss)).sum(axis=1)
 
     made = (top >= 2) | ((top >= 1) & (pin == 1))
@@ -133,15 +135,16 @@ def score_boards(boards: NDArray[np.int8], variant: str) -> NDArray[np.float64]:
     prime = np.maximum(_longest_run(made) - 1, 0)
     score += np.where(contact, HOME_POINT * home + PRIME * prime, 0.0)
 
-    if variant == "mahbusa":
+    if spec.pins:
         score += ((pin == 1) * (PIN + PIN_DIST * (25 - _POINTS))).sum(axis=1)
         score -= ((pin == -1) * (PIN + PIN_DIST * _POINTS)).sum(axis=1)
         own_mother = (own_all[:, 23] == 1) & (pin[:, 23] == 0)
         score -= MOTHER * (own_mother & exposed[:, 23])
         score -= 2 * MOTHER * (pin[:, 23] == -1)
         score += MOTHER * (pin[:, 0] == 1)
-    elif variant == "dutch":
+    if spec.reserve:
         score -= RESERVE * a[:, L.MOVER_RES]
+    if spec.hit_lock:
         score += UNLOCK * (a[:, L.MOVER_CAN_HIT] > 0)
     return np.asarray(score, dtype=np.float64)
 

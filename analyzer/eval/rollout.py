@@ -334,7 +334,7 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
     >>> r.candidates[0].play, len(r.candidates), r.cube is None
     ('8/5 6/5', 2, True)
     """
-    if pos.variant != "standard":
+    if not pos.spec.has_cube:
         raise ValueError(f"rollouts handle standard positions, not {pos.variant}")
     if trials < 1:
         raise ValueError("trials must be >= 1")

@@ -50,7 +50,7 @@ from analyzer.analysis.thresholds import Thresholds, thresholds_from
 from analyzer.core.errors import AnalyzerError
 from analyzer.core.ids import decode_key, decode_match_id
 from analyzer.core.position import Position
-from analyzer.core.variants import cubeless_only, spec_by_name, title_of
+from analyzer.core.variants import cubeless_only, draws, has_cube, title_of
 from analyzer.render.board_svg import HomeSide, board_layout, board_svg
 from analyzer.render.charts import CHARTS, AnalysisLike, chart_svg, inline_svg, player_names
 from analyzer.render.terminal import confirm_text, valued_by
@@ -307,17 +307,6 @@ def fmt_result(x: float | None, unit: str | None) -> str:
     return fmt_equity(x)
 
 
-def _has_cube(variant: object) -> bool:
-    spec = spec_by_name(variant)
-    return spec is not None and spec.has_cube
-
-
-def _draws(variant: object) -> bool:
-    """Whether games of the stored variant name can end drawn (Mahbusa)."""
-    spec = spec_by_name(variant)
-    return spec is not None and spec.draws
-
-
 def ratings(mean_error: float | None, *, cubeless: bool = False, variants: Iterable[str] = ()) -> dict[str, str]:
     """The XG and gnubg names of a mean error per decision, or the note that says why there are
     none: no decision counted, or a game (Dutch backgammon, Mahbusa) that has no such scale.
@@ -330,7 +319,7 @@ def ratings(mean_error: float | None, *, cubeless: bool = False, variants: Itera
     'no XG or gnubg rating scale exists for Dutch backgammon'
     """
     if cubeless:
-        names = " and ".join(title_of(v) for v in sorted(set(variants)) if not _has_cube(v))
+        names = " and ".join(title_of(v) for v in sorted(set(variants)) if not has_cube(v))
         return {"xg": "", "gnubg": "", "note": f"no XG or gnubg rating scale exists for {names or 'this game'}"}
     if mean_error is None:
         return {"xg": "", "gnubg": "", "note": "no decision counted"}
@@ -502,7 +491,7 @@ def _draw(c: Mapping[str, Any]) -> float:
     if stored is not None:
         return float(stored)
     win = float(c["win"])
-    if _draws(c.get("variant")) and c.get("equity") is not None:
+    if draws(c.get("variant")) and c.get("equity") is not None:
         gammons = float(c.get("win_gammon") or 0.0) - float(c.get("lose_gammon") or 0.0)
         draw = float(c["equity"]) - (2 * win - 1) - gammons
         if 1e-6 < draw <= 1.0 - win + 1e-9:
@@ -559,7 +548,7 @@ def _entry(row: Mapping[str, Any], names: tuple[str, str], max_candidates: int |
         "row": row, "kind": kind, "doubler": doubler,
         "cube_error": row.get("cube_error"), "mwc_loss": row.get("mwc_loss"), "dice": _dice(row.get("dice")),
         "candidates": cands, "more_candidates": len(row.get("candidates") or []) - len(cands),
-        "draws": _draws(row.get("variant")),
+        "draws": draws(row.get("variant")),
         "cube_rows": _cube_rows(row) if kind in ("cube", "take") else [],
         "ids": _ids(row),
         "valued_by": valued_by(row) if row.get("equity_loss_first") is not None else None,

@@ -31,7 +31,7 @@ from rich.text import Text
 
 from analyzer.core.errors import printable
 from analyzer.core.ids import encode_key, encode_position_id
-from analyzer.core.variants import spec_by_name, title_of
+from analyzer.core.variants import draws, spec_by_name, title_of
 
 if TYPE_CHECKING:
     from analyzer.analysis.analyze import MatchAnalysis
@@ -422,8 +422,7 @@ def variant_columns(variant: str) -> tuple[tuple[str, str], ...]:
     ['win', 'win_gammon', 'lose', 'lose_gammon', 'draw']
     """
     cols = (("win", "Win"), ("win_gammon", "W 2"), ("lose", "Lose"), ("lose_gammon", "L 2"))
-    spec = spec_by_name(variant)
-    return cols + ((("draw", "Draw"),) if spec is not None and spec.draws else ())
+    return cols + ((("draw", "Draw"),) if draws(variant) else ())
 
 
 def _chances(p: Probabilities, variant: str) -> list[str]:

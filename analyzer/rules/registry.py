@@ -18,7 +18,9 @@ from analyzer.core.variants import (
     VariantSpec,
     all_specs,
     cubeless_only,
+    draws,
     find_spec,
+    has_cube,
     register_spec,
     spec_by_name,
     title_of,
@@ -93,6 +95,6 @@ for _rules in (Standard, Dutch, Mahbusa):
 if set(_RULES) != set(variant_names()):  # a variant's facts written without its rules class, or the reverse
     raise ImportError(f"variants without rules: {sorted(set(variant_names()) - set(_RULES))}")
 
-__all__ = ["DEFAULT_VARIANT", "VariantSpec", "all_specs", "cubeless_only", "find_spec", "find_variant",
-           "register_variant", "rules_class", "spec_by_name", "title_of", "unregister_variant", "variant_choices",
-           "variant_names", "variant_spec"]
+__all__ = ["DEFAULT_VARIANT", "VariantSpec", "all_specs", "cubeless_only", "draws", "find_spec", "find_variant",
+           "has_cube", "register_variant", "rules_class", "spec_by_name", "title_of", "unregister_variant",
+           "variant_choices", "variant_names", "variant_spec"]

@@ -47,7 +47,7 @@ from analyzer.eval.variants.model import (
     variant_code,
     variant_code_name,
 )
-from analyzer.rules import find_variant
+from analyzer.rules import find_variant, variant_spec
 from analyzer.rules.kernel import Workspace, flip_into
 
 NETS_DIR = data_path("nets")
@@ -186,7 +186,7 @@ class VariantEngine:
         self._cache.clear()
 
     def _k(self) -> int:
-        return 5 if self.variant == "mahbusa" else 4
+        return 5 if variant_spec(self.variant).draws else 4
 
     def _check(self, pos: Position) -> None:
         if pos.variant != self.variant:

@@ -46,6 +46,7 @@ from numpy.typing import NDArray
 
 from analyzer._resources import data_path
 from analyzer.core.layout import MOVER_OFF, NSLOTS, OPP_OFF, PIN0, VAR_DUTCH, VAR_MAHBUSA
+from analyzer.core.variants import all_specs, find_spec
 from analyzer.eval import engine as E
 from analyzer.eval import features as F
 from analyzer.eval import jitcache
@@ -55,7 +56,6 @@ from analyzer.eval.variants import features as V
 from analyzer.eval.variants.features import DRAW, LOSE1, LOSE2, WIN1, WIN2
 from analyzer.rules.kernel import flip_into, generate
 
-VARIANT_CODES = {"dutch": VAR_DUTCH, "mahbusa": VAR_MAHBUSA}
 NMAX = 5  # the largest outcome count (Mahbusa)
 POINTS = np.array([1.0, 2.0, -1.0, -2.0, 0.0])
 
@@ -70,10 +70,11 @@ def variant_code(name: str) -> int:
     >>> variant_code("plakoto") == VAR_MAHBUSA
     True
     """
-    key = {"plakoto": "mahbusa"}.get(name.strip().lower(), name.strip().lower())
-    if key not in VARIANT_CODES:
-        raise ValueError(f"no variant net for {name!r} (dutch or mahbusa)")
-    return VARIANT_CODES[key]
+    spec = find_spec(name)
+    if spec is None or spec.has_cube:  # a game with the cube is valued by the standard evaluator
+        with_nets = [s.name for s in all_specs() if not s.has_cube]
+        raise ValueError(f"no variant net for {name!r} ({' or '.join(with_nets)})")
+    return spec.code
 
 
 def to_probabilities(p: NDArray[np.floating[Any]] | list[float]) -> Probabilities:
@@ -201,7 +202,12 @@ class VariantNet:
 
 
 def variant_code_name(code: int) -> str:
-    return "dutch" if code == VAR_DUTCH else "mahbusa"
+    """The name of the cubeless variant of a layout code.
+
+    >>> variant_code_name(VAR_MAHBUSA)
+    'mahbusa'
+    """
+    return next(s.name for s in all_specs() if s.code == code and not s.has_cube)
 
 
 # ---------------------------------------------------------------------------------------- kernels
