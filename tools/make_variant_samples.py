@@ -39,6 +39,7 @@ import numpy as np
 from analyzer.analysis.normalise import plain_play
 from analyzer.analysis.replay import replay_games
 from analyzer.core.position import Position
+from analyzer.core.variants import all_specs
 from analyzer.formats.mat import read_matches
 from analyzer.formats.mat_writer import write_mat
 from analyzer.formats.records import Action, GameRecord, MatchRecord, Roll, Win
@@ -49,7 +50,7 @@ Chooser = Callable[[Position, tuple[int, int], list[LegalPlay]], list[int]]
 """Orders the legal plays of a roll best first (indices into the list given)."""
 
 MAX_PLIES = 2000
-VARIATION = {"dutch": "Dutch", "mahbusa": "Plakoto"}
+VARIATION = {s.name: s.record_name for s in all_specs() if not s.has_cube}  # the variants with their own nets
 
 
 def heuristic_chooser(rules: Variant) -> Chooser:

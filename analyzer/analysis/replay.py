@@ -53,6 +53,7 @@ from analyzer.core.errors import (
 from analyzer.core.match import MatchState, beaver, double_refusal, raccoon, refusal_value, take
 from analyzer.core.play import Hop, format_play
 from analyzer.core.position import Position
+from analyzer.core.variants import DEFAULT_VARIANT
 from analyzer.formats.records import (
     Action,
     Double,
@@ -102,7 +103,7 @@ class Decision:
     state: MatchState
     line: int
     column: int
-    variant: str = "standard"
+    variant: str = DEFAULT_VARIANT
     result: Position | None = None
     hops: tuple[Hop, ...] = ()
 

@@ -220,7 +220,7 @@ class Position:
         >>> Position.start("dutch").spec.has_cube
         False
         """
-        return variant_spec(self.variant)
+        return _variant_table.get(self.variant) or variant_spec(self.variant)
 
     @property
     def mover_can_hit(self) -> bool:

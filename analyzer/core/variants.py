@@ -205,7 +205,7 @@ def variant_choices() -> str:
     >>> variant_choices()
     'standard, dutch, mahbusa or plakoto'
     """
-    listed = [n for s in _SPECS.values() for n in (s.name,)] + [a for s in _SPECS.values() for a in s.aliases]
+    listed = [s.name for s in _SPECS.values()] + [a for s in _SPECS.values() for a in s.aliases]
     return ", ".join(listed[:-1]) + " or " + listed[-1] if len(listed) > 1 else "".join(listed)
 
 

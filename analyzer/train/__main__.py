@@ -39,6 +39,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from analyzer.core.variants import all_specs
 from analyzer.eval.net import NetSet
 from analyzer.train.base import Trainer
 from analyzer.train.checkpoint import load_nets, load_nets_and_info
@@ -46,6 +47,7 @@ from analyzer.train.optim import Adam
 from analyzer.train.td import TDConfig, TDTrainer
 
 log = logging.getLogger(__name__)
+_NET_VARIANTS = " or ".join(s.name for s in all_specs() if not s.has_cube)  # the variants with their own nets
 T = TypeVar("T", bound=Trainer[Any])
 
 
@@ -343,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
     ex.add_argument("--ema", action="store_true", help="export the moving-average weights (td --ema-games runs)")
     _add_manifest_options(ex)
     vt = sub.add_parser("variant-td", help="TD(lambda) self-play for the Dutch or Mahbusa net (resumes)")
-    vt.add_argument("--variant", default="dutch", help="dutch or mahbusa")
+    vt.add_argument("--variant", default="dutch", help=_NET_VARIANTS)
     vt.add_argument("--checkpoint", required=True)
     vt.add_argument("--games", type=int, required=True, help="train until this many games in total")
     vt.add_argument("--seed", type=int, default=1)
@@ -388,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     ft.add_argument("--log", help="log file (default: stderr)")
     vg = sub.add_parser("variant-targets",
                         help="build (resumably) a file of variant self-play positions and our n-ply targets")
-    vg.add_argument("--variant", default="dutch", help="dutch or mahbusa")
+    vg.add_argument("--variant", default="dutch", help=_NET_VARIANTS)
     vg.add_argument("--out", dest="checkpoint", required=True, help="the target file (resumed if it exists)")
     vg.add_argument("--teacher", required=True, help="variant net (or variant-td checkpoint) whose n-ply labels")
     vg.add_argument("--positions", type=int, required=True, help="build until this many positions in total")
