@@ -148,7 +148,7 @@ def position_theme(pos: Position) -> str:
     >>> position_theme(Position.from_notation("P 2:4 3:3 4:3 5:3 6:2 | O 1:2 19:13"))
     'bear-off vs contact'
     """
-    if pos.variant != "standard":
+    if not pos.spec.has_cube:  # the standard evaluator's games
         raise ValueError(f"themes are defined for standard backgammon, not {pos.variant}")
     board = np.frombuffer(pos.board, np.int8)
     kind = int(classify(board))
