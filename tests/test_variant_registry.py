@@ -9,13 +9,16 @@ variant names instead of asking the registry.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
+from typer.testing import CliRunner
 
+from analyzer.cli import app
 from analyzer.cli.common import check_ply, variant_help
 from analyzer.core.errors import ParseError
-from analyzer.core.ids import parse_position_spec
+from analyzer.core.ids import decode_key, encode_key, parse_position_spec, position_from_json, position_to_json
 from analyzer.core.layout import VAR_STANDARD
 from analyzer.core.position import Position
 from analyzer.core.variants import VariantSpec, all_specs, find_spec, has_cube, title_of, variant_choices
@@ -85,6 +88,22 @@ def test_cli_variant_option_reads_it(nack: type[Nackgammon]) -> None:
     assert "nack" in variant_help("{names}")
 
 
+def test_keys_and_json_carry_it(nack: type[Nackgammon]) -> None:
+    pos = Position.start("nack")
+    key = encode_key(pos)
+    assert key.startswith("N.") and decode_key(key) == pos
+    assert parse_position_spec(key).position == pos
+    assert position_from_json(position_to_json(pos)) == pos
+
+
+def test_cli_moves_of_the_new_variant(nack: type[Nackgammon]) -> None:
+    res = CliRunner().invoke(app, ["moves", "4HPwATDgc/ABMA", "--dice", "31", "--variant", "nackgammon",
+                                   "--format", "json"])
+    assert res.exit_code == 0, res.output
+    plays = json.loads(res.stdout)["plays"]
+    assert plays and all(p["key"].startswith("N.") and p["result"]["variant"] == "nack" for p in plays)
+
+
 def test_records_read_and_write_it(nack: type[Nackgammon]) -> None:
     assert variant_of("Nackgammon") == "nack"
     game = GameRecord(1, 0, (0, 0), (Roll(0, (3, 1), "24/23 13/10"), Win(0, 1)))
@@ -106,6 +125,8 @@ def test_unregistered_again(nack: type[Nackgammon]) -> None:
     assert find_spec("nackgammon") is None
     with pytest.raises(ParseError):
         Position.start("nack")
+    with pytest.raises(ParseError, match="S., D. or M."):
+        decode_key("N.4HPwATDgc_ABMA")
     register_variant(Nackgammon)  # for the fixture to take out
 
 
@@ -129,6 +150,6 @@ def test_registration_refuses_clashes() -> None:
 def test_builtin_facts_agree_with_keys_and_rules(spec: VariantSpec) -> None:
     """The registry's key letter is the one the keys carry, its class is the rules' class."""
     pos = Position.start(spec.name)
-    assert pos.key().startswith(spec.letter + ".")
+    assert encode_key(pos).startswith(spec.letter + ".")
     assert find_variant(spec.name).spec is spec
     assert find_variant(spec.name).has_cube is spec.has_cube

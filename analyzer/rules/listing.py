@@ -46,7 +46,7 @@ def legal_play_rows(pos: Position, dice: tuple[int, int], rules: Variant | None 
             continue
         nxt = p.result.flip()
         row: dict[str, Any] = {"play": p.text, "result": position_to_json(p.result)}
-        if pos.variant == "standard":
+        if pos.spec.gnubg_ids:
             row["position_id"] = encode_position_id(nxt)
         row["key"] = encode_key(nxt)
         outcome = v.outcome(p.result)

@@ -19,6 +19,7 @@ import base64
 from analyzer.core import layout as L
 from analyzer.core.errors import InputError, ParseError, PositionError
 from analyzer.core.position import Position
+from analyzer.core.variants import all_specs
 
 STD_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 URL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -38,10 +39,11 @@ def relocate(err: InputError, token: str) -> InputError:
     return type(err)(err.message, token=token)
 
 
-def require_variant(pos: Position, variant: str, what: str) -> None:
-    """Refuse a position of another variant than the one ``what`` can hold."""
-    if pos.variant != variant:
-        raise PositionError(f"{what} holds {variant} positions only", token=pos.variant)
+def require_gnubg_board(pos: Position, what: str) -> None:
+    """Refuse a position of a variant that gnubg's identifiers (``what``) cannot hold."""
+    if not pos.spec.gnubg_ids:
+        names = " and ".join(s.name for s in all_specs() if s.gnubg_ids)
+        raise PositionError(f"{what} holds {names} positions only", token=pos.variant)
 
 
 def b64(data: bytes, url: bool = False) -> str:

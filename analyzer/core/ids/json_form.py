@@ -20,16 +20,18 @@ from typing import Any
 from analyzer.core.errors import ParseError, PositionError
 from analyzer.core.ids.json_text import load_json
 from analyzer.core.position import Position, canonical_variant
+from analyzer.core.variants import DEFAULT_VARIANT, VariantSpec, variant_spec
 
 __all__ = ["position_from_json", "position_to_json"]
 
-_JSON_COMMON = ("variant", "mover", "opponent", "mover_off", "opponent_off")
-_JSON_KEYS = {
-    "standard": _JSON_COMMON + ("mover_bar", "opponent_bar"),
-    "dutch": _JSON_COMMON + ("mover_bar", "opponent_bar", "mover_reserve", "opponent_reserve",
-                             "mover_can_hit", "opponent_can_hit"),
-    "mahbusa": _JSON_COMMON + ("mover_bar", "opponent_bar", "pinned_mover", "pinned_opponent", "game_end"),
-}
+_JSON_COMMON = ("variant", "mover", "opponent", "mover_off", "opponent_off", "mover_bar", "opponent_bar")
+
+
+def _json_keys(spec: VariantSpec) -> tuple[str, ...]:
+    """The keys a JSON position of the variant may have (the bars always, 0 without a bar)."""
+    return (_JSON_COMMON + (("mover_reserve", "opponent_reserve") if spec.reserve else ())
+            + (("mover_can_hit", "opponent_can_hit") if spec.hit_lock else ())
+            + (("pinned_mover", "pinned_opponent") if spec.pins else ()) + (("game_end",) if spec.mother_rule else ()))
 
 
 def position_to_json(pos: Position) -> dict[str, Any]:
@@ -45,16 +47,18 @@ def position_to_json(pos: Position) -> dict[str, Any]:
     out["opponent_bar"] = pos.opponent_bar
     out["mover_off"] = pos.mover_off
     out["opponent_off"] = pos.opponent_off
-    if pos.variant == "dutch":
+    spec = pos.spec
+    if spec.reserve:
         out["mover_reserve"] = pos.mover_reserve
         out["opponent_reserve"] = pos.opponent_reserve
+    if spec.hit_lock:
         out["mover_can_hit"] = pos.mover_can_hit
         out["opponent_can_hit"] = pos.opponent_can_hit
-    if pos.variant == "mahbusa":
+    if spec.pins:
         out["pinned_mover"] = list(pos.pinned_mover)
         out["pinned_opponent"] = list(pos.pinned_opponent)
-        if pos.game_end_flag:
-            out["game_end"] = True
+    if spec.mother_rule and pos.game_end_flag:
+        out["game_end"] = True
     return out
 
 
@@ -102,13 +106,14 @@ def position_from_json(obj: Mapping[str, Any] | str, variant: str | None = None)
         if not isinstance(loaded, dict):
             raise ParseError("JSON position: expected an object", token=obj)
         obj = loaded
-    raw_variant = obj.get("variant", variant or "standard")
+    raw_variant = obj.get("variant", variant or DEFAULT_VARIANT)
     if not isinstance(raw_variant, str):
         raise ParseError("JSON position: variant must be a string", token=json.dumps(raw_variant))
-    var = canonical_variant(raw_variant)
+    spec = variant_spec(raw_variant)
+    var = spec.name
     if variant is not None and canonical_variant(variant) != var:
         raise ParseError(f"JSON position: a {var} position where {variant} was asked", token=raw_variant)
-    unknown = sorted(set(obj) - set(_JSON_KEYS[var]))
+    unknown = sorted(set(obj) - set(_json_keys(spec)))
     if unknown:
         raise ParseError(f"JSON position: unknown key for a {var} position", token=unknown[0])
     counts: dict[str, list[int]] = {}

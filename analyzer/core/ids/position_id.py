@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from analyzer.core import layout as L
 from analyzer.core.errors import ParseError, PositionError
-from analyzer.core.ids._codec import BitReader, BitWriter, b64, relocate, require_variant, unb64
+from analyzer.core.ids._codec import BitReader, BitWriter, b64, relocate, require_gnubg_board, unb64
 from analyzer.core.position import Position
 
 __all__ = ["decode_position_id", "encode_position_id"]
@@ -25,7 +25,7 @@ def encode_position_id(pos: Position) -> str:
     >>> encode_position_id(p.flip())
     '4PPgASjgc/ABMA'
     """
-    require_variant(pos, "standard", "a gnubg Position ID")
+    require_gnubg_board(pos, "a gnubg Position ID")
     w = BitWriter()
     opp = pos.opponent
     for q in range(1, 25):  # the opponent's own point q is the mover's point 25 - q

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from analyzer.core.errors import ParseError, PositionError, RulesError
 from analyzer.core.ids._codec import excerpt
 from analyzer.core.ids.json_form import position_from_json
-from analyzer.core.ids.key import KEY_RE, decode_key
+from analyzer.core.ids.key import decode_key, key_match
 from analyzer.core.ids.match_id import GameState, MatchID, decode_match_id
 from analyzer.core.ids.position_id import decode_position_id
 from analyzer.core.ids.xgid import XGID, decode_xgid, xgid_position
@@ -114,7 +114,7 @@ def _read_position_spec(text: str, variant: str | None) -> PositionSpec:
         raise ParseError("unknown variant", token=variant)
     if tok.startswith("{"):
         return PositionSpec(position_from_json(tok, variant), "json")
-    if KEY_RE.fullmatch(tok):
+    if key_match(tok):
         pos = decode_key(tok)
         if variant is not None and canonical_variant(variant) != pos.variant:
             raise ParseError(f"a {pos.variant} key where {variant} was asked", token=tok)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from analyzer.core import layout as L
 from analyzer.core.errors import InputError, ParseError, PositionError
-from analyzer.core.ids._codec import excerpt, relocate, require_variant
+from analyzer.core.ids._codec import excerpt, relocate, require_gnubg_board
 from analyzer.core.match import MatchState, check_player, inferred_post_crawford
 from analyzer.core.position import Position
 
@@ -222,7 +222,7 @@ def xgid_from_position(
     >>> str(xgid_from_position(p, s, mover=1, dice=(4, 2)))
     'XGID=-aa---E-C---dE---d-e----B-:0:0:1:42:0:0:0:7:10'
     """
-    require_variant(pos, "standard", "an XGID")
+    require_gnubg_board(pos, "an XGID")
     if mover not in (0, 1):
         raise ParseError("the mover is player 0 or 1", token=str(mover))
     bottom = mover if bottom is None else bottom
