@@ -52,6 +52,7 @@ from numpy.typing import NDArray
 
 from analyzer.analysis.themes import position_theme
 from analyzer.core.position import Position
+from analyzer.core.variants import has_cube
 from analyzer.eval import features as F
 from analyzer.eval.engine import Engine
 from analyzer.eval.net import NOUT, Net, NetSet
@@ -291,7 +292,7 @@ def corpus_positions(files: Sequence[str]) -> tuple[NDArray[np.int8], NDArray[np
             found: list[tuple[tuple[int, int], bytes]] = []
             for record in read_any(name):
                 for d in decisions(record):
-                    if d.kind != "move" or d.variant != "standard" or d.position.game_over() is not None:
+                    if d.kind != "move" or not has_cube(d.variant) or d.position.game_over() is not None:
                         continue
                     b = np.frombuffer(d.position.board, np.int8)
                     if F.classify(b) in (F.CLASS_CONTACT, F.CLASS_CRASHED):
