@@ -153,3 +153,19 @@ def test_builtin_facts_agree_with_keys_and_rules(spec: VariantSpec) -> None:
     assert encode_key(pos).startswith(spec.letter + ".")
     assert find_variant(spec.name).spec is spec
     assert find_variant(spec.name).has_cube is spec.has_cube
+
+
+def test_sgf_names_the_rules_of_a_game_whose_variation_is_an_alias() -> None:
+    import dataclasses
+    import re
+
+    from analyzer._resources import data_dir
+    from analyzer.formats import read_any
+    from analyzer.formats.sgf_writer import format_sgf
+
+    record = next(read_any(data_dir() / "samples" / "mahbusa-selfplay-3p.mat"))
+    # games that name their variant themselves, by its record name, as a converted Plakoto match does
+    named = dataclasses.replace(record, games=[dataclasses.replace(g, variation="Plakoto") for g in record.games])
+    for rec in (record, named):
+        rules = re.findall(r"RU\[([^\]]*)\]", format_sgf(rec))
+        assert len(rules) == len(record.games) and all("Plakoto" in r.split(":") for r in rules)

@@ -32,7 +32,7 @@ from typing import IO
 
 from analyzer.core.errors import ParseError
 from analyzer.core.play import BAR, OFF, RESERVE, parse_play
-from analyzer.core.variants import spec_by_name
+from analyzer.core.variants import find_spec
 from analyzer.formats.records import Action, Double, Drop, GameRecord, MatchRecord, Roll, Take, Win, write_records
 
 __all__ = ["CandidateAnalysis", "CubeAnalysis", "NodeAnalysis", "format_sgf", "sgf_chunks", "sgf_letter",
@@ -159,7 +159,7 @@ def format_game(record: MatchRecord, game: GameRecord, first: bool,
         rules.append("Crawford")
         if game.crawford:
             rules.append("CrawfordGame")
-    spec = spec_by_name(record.variant if game.variation is None else game.variation.lower())
+    spec = find_spec(record.variant if game.variation is None else game.variation)
     variant = spec.sgf_rules if spec is not None else None
     if variant:
         rules.append(variant)
