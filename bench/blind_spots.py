@@ -48,7 +48,7 @@ from analyzer.core.position import Position
 from analyzer.eval.engine import Engine
 from analyzer.eval.features import CLASS_RACE, classify
 from analyzer.eval.net import weights_fingerprint
-from analyzer.eval.rollout import rollout
+from analyzer.eval.rollout import RolloutSettings, rollout
 from analyzer.formats import expand_inputs, read_any
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,8 +106,8 @@ def roll_out_corpus(folder: Path, out: Path, positions: int, trials: int, seed: 
             if label in done or i % n != k:
                 continue
             eq0 = eng.evaluate(pos, 0).equity
-            r = rollout(eng, pos, trials=trials, cubeful=False, variance_reduction=False,
-                        seed=seed * 1_000_003 + i * 7919, workers=1)
+            r = rollout(eng, pos, RolloutSettings(trials=trials, cubeful=False, variance_reduction=False,
+                                                  seed=seed * 1_000_003 + i * 7919, workers=1))
             rec = {"index": i, "label": label, "seed": seed, "trials": trials, "engine": "ours", "net": fp,
                    "source": "corpus", "position": encode_position_id(pos), "eq0": round(eq0, 5),
                    "rollout": round(r.equity, 5), "se": round(r.equity_se, 5)}

@@ -37,7 +37,7 @@ import time
 
 from analyzer.core.position import Position
 from analyzer.eval.engine import Engine
-from analyzer.eval.rollout import rollout
+from analyzer.eval.rollout import RolloutSettings, rollout
 
 MIDDLE = Position.from_points({20: 2, 13: 4, 8: 3, 6: 4, 5: 2}, {4: 2, 12: 4, 17: 2, 18: 2, 19: 4, 21: 1})
 """A middle game: both sides hold an anchor on the other's 5- or 4-point, the side on roll 4 pips ahead."""
@@ -84,8 +84,9 @@ def ours(engine: Engine, pos: Position, trials: int, workers: int, vr: bool, tru
          cubeful: bool, luck_prune: bool = False) -> tuple[float, float, float]:
     """(games/s, cubeless or cubeful equity, its standard error) of one timed rollout."""
     t = time.perf_counter()
-    r = rollout(engine, pos, trials=trials, workers=workers, cubeful=cubeful, cube_play=cubeful,
-                variance_reduction=vr, truncate=truncate or None, seed=1, luck_prune=luck_prune)
+    r = rollout(engine, pos, RolloutSettings(trials=trials, workers=workers, cubeful=cubeful, cube_play=cubeful,
+                                             variance_reduction=vr, truncate=truncate or None, seed=1,
+                                             luck_prune=luck_prune))
     dt = time.perf_counter() - t
     c = r.best
     if cubeful and c.cubeful_equity is not None and c.cubeful_se is not None:
@@ -110,17 +111,16 @@ def variant_speed(variant: str, trials: int, workers: int) -> None:
     """Print games per second of variant rollouts (the opening, and two plays of a middle-game roll)."""
     from analyzer.eval.variants.engine import engine_for
     from analyzer.eval.variants.play import GameBuffers, play_seeded
-    from analyzer.eval.variants.rollout import variant_rollout
 
     eng = engine_for(variant)
-    variant_rollout(eng, Position.start(eng.variant), trials=2, workers=1)  # compile / load the kernels
+    rollout(eng, Position.start(eng.variant), RolloutSettings(trials=2, workers=1))  # compile / load the kernels
     buf = GameBuffers()
     n = play_seeded(eng.net, 11, 0.05, buf)[0]
     middle = Position(buf.states[n // 3].tobytes(), eng.variant)
     for name, pos, dice in (("the opening position", Position.start(eng.variant), None),
                             ("the 2 best plays of 31 in a middle-game position", middle, (3, 1))):
         t = time.perf_counter()
-        r = variant_rollout(eng, pos, dice=dice, trials=trials, workers=workers, max_plays=2, threshold=9.0)
+        r = rollout(eng, pos, RolloutSettings(trials=trials, workers=workers, max_plays=2, threshold=9.0), dice=dice)
         dt = time.perf_counter() - t
         games = sum(c.games + c.dropped for c in r.candidates)
         print(f"bgreview {eng.variant}: {trials} full 0-ply cubeless games each of {name}, {workers} workers: "
@@ -147,8 +147,8 @@ def main() -> None:
         variant_speed(a.variant, a.trials, a.workers)
         return
     engine = Engine()
-    rollout(engine, Position.start(), trials=36, workers=1, cubeful=True, cube_play=True, variance_reduction=True,
-            truncate=2)  # compile / load the kernels
+    warm = RolloutSettings(trials=36, workers=1, cubeful=True, cube_play=True, variance_reduction=True, truncate=2)
+    rollout(engine, Position.start(), warm)  # compile / load the kernels
     runs = [] if a.only_vr else [(False, a.trials, False)]
     if a.vr or a.only_vr:
         runs.append((True, a.vr_trials, False))

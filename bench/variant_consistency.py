@@ -52,7 +52,7 @@ from analyzer.eval.net import weights_fingerprint
 from analyzer.eval.variants import features as V
 from analyzer.eval.variants.engine import NETS_DIR, VariantEngine
 from analyzer.eval.variants.model import VariantNet, race_context
-from analyzer.eval.variants.play import GameBuffers, play_seeded, rollout
+from analyzer.eval.variants.play import GameBuffers, net_rollout, play_seeded
 from analyzer.train.td import game_seed
 
 
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             if pos is None:
                 continue
             eq0 = eng.evaluate(pos).equity
-            mean, se, counts = rollout(vn, pos, args.trials, seed=args.seed * 1_000_003 + i * 7919, ctx=ctx)
+            mean, se, counts = net_rollout(vn, pos, args.trials, seed=args.seed * 1_000_003 + i * 7919, ctx=ctx)
             rec = {"index": i, "seed": args.seed, "trials": args.trials, "net": fp, "position": pos.board.hex(),
                    "class": int(V.classify(np.frombuffer(pos.board, np.int8), vn.code)),
                    "eq0": round(eq0, 5), "rollout": round(mean, 5), "se": round(se, 5),

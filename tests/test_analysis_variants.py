@@ -50,7 +50,11 @@ class StandIn:
     """A tiny evaluator for tests: the chance of winning is a logistic of the heuristic's score of
     the position for its side on roll, a quarter of the wins and losses are mars; five outcome
     columns as the variant nets (win 1, win 2, lose 1, lose 2, draw). ``ply`` adds a small bias
-    so that deeper evaluations differ from 0-ply ones."""
+    so that deeper evaluations differ from 0-ply ones. Its capabilities are the variant engines'."""
+
+    cubeful = False
+    variance_reduction = False
+    max_ply = 2
 
     def __init__(self, variant: str) -> None:
         self.variant = variant
@@ -70,6 +74,9 @@ class StandIn:
 
     def evaluate(self, pos: Position, ply: int = 0) -> Probabilities:
         return self._probs(self.evaluate_boards(np.frombuffer(pos.board, np.int8)[None, :], ply)[0])
+
+    def clear_cache(self) -> None:
+        pass
 
     def rank_plays(self, pos: Position, dice: tuple[int, int], ply: int = 0) -> list[RankedPlay]:
         plays = self.rules.legal_plays(pos, dice)

@@ -81,13 +81,14 @@ def test_a_rolled_out_checker_play_keeps_the_played_play_and_is_seeded(engine):
 
 def test_a_loss_has_the_standard_error_of_its_paired_trials(engine):
     from analyzer.analysis.confirm import _SEED_STEP
-    from analyzer.eval.rollout import rollout
+    from analyzer.eval.rollout import RolloutSettings, rollout
 
     pos = Position.start()
     first = analyze_checker(engine, pos, (3, 1), _result(engine, pos, (3, 1), "6/2"), MatchState(), 0, ply=0, met=None)
     plays = [c.play for c in first.candidates[:2]] + [first.played.play]
-    r = rollout(engine, pos, dice=(3, 1), trials=36, truncate=3, workers=1, seed=7 * _SEED_STEP + 1001, cubeful=True,
-                match=MatchState(), player=0, variance_reduction=True, luck_prune=True, plays=plays)
+    settings = RolloutSettings(trials=36, truncate=3, workers=1, seed=7 * _SEED_STEP + 1001, cubeful=True,
+                               variance_reduction=True, luck_prune=True)
+    r = rollout(engine, pos, settings, dice=(3, 1), match=MatchState(), player=0, plays=plays)
     cs = r.candidates
     for i, x in enumerate(cs):
         assert len(x.paired_se) == 3 and x.paired_se[i] == 0.0
@@ -108,13 +109,14 @@ def test_a_cube_decision_is_confirmed_by_cube_games_played_out(engine):
     """The cube games of a played-out rollout with cube play stand for No double and Double/take."""
     from analyzer.analysis.confirm import _SEED_STEP
     from analyzer.core.ids import parse_position_spec
-    from analyzer.eval.rollout import rollout
+    from analyzer.eval.rollout import RolloutSettings, rollout
 
     spec = parse_position_spec("XGID=--a--BDBBBA-----ac-d--dbB-:0:0:1:00:4:2:0:7:10")  # the sample's g3 #14
     one = ConfirmSettings(trials=36, max_trials=36)
     cd, how = Confirmer(one, XG, 7, None).cube(engine, spec.position, spec.match, spec.on_roll, game=3, move=14)
-    r = rollout(engine, spec.position, trials=36, truncate=None, cubeful=True, cube_play=True, match=spec.match,
-                player=spec.on_roll, seed=7 * _SEED_STEP + 3014, variance_reduction=True, luck_prune=True, workers=1)
+    settings = RolloutSettings(trials=36, truncate=None, cubeful=True, cube_play=True, seed=7 * _SEED_STEP + 3014,
+                               variance_reduction=True, luck_prune=True, workers=1)
+    r = rollout(engine, spec.position, settings, match=spec.match, player=spec.on_roll)
     assert r.cube is not None and r.cube_se is not None and len(r.cube_se) == 2
     assert (cd.nd, cd.dt) == pytest.approx((r.cube.nd, r.cube.dt))
     assert how.trials == 36 and how.loss_se == pytest.approx(math.hypot(*r.cube_se))

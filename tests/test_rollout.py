@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -12,7 +14,7 @@ from analyzer.eval._rollout_kernel import match_cube
 from analyzer.eval.cube import analyze_cube, cube_tables
 from analyzer.eval.engine import Engine
 from analyzer.eval.met import met_by_name, mwc_to_emg
-from analyzer.eval.rollout import RolloutResult, rollout, rollout_cube, rollout_engine, trial_dice
+from analyzer.eval.rollout import RolloutResult, RolloutSettings, rollout, rollout_cube, trial_dice
 
 START = Position.start()
 # a closed board, 3 checkers still out, one opponent checker on the bar and most of his army back
@@ -30,6 +32,12 @@ DMP = MatchState(length=7, score=(6, 6), post_crawford=True)
 @pytest.fixture(scope="module")
 def engine() -> Engine:
     return Engine()
+
+
+def _rollout_kw(engine: Engine, pos: Position, **kw: Any) -> RolloutResult:
+    """:func:`rollout` with the settings and the call's own arguments in one dict (the tests' tables)."""
+    call = {k: kw.pop(k) for k in ("dice", "plays", "match", "player", "met", "progress") if k in kw}
+    return rollout(engine, pos, RolloutSettings(**kw), **call)
 
 
 def _numbers(r: RolloutResult) -> list[float]:
@@ -60,25 +68,25 @@ def test_trial_dice_are_stratified_and_depend_on_seed_and_index_only() -> None:
 
 def test_same_seed_same_result_bit_for_bit_with_one_or_two_workers(engine: Engine) -> None:
     kw = {"trials": 80, "truncate": 3, "seed": 11, "cubeful": True}
-    a = rollout(engine, START, workers=1, **kw)  # type: ignore[arg-type]
-    b = rollout(engine, START, workers=1, **kw)  # type: ignore[arg-type]
-    c = rollout(engine, START, workers=2, **kw)  # type: ignore[arg-type]
+    a = _rollout_kw(engine, START, workers=1, **kw)
+    b = _rollout_kw(engine, START, workers=1, **kw)
+    c = _rollout_kw(engine, START, workers=2, **kw)
     assert _numbers(a) == _numbers(b) == _numbers(c)
     assert a.as_dict() == c.as_dict()
-    d = rollout(engine, START, workers=1, trials=80, truncate=3, seed=12)
+    d = rollout(engine, START, RolloutSettings(workers=1, trials=80, truncate=3, seed=12))
     assert _numbers(d) != _numbers(a)
 
 
 def test_variance_reduction_shrinks_the_standard_error(engine: Engine) -> None:
     kw = {"trials": 72, "truncate": 4, "seed": 2, "workers": 1, "cubeful": False}
-    plain = rollout(engine, START, variance_reduction=False, **kw)  # type: ignore[arg-type]
-    reduced = rollout(engine, START, variance_reduction=True, **kw)  # type: ignore[arg-type]
+    plain = _rollout_kw(engine, START, variance_reduction=False, **kw)
+    reduced = _rollout_kw(engine, START, variance_reduction=True, **kw)
     assert reduced.equity_se < 0.5 * plain.equity_se
     assert abs(reduced.equity - plain.equity) < 3 * plain.equity_se
 
 
 def test_opening_position_cubeless_equity_is_small_and_positive(engine: Engine) -> None:
-    r = rollout(engine, START, trials=108, truncate=6, seed=1, workers=1, cubeful=False)
+    r = rollout(engine, START, RolloutSettings(trials=108, truncate=6, seed=1, workers=1, cubeful=False))
     assert -0.02 < r.equity < 0.2
     assert 0.45 < r.probabilities.win < 0.6
     lo, hi = r.best.equity_ci
@@ -87,7 +95,7 @@ def test_opening_position_cubeless_equity_is_small_and_positive(engine: Engine) 
 
 @pytest.mark.slow
 def test_opening_position_full_rollout(engine: Engine) -> None:
-    r = rollout(engine, START, trials=1296, seed=1, workers=2, cubeful=False, variance_reduction=False)
+    r = rollout(engine, START, RolloutSettings(trials=1296, seed=1, workers=2, cubeful=False, variance_reduction=False))
     assert r.best.mean_plies > 30
     assert -0.05 < r.equity < 0.2
     assert r.equity_se < 0.05
@@ -95,7 +103,7 @@ def test_opening_position_full_rollout(engine: Engine) -> None:
 
 def test_game_over_and_bearoff_positions_are_exact(engine: Engine) -> None:
     # the side on roll bears off its last two checkers with any roll
-    r = rollout(engine, Position.from_points({1: 2}, {22: 1, 23: 1}), trials=40, workers=1)
+    r = rollout(engine, Position.from_points({1: 2}, {22: 1, 23: 1}), RolloutSettings(trials=40, workers=1))
     assert r.probabilities.win == 1.0 and r.equity_se == 0.0 and r.best.mean_plies == 0.0
     assert r.cube is not None and r.cube.nd == pytest.approx(1.0) and r.cube.dp == 1.0
 
@@ -103,20 +111,20 @@ def test_game_over_and_bearoff_positions_are_exact(engine: Engine) -> None:
 def test_target_se_stops_early_after_min_trials(engine: Engine) -> None:
     pos = Position.from_points({1: 2}, {22: 1, 23: 1})
     seen: list[tuple[int, int]] = []
-    r = rollout(engine, pos, trials=5000, target_se=0.01, min_trials=100, workers=1,
+    r = rollout(engine, pos, RolloutSettings(trials=5000, target_se=0.01, min_trials=100, workers=1),
                 progress=lambda done, total: seen.append((done, total)))
     assert r.stopped_early and r.trials < 5000 and r.trials >= 100 and r.trials_requested == 5000
     assert seen and seen[-1] == (r.trials, 5000)
-    noisy = rollout(engine, START, trials=400, truncate=2, target_se=1e-9, min_trials=10, workers=1,
-                    variance_reduction=False)
+    noisy = rollout(engine, START, RolloutSettings(trials=400, truncate=2, target_se=1e-9, min_trials=10, workers=1,
+                                                   variance_reduction=False))
     assert not noisy.stopped_early and noisy.trials == 400
 
 
 def test_candidates_share_the_dice(engine: Engine) -> None:
-    both = rollout(engine, START, dice=(3, 1), trials=36, truncate=2, workers=1, max_plays=2, threshold=1.0,
-                   cubeful=False)
+    both = rollout(engine, START, RolloutSettings(trials=36, truncate=2, workers=1, max_plays=2, threshold=1.0,
+                                                  cubeful=False), dice=(3, 1))
     assert [c.play for c in both.candidates] == ["8/5 6/5", both.candidates[1].play]
-    alone = rollout(engine, START, dice=(3, 1), trials=36, truncate=2, workers=1, cubeful=False,
+    alone = rollout(engine, START, RolloutSettings(trials=36, truncate=2, workers=1, cubeful=False), dice=(3, 1),
                     plays=[both.candidates[1].play or ""])
     assert alone.candidates[0].equity == both.candidates[1].equity
     assert alone.candidates[0].equity_se == both.candidates[1].equity_se
@@ -127,7 +135,7 @@ def test_candidates_share_the_dice(engine: Engine) -> None:
 def test_truncate_one_ply_with_variance_reduction_is_the_one_ply_value(engine: Engine) -> None:
     # after one ply the 0-ply value of the position reached minus the luck of the roll: every trial
     # gives the mean over the 21 rolls, which is the 1-ply evaluation
-    r = rollout(engine, START, trials=36, truncate=1, workers=1, cubeful=False)
+    r = rollout(engine, START, RolloutSettings(trials=36, truncate=1, workers=1, cubeful=False))
     one = engine.evaluate(START, 1)
     assert r.equity_se < 1e-5
     # (the engine's n-ply search may prune candidate plays; the rollout looks at every play)
@@ -135,17 +143,18 @@ def test_truncate_one_ply_with_variance_reduction_is_the_one_ply_value(engine: E
     assert r.probabilities.win == pytest.approx(one.win, abs=2e-3)
 
 
-def test_cubeful_conversion_and_engine_entry_point(engine: Engine) -> None:
+def test_cubeful_conversion_and_the_cube_entry_point(engine: Engine) -> None:
     state = MatchState(length=7, score=(2, 4))
-    r = rollout_engine(engine, START, trials=36, truncate=2, workers=1, match=state, player=1)
+    r = rollout(engine, START, RolloutSettings(trials=36, truncate=2, workers=1), match=state, player=1)
     assert r.cube is not None and r.cube.nd_mwc is not None
     assert r.best.cubeful_equity == pytest.approx(r.cube.nd)
-    d = rollout_cube(engine, START, MatchState(), 0, trials=36, truncate=2, workers=1)
+    d = rollout_cube(engine, START, MatchState(), 0, RolloutSettings(trials=36, truncate=2, workers=1))
     assert d.action == "no double, take"
 
 
 def test_rolled_out_plays_get_cubeful_equities_for_the_mover(engine: Engine) -> None:
-    r = rollout(engine, START, dice=(6, 5), trials=36, truncate=2, workers=1, max_plays=2, threshold=1.0)
+    r = rollout(engine, START, RolloutSettings(trials=36, truncate=2, workers=1, max_plays=2, threshold=1.0),
+                dice=(6, 5))
     values = [c.cubeful_equity for c in r.candidates]
     assert all(v is not None for v in values)
     assert values == sorted(values, reverse=True)  # type: ignore[type-var]
@@ -165,25 +174,25 @@ def test_cube_race_eight_percent_ahead_is_double_take(engine: Engine) -> None:
 
 
 def test_rollout_cube_decisions_of_the_textbook_positions(engine: Engine) -> None:
-    d = rollout_cube(engine, RACE_8PCT, MatchState(), 0, trials=72, truncate=4, workers=1)
+    d = rollout_cube(engine, RACE_8PCT, MatchState(), 0, RolloutSettings(trials=72, truncate=4, workers=1))
     assert d.action == "double, take"
-    d = rollout_cube(engine, CLOSED_OUT, MatchState(), 0, trials=72, truncate=4, workers=1)
+    d = rollout_cube(engine, CLOSED_OUT, MatchState(), 0, RolloutSettings(trials=72, truncate=4, workers=1))
     assert d.action.startswith("too good")
 
 
 def test_bad_arguments(engine: Engine) -> None:
     with pytest.raises(ValueError):
-        rollout(engine, START, trials=0)
+        RolloutSettings(trials=0)
     with pytest.raises(ValueError):
-        rollout(engine, START, truncate=0)
+        RolloutSettings(truncate=0)
     with pytest.raises(ValueError):
-        rollout(engine, START, dice=(3, 1), plays=["24/1"], trials=1, workers=1)
+        rollout(engine, START, RolloutSettings(trials=1, workers=1), dice=(3, 1), plays=["24/1"])
     with pytest.raises(ValueError):
-        rollout(engine, Position.start("dutch"), trials=1)
+        rollout(engine, Position.start("dutch"), RolloutSettings(trials=1))
 
 
 def test_results_are_finite(engine: Engine) -> None:
-    r = rollout(engine, RACE_8PCT, trials=36, truncate=3, workers=1)
+    r = rollout(engine, RACE_8PCT, RolloutSettings(trials=36, truncate=3, workers=1))
     assert np.isfinite(_numbers(r)).all()
 
 
@@ -210,38 +219,38 @@ def test_compiled_money_cube_matches_the_cube_model() -> None:
 
 def test_cube_play_rollouts(engine: Engine) -> None:
     kw = {"trials": 72, "truncate": 6, "cube_play": True, "seed": 4}
-    a = rollout(engine, CLOSED_OUT, workers=1, **kw)  # type: ignore[arg-type]
+    a = _rollout_kw(engine, CLOSED_OUT, workers=1, **kw)
     assert a.cube is not None and a.cube.action.startswith("too good")
     assert a.best.cubeful_se is not None and a.best.cubeful_equity is not None and a.best.cubeful_equity > 1.0
-    b = rollout(engine, CLOSED_OUT, workers=2, **kw)  # type: ignore[arg-type]
+    b = _rollout_kw(engine, CLOSED_OUT, workers=2, **kw)
     assert a.as_dict() == b.as_dict()
     # the cubeless side of the same trials is unchanged by the cube games
-    plain = rollout(engine, CLOSED_OUT, workers=1, trials=72, truncate=6, seed=4)
+    plain = rollout(engine, CLOSED_OUT, RolloutSettings(workers=1, trials=72, truncate=6, seed=4))
     assert plain.equity == a.equity and plain.best.cubeful_se is None
-    moves = rollout(engine, START, dice=(3, 1), trials=36, truncate=3, workers=1, max_plays=2, threshold=1.0,
-                    cube_play=True)
+    moves = rollout(engine, START, RolloutSettings(trials=36, truncate=3, workers=1, max_plays=2, threshold=1.0,
+                                                   cube_play=True), dice=(3, 1))
     assert all(c.cubeful_se is not None for c in moves.candidates)
     with pytest.raises(ValueError):
-        rollout(engine, START, trials=36, cube_play=True, match=MatchState(jacoby=True))
+        rollout(engine, START, RolloutSettings(trials=36, cube_play=True), match=MatchState(jacoby=True))
 
 
 @pytest.mark.integration
 def test_cube_play_rollout_of_a_race_at_the_doubling_point(engine: Engine) -> None:
     # 8% ahead at 100 pips is about the doubling point: played out, Double/take and No double are
     # within a few hundredths, and the taker has a clear take
-    r = rollout(engine, RACE_8PCT, workers=1, trials=144, cube_play=True, seed=4)
+    r = rollout(engine, RACE_8PCT, RolloutSettings(workers=1, trials=144, cube_play=True, seed=4))
     assert r.cube is not None and r.cube.dt is not None
     assert r.cube.action in ("double, take", "no double, take")
     assert abs(r.cube.dt - r.cube.nd) < 0.08 and r.cube.dt < 0.9
     # the cubeless side of the same trials is unchanged by the cube games
-    plain = rollout(engine, RACE_8PCT, workers=1, trials=144, seed=4)
+    plain = rollout(engine, RACE_8PCT, RolloutSettings(workers=1, trials=144, seed=4))
     assert plain.equity == r.equity and plain.best.cubeful_se is None
 
 
 def test_variance_reduction_of_the_cube_games(engine: Engine) -> None:
     kw = {"trials": 72, "truncate": 6, "cube_play": True, "seed": 9, "workers": 1}
-    plain = rollout(engine, RACE_8PCT, variance_reduction=False, **kw)  # type: ignore[arg-type]
-    reduced = rollout(engine, RACE_8PCT, variance_reduction=True, **kw)  # type: ignore[arg-type]
+    plain = _rollout_kw(engine, RACE_8PCT, variance_reduction=False, **kw)
+    reduced = _rollout_kw(engine, RACE_8PCT, variance_reduction=True, **kw)
     assert plain.best.cubeful_se is not None and reduced.best.cubeful_se is not None
     assert reduced.best.cubeful_se < 0.5 * plain.best.cubeful_se
     assert plain.best.cubeful_equity is not None and reduced.best.cubeful_equity is not None
@@ -268,21 +277,22 @@ MATCH_CUBE_PLAY = {"trials": 72, "truncate": 8, "cube_play": True, "seed": 11,
 
 def test_match_cube_play_rollout_values_and_seed(engine: Engine) -> None:
     kw = MATCH_CUBE_PLAY
-    a = rollout(engine, RACE_8PCT, workers=1, **kw)  # type: ignore[arg-type]
+    a = _rollout_kw(engine, RACE_8PCT, workers=1, **kw)
     assert a.best.cubeful_se is not None and a.cube is not None and a.cube.nd_mwc is not None
     assert a.best.cubeful_equity == pytest.approx(mwc_to_emg(KXG, kw["match"], 0, a.cube.nd_mwc))  # type: ignore[arg-type]
-    c = rollout(engine, RACE_8PCT, workers=1, **{**kw, "seed": 12})  # type: ignore[arg-type]
+    c = _rollout_kw(engine, RACE_8PCT, workers=1, **{**kw, "seed": 12})
     assert c.best.cubeful_equity != a.best.cubeful_equity
-    moves = rollout(engine, START, dice=(3, 1), trials=36, truncate=3, workers=1, max_plays=2, threshold=1.0,
-                    cube_play=True, match=MatchState(length=5, score=(1, 3)), met=KXG)
+    moves = rollout(engine, START, RolloutSettings(trials=36, truncate=3, workers=1, max_plays=2, threshold=1.0,
+                                                   cube_play=True), dice=(3, 1),
+                    match=MatchState(length=5, score=(1, 3)), met=KXG)
     assert all(c.cubeful_se is not None for c in moves.candidates)
 
 
 @pytest.mark.integration
 def test_match_cube_play_is_reproducible_bit_for_bit_with_one_or_two_workers(engine: Engine) -> None:
-    a = rollout(engine, RACE_8PCT, workers=1, **MATCH_CUBE_PLAY)  # type: ignore[arg-type]
-    again = rollout(engine, RACE_8PCT, workers=1, **MATCH_CUBE_PLAY)  # type: ignore[arg-type]
-    b = rollout(engine, RACE_8PCT, workers=2, **MATCH_CUBE_PLAY)  # type: ignore[arg-type]
+    a = _rollout_kw(engine, RACE_8PCT, workers=1, **MATCH_CUBE_PLAY)
+    again = _rollout_kw(engine, RACE_8PCT, workers=1, **MATCH_CUBE_PLAY)
+    b = _rollout_kw(engine, RACE_8PCT, workers=2, **MATCH_CUBE_PLAY)
     assert a.as_dict() == again.as_dict() == b.as_dict()
 
 
@@ -322,8 +332,8 @@ def test_match_cube_never_turned_at_dmp(engine: Engine) -> None:
                                                     marks=pytest.mark.integration, id="crawford")])
 def test_dead_cube_rollout_is_the_cubeless_rollout_within_its_ci(engine: Engine, state: MatchState) -> None:
     kw = {"trials": 72, "truncate": 10, "seed": 2, "workers": 1, "match": state, "met": KXG}
-    played = rollout(engine, START, cube_play=True, **kw)  # type: ignore[arg-type]
-    converted = rollout(engine, START, **kw)  # type: ignore[arg-type]
+    played = _rollout_kw(engine, START, cube_play=True, **kw)
+    converted = _rollout_kw(engine, START, **kw)
     assert played.best.cubeful_equity is not None and played.best.cubeful_se is not None
     assert converted.best.cubeful_equity is not None
     assert played.best.cubeful_equity == pytest.approx(converted.best.cubeful_equity,
@@ -380,10 +390,12 @@ def test_evaluation_cache_never_changes_a_result(engine: Engine) -> None:
 def test_luck_prune_changes_only_the_luck_and_not_where_nothing_is_pruned(engine: Engine) -> None:
     # races are never pruned: the same bits; in contact the plays made (so the game lengths) are the
     # same and the luck-corrected means agree within their standard errors
-    assert _numbers(rollout(engine, RACE_8PCT, trials=36, workers=1, seed=4, truncate=6, luck_prune=True)) == \
-        _numbers(rollout(engine, RACE_8PCT, trials=36, workers=1, seed=4, truncate=6))
-    exact = rollout(engine, MIDDLE, trials=36, workers=1, seed=4, truncate=5, cube_play=True)
-    pruned = rollout(engine, MIDDLE, trials=36, workers=1, seed=4, truncate=5, cube_play=True, luck_prune=True)
+    assert _numbers(rollout(engine, RACE_8PCT, RolloutSettings(trials=36, workers=1, seed=4, truncate=6,
+                                                               luck_prune=True))) == \
+        _numbers(rollout(engine, RACE_8PCT, RolloutSettings(trials=36, workers=1, seed=4, truncate=6)))
+    exact = rollout(engine, MIDDLE, RolloutSettings(trials=36, workers=1, seed=4, truncate=5, cube_play=True))
+    pruned = rollout(engine, MIDDLE, RolloutSettings(trials=36, workers=1, seed=4, truncate=5, cube_play=True,
+                                                     luck_prune=True))
     a, b = exact.best, pruned.best
     assert a.mean_plies == b.mean_plies
     assert _numbers(exact) != _numbers(pruned)

@@ -291,15 +291,15 @@ def test_compiled_duel_is_duplicate_and_scores_both_sides() -> None:
 
 
 def test_latin_rollout_stratifies_both_first_rolls_and_is_a_reordering_of_the_full_one() -> None:
-    from analyzer.eval.variants.play import GameBuffers, play_seeded, rollout
+    from analyzer.eval.variants.play import GameBuffers, net_rollout, play_seeded
     from analyzer.train.td import game_seed
 
     vn = VariantNet.load("data/nets/mahbusa.npz")
     buf = GameBuffers()
     n, _ = play_seeded(vn, game_seed(3, 1), 0.0, buf)
     pos = Position(buf.states[max(n - 12, 0)].tobytes(), "mahbusa")  # near the end: short trials
-    full = rollout(vn, pos, 1296, seed=11)
+    full = net_rollout(vn, pos, 1296, seed=11)
     for latin in (0, 17):  # 1,296 latin trials are the same trials in another order
-        assert np.array_equal(rollout(vn, pos, 1296, seed=11, latin=latin)[2], full[2])
-    short = rollout(vn, pos, 36, seed=11, latin=5)
+        assert np.array_equal(net_rollout(vn, pos, 1296, seed=11, latin=latin)[2], full[2])
+    short = net_rollout(vn, pos, 36, seed=11, latin=5)
     assert short[2].sum() == 36 and not np.array_equal(short[2] * 36, full[2])

@@ -10,10 +10,11 @@ from typer.testing import CliRunner
 
 from analyzer.cli import app
 from analyzer.core.ids import encode_key, encode_position_id
+from analyzer.core.match import MatchState
 from analyzer.core.position import Position
+from analyzer.eval.rollout import RolloutSettings, rollout
 from analyzer.eval.variants.engine import engine_for
-from analyzer.eval.variants.play import rollout
-from analyzer.eval.variants.rollout import variant_rollout
+from analyzer.eval.variants.play import net_rollout
 
 RACE = "P 1:2 2:1 5:2 | O 24:2 23:1 20:2 | off P10 O10"
 PINNED = "P 14:1 10:1+o 1:13 | O 21:14"  # docs/rules.md notation: our checker pins one of theirs on 10
@@ -30,8 +31,8 @@ def test_position_rollout_is_the_kernel_rollout_over_every_pair_of_first_rolls(v
     # compiled rollout's own (which is what the consistency benchmark uses)
     eng = engine_for(variant)
     pos = Position.from_notation(text, variant)
-    r = variant_rollout(eng, pos, trials=1296, seed=4)
-    mean, se, counts = rollout(eng.net, pos, 1296, seed=_kernel_seed(4), ctx=eng.race_context)
+    r = rollout(eng, pos, RolloutSettings(trials=1296, seed=4, workers=1))
+    mean, se, counts = net_rollout(eng.net, pos, 1296, seed=_kernel_seed(4), ctx=eng.race_context)
     best = r.best
     assert best.play is None and r.dice is None and r.trials == 1296 and not r.stopped_early
     assert best.equity == pytest.approx(mean, abs=1e-12) and best.equity_se == pytest.approx(se, abs=1e-12)
@@ -49,7 +50,7 @@ def test_position_rollout_is_the_kernel_rollout_over_every_pair_of_first_rolls(v
 def test_candidates_are_rolled_out_from_the_opponents_side_and_ranked(variant, text, dice):
     eng = engine_for(variant)
     pos = Position.from_notation(text, variant)
-    r = variant_rollout(eng, pos, dice=dice, trials=1296, seed=9, max_plays=4, threshold=2.0)
+    r = rollout(eng, pos, RolloutSettings(trials=1296, seed=9, max_plays=4, threshold=2.0, workers=1), dice=dice)
     legal = {p.result.board for p in eng.rules.legal_plays(pos, dice)}
     assert r.dice == dice and 1 <= len(r.candidates) <= 4
     eqs = [c.equity for c in r.candidates]
@@ -58,7 +59,7 @@ def test_candidates_are_rolled_out_from_the_opponents_side_and_ranked(variant, t
     for c in r.candidates:
         assert c.result.board in legal  # a result of the roll, seen from the side that moved
         # the opponent is on roll after the play: the same trials from that side, negated
-        mean, _, counts = rollout(eng.net, c.result.flip(), 1296, seed=_kernel_seed(9), ctx=eng.race_context)
+        mean, _, counts = net_rollout(eng.net, c.result.flip(), 1296, seed=_kernel_seed(9), ctx=eng.race_context)
         assert c.equity == pytest.approx(-mean, abs=1e-12)
         n = counts.sum()  # the opponent's win 1, win 2, lose 1, lose 2, draw
         assert c.probabilities.win == pytest.approx((counts[2] + counts[3]) / n)
@@ -71,12 +72,12 @@ def test_candidates_are_rolled_out_from_the_opponents_side_and_ranked(variant, t
 def test_workers_give_the_same_trials_and_a_target_se_stops_early():
     eng = engine_for("mahbusa")
     pos = Position.from_notation(PINNED, "mahbusa")
-    one = variant_rollout(eng, pos, dice=(5, 1), trials=400, seed=1)
-    two = variant_rollout(eng, pos, dice=(5, 1), trials=400, seed=1, workers=2)
+    one = rollout(eng, pos, RolloutSettings(trials=400, seed=1, workers=1), dice=(5, 1))
+    two = rollout(eng, pos, RolloutSettings(trials=400, seed=1, workers=2), dice=(5, 1))
     assert [c.as_dict() for c in one.candidates] == [c.as_dict() for c in two.candidates]
-    other = variant_rollout(eng, pos, dice=(5, 1), trials=400, seed=2)
+    other = rollout(eng, pos, RolloutSettings(trials=400, seed=2, workers=1), dice=(5, 1))
     assert [c.equity for c in other.candidates] != [c.equity for c in one.candidates]  # the seed matters
-    stopped = variant_rollout(eng, pos, trials=1296, seed=1, target_se=1.0)
+    stopped = rollout(eng, pos, RolloutSettings(trials=1296, seed=1, target_se=1.0, workers=1))
     assert stopped.stopped_early and stopped.trials == 324 and stopped.trials_requested == 1296
     assert stopped.best.equity_se < 1.0
 
@@ -85,9 +86,9 @@ def test_more_than_1296_trials_are_new_games():
     # the second block of 1,296 trials has every pair of first two rolls once more, with its own later dice
     eng = engine_for("dutch")
     pos = Position.from_notation(RACE, "dutch")
-    r = variant_rollout(eng, pos, trials=2592, seed=3)
-    a, _, _ = rollout(eng.net, pos, 1296, seed=_kernel_seed(3), ctx=eng.race_context)
-    b, _, _ = rollout(eng.net, pos, 1296, seed=_kernel_seed(3) + 1296, ctx=eng.race_context)
+    r = rollout(eng, pos, RolloutSettings(trials=2592, seed=3, workers=1))
+    a, _, _ = net_rollout(eng.net, pos, 1296, seed=_kernel_seed(3), ctx=eng.race_context)
+    b, _, _ = net_rollout(eng.net, pos, 1296, seed=_kernel_seed(3) + 1296, ctx=eng.race_context)
     assert a != b
     assert r.best.games == 2592 and r.best.equity == pytest.approx((a + b) / 2, abs=1e-12)
 
@@ -97,8 +98,8 @@ def test_short_rollouts_are_unbiased_samples():
     # the mean over seeds of short rollouts comes close to the full 1,296-pair value
     eng = engine_for("dutch")
     pos = Position.from_notation(RACE, "dutch")
-    full = variant_rollout(eng, pos, trials=1296, seed=0).best.equity
-    short = [variant_rollout(eng, pos, trials=36, seed=s).best for s in range(12)]
+    full = rollout(eng, pos, RolloutSettings(trials=1296, seed=0, workers=1)).best.equity
+    short = [rollout(eng, pos, RolloutSettings(trials=36, seed=s, workers=1)).best for s in range(12)]
     assert len({round(c.equity, 9) for c in short}) > 1  # the seed changes the replies
     mean = float(np.mean([c.equity for c in short]))
     se = float(np.sqrt(np.mean([c.equity_se ** 2 for c in short]) / len(short)))
@@ -108,7 +109,7 @@ def test_short_rollouts_are_unbiased_samples():
 def test_a_play_that_ends_the_game_is_exact():
     eng = engine_for("dutch")
     pos = Position.from_notation("P 1:1 2:1 | O 24:2 23:1 20:2 | off P13 O10", "dutch")
-    r = variant_rollout(eng, pos, dice=(2, 1), trials=72, seed=1, max_plays=1)
+    r = rollout(eng, pos, RolloutSettings(trials=72, seed=1, max_plays=1, workers=1), dice=(2, 1))
     (c,) = r.candidates
     assert c.equity == 1.0 and c.equity_se == 0.0 and c.probabilities.win == 1.0 and c.games == 72
 
@@ -116,13 +117,40 @@ def test_a_play_that_ends_the_game_is_exact():
 def test_bad_requests_are_refused():
     eng = engine_for("dutch")
     with pytest.raises(ValueError, match="standard position"):
-        variant_rollout(eng, Position.start("standard"))
+        rollout(eng, Position.start("standard"), RolloutSettings(workers=1))
     with pytest.raises(ValueError, match="trials"):
-        variant_rollout(eng, Position.start("dutch"), trials=0)
+        rollout(eng, Position.start("dutch"), RolloutSettings(trials=0, workers=1))
     with pytest.raises(ValueError, match="over"):
-        variant_rollout(eng, Position.from_notation("P | O 19:14 | off P15 O1", "dutch"))
+        rollout(eng, Position.from_notation("P | O 19:14 | off P15 O1", "dutch"), RolloutSettings(workers=1))
     with pytest.raises(ValueError, match="dice"):
-        variant_rollout(eng, Position.start("dutch"), dice=(7, 1))
+        rollout(eng, Position.start("dutch"), RolloutSettings(workers=1), dice=(7, 1))
+    # what the engine's capabilities exclude: no cube, every game played out
+    with pytest.raises(ValueError, match="no truncation"):
+        rollout(eng, Position.start("dutch"), RolloutSettings(workers=1, truncate=5))
+    with pytest.raises(ValueError, match="no cube play"):
+        rollout(eng, Position.start("dutch"), RolloutSettings(workers=1, cube_play=True))
+    with pytest.raises(ValueError, match="no match score"):
+        rollout(eng, Position.start("dutch"), RolloutSettings(workers=1), match=MatchState(length=3))
+    with pytest.raises(ValueError, match="not a legal play"):
+        rollout(eng, Position.start("dutch"), RolloutSettings(workers=1), dice=(6, 5), plays=["24/1"])
+
+
+def test_plays_named_by_text_are_the_plays_named_with_their_results():
+    eng = engine_for("dutch")
+    pos = Position.start("dutch")
+    ranked = eng.rank_plays(pos, (6, 5))[:2]
+    settings = RolloutSettings(trials=36, seed=2, workers=1)
+    by_text = rollout(eng, pos, settings, dice=(6, 5), plays=[r.play for r in ranked])
+    by_pair = rollout(eng, pos, settings, dice=(6, 5), plays=[(r.play, r.result) for r in ranked])
+    assert by_text.as_dict() == by_pair.as_dict() and len(by_text.candidates) == 2
+
+
+def test_only_net_engines_roll_out():
+    class Other:  # an Evaluator's flags without the nets of one
+        variant, cubeful, variance_reduction, max_ply = "dutch", False, False, 2
+
+    with pytest.raises(TypeError, match="net engine"):
+        rollout(Other(), Position.start("dutch"), RolloutSettings(workers=1))  # type: ignore[call-overload]
 
 
 def test_cli_rollout_of_variant_positions():

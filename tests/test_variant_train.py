@@ -239,7 +239,7 @@ def test_a_widened_td_run_starts_from_its_source_outputs(tmp_path: Path) -> None
 
 def test_rollout_targets_are_outcome_frequencies_and_resume_alike(tmp_path: Path) -> None:
     from analyzer.core.position import Position
-    from analyzer.eval.variants.play import rollout
+    from analyzer.eval.variants.play import net_rollout
     from analyzer.train.dataset import VariantTargetBuilder, VariantTargetsConfig
 
     VariantNet.initial("dutch", hidden=8, seed=2).save(tmp_path / "teacher.npz")
@@ -258,5 +258,5 @@ def test_rollout_targets_are_outcome_frequencies_and_resume_alike(tmp_path: Path
     r = len(whole.boards) - 1
     pos = Position(whole.boards[r].tobytes(), "dutch")
     seed = 5 * 1_000_003 + r * 7919 + 1
-    _, _, counts = rollout(whole.teacher, pos, 36, seed=seed, latin=seed % 36)
+    _, _, counts = net_rollout(whole.teacher, pos, 36, seed=seed, latin=seed % 36)
     assert np.allclose(t[r], counts[:4] / counts.sum())

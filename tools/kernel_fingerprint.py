@@ -27,6 +27,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ from analyzer.eval import features as F
 from analyzer.eval.bearoff import bearoff_class
 from analyzer.eval.cube_search import cube_decision_nply
 from analyzer.eval.engine import Engine
-from analyzer.eval.rollout import rollout
+from analyzer.eval.rollout import RolloutSettings, rollout
 from analyzer.train.selfplay import GameBuffers, play_seeded
 
 PER_CLASS = 25
@@ -122,14 +123,15 @@ def record(path: Path) -> None:
     # rollouts
     rolls: list[Any] = []
     for i, p in enumerate(few_pos[::3]):
-        rolls.append(rollout(eng, p, trials=72, workers=1, seed=11 + i).as_dict())
-        rolls.append(rollout(eng, p, trials=36, truncate=5, workers=1, seed=5, variance_reduction=False).as_dict())
+        rolls.append(rollout(eng, p, RolloutSettings(trials=72, workers=1, seed=11 + i)).as_dict())
+        rolls.append(rollout(eng, p, RolloutSettings(trials=36, truncate=5, workers=1, seed=5,
+                                                     variance_reduction=False)).as_dict())
     start = Position.start()
-    rolls.append(rollout(eng, start, dice=(4, 2), trials=72, truncate=7, workers=1, seed=2).as_dict())
-    rolls.append(rollout(eng, few_pos[0], trials=72, workers=1, seed=3, cube_play=True).as_dict())
-    rolls.append(rollout(eng, few_pos[6], trials=72, workers=1, seed=4, cube_play=True, match=MATCH).as_dict())
-    rolls.append(rollout(eng, few_pos[1], dice=(6, 1), trials=36, workers=1, seed=6, cube_play=True,
-                         match=MATCH).as_dict())
+    rolls.append(rollout(eng, start, RolloutSettings(trials=72, truncate=7, workers=1, seed=2), dice=(4, 2)).as_dict())
+    cube = RolloutSettings(trials=72, workers=1, cube_play=True)
+    rolls.append(rollout(eng, few_pos[0], replace(cube, seed=3)).as_dict())
+    rolls.append(rollout(eng, few_pos[6], replace(cube, seed=4), match=MATCH).as_dict())
+    rolls.append(rollout(eng, few_pos[1], replace(cube, trials=36, seed=6), dice=(6, 1), match=MATCH).as_dict())
     res["rollout"] = rolls
     path.write_text(json.dumps(res, sort_keys=True, indent=0))
     sys.stdout.write(f"{path}: {len(boards)} positions {res['counts']}, {time.perf_counter() - t0:.1f} s\n")

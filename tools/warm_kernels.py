@@ -18,9 +18,8 @@ def main() -> None:
     from analyzer.core.position import Position
     from analyzer.eval.cube_search import cube_decision_nply
     from analyzer.eval.engine import Engine
-    from analyzer.eval.rollout import rollout
+    from analyzer.eval.rollout import RolloutSettings, rollout
     from analyzer.eval.variants.engine import engine_for
-    from analyzer.eval.variants.rollout import variant_rollout
     from analyzer.rules import find_variant
 
     steps: list[tuple[str, float]] = []
@@ -44,15 +43,16 @@ def main() -> None:
     roll_values(eng, start, MatchState(length=5), 0)
     t = step("luck (cubeful values after many plays)", t)
     for vr in (False, True):
-        rollout(eng, start, dice=(3, 1), trials=2, truncate=2, workers=1, variance_reduction=vr, max_plays=1)
-    rollout(eng, start, trials=2, truncate=2, workers=1, cube_play=True, match=MatchState(length=5))
+        rollout(eng, start, RolloutSettings(trials=2, truncate=2, workers=1, variance_reduction=vr, max_plays=1),
+                dice=(3, 1))
+    rollout(eng, start, RolloutSettings(trials=2, truncate=2, workers=1, cube_play=True), match=MatchState(length=5))
     t = step("rollouts", t)
     for variant in ("dutch", "mahbusa"):
         veng = engine_for(variant)
         vstart = find_variant(variant).start()
         veng.evaluate(vstart, 1)
         veng.rank_plays(vstart, (6, 5), 0)
-        variant_rollout(veng, vstart, trials=1, seed=1, max_plies=4)
+        rollout(veng, vstart, RolloutSettings(trials=1, seed=1, workers=1, max_plies=4))
     t = step("Dutch and Mahbusa engines and rollouts", t)
     import doctest
 
@@ -60,8 +60,8 @@ def main() -> None:
 
     doctest.testmod(kernel)  # its examples call the kernel functions directly: another compiled signature
     for vr in (False, True):
-        rollout(eng, start, dice=(3, 1), trials=2, truncate=2, workers=1, variance_reduction=vr, max_plays=1,
-                luck_prune=True)
+        rollout(eng, start, RolloutSettings(trials=2, truncate=2, workers=1, variance_reduction=vr, max_plays=1,
+                                            luck_prune=True), dice=(3, 1))
     t = step("rollout kernel called directly, pruned luck", t)
     import numpy as np
 

@@ -18,9 +18,11 @@ What is analysed, as gnubg does it:
   double is scored from the taker's side (wrong take, wrong pass).
 * **luck** of every roll at 0-ply (:mod:`analyzer.analysis.luck`).
 
-Dutch backgammon and Mahbusa games (:mod:`analyzer.analysis.variants`) have no cube: checker
-decisions only, valued by the variant engine in cubeless expected points of the game, with luck
-by the same definition; their results count in points, never in match-winning chance. A variant
+Each game is analysed by the engine of its variant (:class:`analyzer.eval.protocol.Evaluator`), and
+the engine's capabilities say what differs: a game whose engine has no cube (``cubeful`` false:
+Dutch backgammon and Mahbusa, :mod:`analyzer.analysis.variants`) has checker decisions only, valued
+in cubeless expected points of the game, with luck by the same definition, at most at the engine's
+``max_ply``; its results count in points, never in match-winning chance. A variant
 without an evaluator raises :class:`NoEvaluatorError`.
 
 Games that do not replay are left out and listed in ``summary.match.errors``.
@@ -51,7 +53,6 @@ from analyzer.analysis.decisions import (
     Candidate,
     CheckerAnalysis,
     CubeScore,
-    Evaluator,
     analyze_checker,
     score_cube,
     score_take,
@@ -77,9 +78,7 @@ from analyzer.analysis.summary import (
 from analyzer.analysis.thresholds import XG, Thresholds
 from analyzer.analysis.variants import (
     VARIANT_EQUITY_BASIS,
-    VARIANT_MAX_PLY,
     NoEvaluatorError,
-    VariantEvaluator,
     analyze_variant_checker,
     load_variant_engine,
     opening_kind,
@@ -94,9 +93,11 @@ from analyzer.core.position import Position
 from analyzer.core.variants import has_cube
 from analyzer.eval.cube import CubeDecision, analyze_cube
 from analyzer.eval.cube_search import cube_decision_nply
-from analyzer.eval.engine import ANALYSIS_FILTER, MAX_PLY, Engine, MoveFilter
+from analyzer.eval.engine import MAX_PLY, Engine
 from analyzer.eval.met import MatchEquityTable, met_by_name, mwc, outcome_mwc
 from analyzer.eval.probabilities import Probabilities
+from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
+from analyzer.eval.trials import RolloutSettings as TrialSettings
 from analyzer.formats.records import MatchRecord
 
 __all__ = ["EQUITY_BASIS", "AnalysisSummary", "ConfirmSettings", "MatchAnalysis", "NoEvaluatorError",
@@ -137,47 +138,56 @@ class RolloutSettings:
         if self.truncate is not None and self.truncate < 1:
             raise ValueError("rollout truncation must be at least 1 ply")
 
+    def trials_settings(self, seed: int) -> TrialSettings:
+        """The settings of each rollout of the analysis (:class:`analyzer.eval.trials.RolloutSettings`:
+        these trials, truncation and workers, the analysis's ``seed``, the rest by default).
+
+        >>> s = RolloutSettings(trials=72, truncate=5).trials_settings(3)
+        >>> s.trials, s.truncate, s.seed, s.workers, s.variance_reduction
+        (72, 5, 3, 2, True)
+        """
+        return TrialSettings(trials=self.trials, truncate=self.truncate, seed=seed, workers=self.workers)
+
 
 class _Rollouts:
     """Checker and cube analysis by rollouts with the settings and seed of one analysis."""
 
-    def __init__(self, engine: Evaluator, settings: RolloutSettings, seed: int,
-                 met: MatchEquityTable | None) -> None:
+    def __init__(self, settings: RolloutSettings, seed: int, met: MatchEquityTable | None) -> None:
         try:
             from analyzer.eval import rollout as module
         except ImportError:
             raise RolloutUnavailableError(
                 "rollouts are not available (analyzer.eval.rollout cannot be imported)") from None
         self.module: Any = module
-        self.engine = engine
         self.settings = settings
         self.seed = seed
         self.met = met
 
-    def _common(self) -> dict[str, Any]:
-        s = self.settings
-        return {"trials": s.trials, "truncate": s.truncate, "seed": self.seed, "workers": s.workers,
-                "met": self.met}
-
-    def checker(self, d: Decision, first: CheckerAnalysis) -> CheckerAnalysis:
-        """Roll out the best candidates of ``first`` (a 0-ply analysis) and the played play."""
+    def checker(self, engine: Evaluator, d: Decision, first: CheckerAnalysis) -> CheckerAnalysis:
+        """Roll out the best candidates of ``first`` (a 0-ply analysis) and the played play: cubeful
+        EMG at the match score, or the points of a cubeless game when the engine has no cube
+        (:func:`~analyzer.analysis.variants.rollout_variant_checker`)."""
         if first.forced:
             return first
         s = self.settings
+        assert d.dice is not None
+        if not engine.cubeful:
+            return rollout_variant_checker(engine, d.position, d.dice, first, trials=s.trials, plays=s.plays,
+                                           threshold=s.threshold, workers=s.workers, seed=self.seed)
         top = [c for c in first.candidates[: s.plays] if c.equity >= first.best.equity - s.threshold]
         plays = list(dict.fromkeys([c.play for c in top] + [first.played.play]))
-        res = self.module.rollout(self.engine, d.position, dice=d.dice, match=d.state, player=d.side,
-                                  plays=plays, **self._common())
+        res = self.module.rollout(engine, d.position, s.trials_settings(self.seed), dice=d.dice, match=d.state,
+                                  player=d.side, plays=plays, met=self.met)
         cands = [Candidate(c.play, c.result, float(c.cubeful_equity), c.probabilities, 0)
                  for c in res.candidates]
         cands.sort(key=lambda c: -c.equity)
         mine = next(c for c in cands if c.result == first.played.result)
         return CheckerAnalysis(tuple(cands), mine, first.legal)
 
-    def cube(self, d: Decision) -> CubeDecision:
+    def cube(self, engine: Evaluator, d: Decision) -> CubeDecision:
         """The cube decision of the player on roll from the rolled-out position."""
-        cd: CubeDecision = self.module.rollout_cube(self.engine, d.position, d.state, d.on_roll,
-                                                    **self._common())
+        cd: CubeDecision = self.module.rollout_cube(engine, d.position, d.state, d.on_roll,
+                                                    self.settings.trials_settings(self.seed), met=self.met)
         return cd
 
 
@@ -415,7 +425,7 @@ def _cube_probabilities(engine: Evaluator, games: list[GameReplay], ply: int) ->
     return {p: Probabilities.from_outcomes(o) for p, o in zip(positions, out, strict=True)}
 
 
-def _variant_net(engine: VariantEvaluator, variant: str) -> Any:
+def _variant_net(engine: Evaluator, variant: str) -> Evaluator:
     """The variant net engine behind ``engine`` (only its nets can play rollouts)."""
     from analyzer.eval.variants.engine import VariantEngine
 
@@ -445,7 +455,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
                   met: MatchEquityTable | None = None, seed: int = 0,
                   move_filter: MoveFilter = ANALYSIS_FILTER, deep_filter: MoveFilter = DEEP_FILTER,
                   rollout: RolloutSettings | None = None, progress: Progress | None = None,
-                  variant_engines: Mapping[str, VariantEvaluator] | None = None,
+                  variant_engines: Mapping[str, Evaluator] | None = None,
                   confirm: ConfirmSettings | None = None) -> MatchAnalysis:
     """Analyse ``record`` with ``engine`` at ``ply`` (see the module docstring).
 
@@ -474,17 +484,22 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
         raise ValueError(f"ply must be 0..{MAX_PLY}, not {ply}")
     games = list(replay_games(record))
     good = [g for g in games if g.error is None]
-    if engine is None and any(has_cube(g.variant) for g in good):
-        engine = Engine()
-    std = cast(Evaluator, engine)  # None only when no standard game is analysed, and then never used
-    engines: dict[str, VariantEvaluator] = dict(variant_engines or {})
+    engines: dict[str, Evaluator] = dict(variant_engines or {})
     for g in good:
         if not has_cube(g.variant) and g.variant not in engines:
             engines[g.variant] = load_variant_engine(g.variant)
-    cubeless = any(not has_cube(g.variant) for g in good) or (not good and not has_cube(record.variant))
-    variant_ply = min(ply, VARIANT_MAX_PLY)
-    checker_ply = variant_ply if rollout is None else 0  # rollouts start from the 0-ply ranking
-    if rollout is not None and rollout.truncate is not None and any(not has_cube(g.variant) for g in good):
+    if engine is None and any(g.variant not in engines for g in good):
+        engine = Engine()
+    std = cast(Evaluator, engine)  # None only when every game has a variant engine, and then never used
+
+    def engine_of(g: GameReplay) -> Evaluator:
+        """The engine of a game's variant: what differs between games, it answers (cube, ply, equity)."""
+        return engines.get(g.variant, std)
+
+    cubeful_games = [g for g in good if engine_of(g).cubeful]
+    cubeless = len(cubeful_games) < len(good) or (not good and not has_cube(record.variant))
+    variant_ply = min([ply, *(e.max_ply for e in engines.values())])
+    if rollout is not None and rollout.truncate is not None and len(cubeful_games) < len(good):
         raise ValueError("Dutch and Mahbusa rollouts play every game out: no truncation")
     table = met if met is not None else met_by_name()
     match_met = None if not record.length else table
@@ -496,14 +511,13 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
     total = sum(len(g.decisions) for g in good)
     done = 0
 
-    rolls = None if rollout is None else _Rollouts(std, rollout, seed, match_met)
+    rolls = None if rollout is None else _Rollouts(rollout, seed, match_met)
     search = rolls is None and ply > 0 and isinstance(std, Engine)  # n-ply cubeful search for cube decisions
-    standard = [g for g in good if has_cube(g.variant)]  # the variants have no cube
-    before_roll = _cube_probabilities(std, standard, ply) if rolls is None and not search else {}
+    before_roll = _cube_probabilities(std, cubeful_games, ply) if rolls is None and not search else {}
 
     def cube_of(d: Decision) -> CubeDecision:
         if rolls is not None:
-            return rolls.cube(d)
+            return rolls.cube(std, d)
         if search:
             return cube_decision_nply(std, d.position, d.state, d.on_roll, ply, met=match_met)
         return analyze_cube(d.position, d.state, d.on_roll, evaluate, met=match_met)
@@ -515,28 +529,27 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
     for index, g in enumerate(games):
         if g.error is not None:
             continue
-        if not has_cube(g.variant):
+        game_engine = engine_of(g)
+        if not game_engine.cubeful:  # checker plays only, valued in points of the game
             kind = opening_kind(g.variant, index, _previous_points(record, games, index))
+            checker_ply = min(ply, game_engine.max_ply) if rollout is None else 0  # rollouts: from the 0-ply ranking
             for d in g.decisions:
                 if d.kind == "move" and d.dice is not None:
                     assert d.result is not None
-                    venv = engines[g.variant]
-                    values = variant_roll_values(venv, d.position)
+                    values = variant_roll_values(game_engine, d.position)
                     first = d.move == 1
-                    opp_values = (variant_roll_values(venv, d.position.flip())
+                    opp_values = (variant_roll_values(game_engine, d.position.flip())
                                   if first and kind == "die-off" and d.position.flip() != d.position else None)
                     luck = variant_luck(values, d.dice, opening=kind if first else None, opponent=opp_values)
-                    ca = analyze_variant_checker(venv, d.position, d.dice, d.result, ply=checker_ply,
+                    ca = analyze_variant_checker(game_engine, d.position, d.dice, d.result, ply=checker_ply,
                                                  move_filter=move_filter, deep_filter=deep_filter)
-                    if rollout is not None:
-                        ca = rollout_variant_checker(venv, d.position, d.dice, ca, trials=rollout.trials,
-                                                     plays=rollout.plays, threshold=rollout.threshold,
-                                                     workers=rollout.workers, seed=seed)
+                    if rolls is not None:
+                        ca = rolls.checker(game_engine, d, ca)
                     how: Confirmed | None = None
                     first_loss = ca.loss
                     if confirmer is not None and wants_checker(ca, confirmer.settings):
-                        ca, how = confirmer.variant_checker(_variant_net(venv, g.variant), d.position, d.dice, ca,
-                                                            game=d.game, move=d.move)
+                        ca, how = confirmer.checker(_variant_net(game_engine, g.variant), d.position, d.dice, d.state,
+                                                    d.side, ca, game=d.game, move=d.move)
                     rows.variant_checker(d, ca, luck, checker_ply, how, first_loss)
                 done += 1
                 if progress is not None:
@@ -571,7 +584,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
                                      ply=0 if rolls is not None else ply, met=match_met,
                                      move_filter=move_filter, deep_filter=deep_filter)
                 if rolls is not None:
-                    ca = rolls.checker(d, ca)
+                    ca = rolls.checker(std, d, ca)
                 checker_how: Confirmed | None = None
                 first_checker = ca.loss
                 if confirmer is not None and wants_checker(ca, confirmer.settings):
@@ -609,7 +622,8 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
         ply=ply if rollout is None else None,
         rollout=None if rollout is None else RolloutRecord(
             trials=rollout.trials, truncate=rollout.truncate, workers=rollout.workers, plays=rollout.plays,
-            threshold=rollout.threshold, playing_ply=0, variance_reduction=bool(standard), seed=seed,
+            threshold=rollout.threshold, playing_ply=0,
+            variance_reduction=any(engine_of(g).variance_reduction for g in good), seed=seed,
             variants="cubeless, every game played out, no variance reduction, the same dice for every candidate"
             if engines else None),
         variant_ply=variant_ply if rollout is None and engines else None,
@@ -620,10 +634,10 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
         seed=seed,
         thresholds=thresholds.as_dict(),
         met=table.name if record.length and not cubeless else None,
-        equity=(VARIANT_EQUITY_BASIS if cubeless and not any(has_cube(g.variant) for g in good)
+        equity=(VARIANT_EQUITY_BASIS if cubeless and not cubeful_games
                 else EQUITY_BASIS + ("; " + VARIANT_EQUITY_BASIS if cubeless else ""))
         + ("; decisions valued by rollouts instead (metadata.rollout)" if rollout is not None else ""),
-        cube_model=None if cubeless and not any(has_cube(g.variant) for g in good)
+        cube_model=None if cubeless and not cubeful_games
         else "Janowski cube life (gnubg: 0.68 contact, race 0.55 + 0.00125 x pips in [0.6, 0.7])",
         schema_version=SCHEMA_VERSION,
     )

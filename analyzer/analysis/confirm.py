@@ -44,15 +44,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from analyzer.analysis.decisions import Candidate, CheckerAnalysis, Evaluator, analyze_checker
+from analyzer.analysis.decisions import Candidate, CheckerAnalysis, analyze_checker
 from analyzer.analysis.thresholds import Thresholds
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
 from analyzer.eval.cube import CubeDecision, cube_decision, cube_life_of
 from analyzer.eval.cube_search import cube_decision_nply
-from analyzer.eval.engine import ANALYSIS_FILTER, Engine, MoveFilter
+from analyzer.eval.engine import Engine
 from analyzer.eval.met import MatchEquityTable
 from analyzer.eval.probabilities import Probabilities
+from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
 
 __all__ = ["METHODS", "ConfirmSettings", "Confirmed", "Confirmer", "settled"]
 
@@ -206,7 +207,11 @@ class Confirmer:
     def checker(self, engine: Evaluator, position: Position, dice: tuple[int, int], state: MatchState,
                 player: int, first: CheckerAnalysis, *, game: int = 0, move: int = 0,
                 deep_filter: MoveFilter | None = None) -> tuple[CheckerAnalysis, Confirmed]:
-        """``first`` valued again (call it when :func:`wants_checker` says so)."""
+        """``first`` valued again (call it when :func:`wants_checker` says so). An engine without a
+        cube (Dutch, Mahbusa) rolls the plays out cubeless whatever the method
+        (:meth:`variant_checker`)."""
+        if not engine.cubeful:
+            return self.variant_checker(engine, position, dice, first, game=game, move=move)
         s = self.settings
         self._count("checker")
         if s.method == "ply":
@@ -216,12 +221,12 @@ class Confirmer:
             return ca, Confirmed(s.label, None, None)
         if not isinstance(engine, Engine):
             raise TypeError(f"rollouts need the standard net engine, not {type(engine).__name__}")
-        from analyzer.eval.rollout import rollout
+        from analyzer.eval.rollout import RolloutSettings, rollout
 
         def one_round(plays: list[tuple[str, Position]], trials: int, seed: int) -> _Round:
-            res = rollout(engine, position, dice=dice, trials=trials, truncate=s.truncate, cubeful=True,
-                          match=state, player=player, seed=seed, variance_reduction=True, luck_prune=True,
-                          plays=[p for p, _ in plays], workers=s.workers, met=self.met)
+            settings = RolloutSettings(trials=trials, truncate=s.truncate, seed=seed, workers=s.workers, cubeful=True,
+                                       variance_reduction=True, luck_prune=True)
+            res = rollout(engine, position, settings, dice=dice, plays=plays, match=state, player=player, met=self.met)
             cs = res.candidates
             pairs = {(a.result, b.result): a.paired_se[j] for a in cs if a.paired_se for j, b in enumerate(cs)}
             return res.trials, [(c.result, c.cubeful_equity if c.cubeful_equity is not None else c.equity,
@@ -229,17 +234,20 @@ class Confirmer:
 
         return self._rolled_out(first, one_round, self._seed(game, move))
 
-    def variant_checker(self, engine: Any, position: Position, dice: tuple[int, int], first: CheckerAnalysis, *,
-                        game: int = 0, move: int = 0) -> tuple[CheckerAnalysis, Confirmed]:
+    def variant_checker(self, engine: Evaluator, position: Position, dice: tuple[int, int],
+                        first: CheckerAnalysis, *, game: int = 0, move: int = 0) -> tuple[CheckerAnalysis, Confirmed]:
         """A Dutch or Mahbusa play valued again: cubeless rollouts played out by the variant net
         (method ``"ply"``: the variants search at most 2-ply, so rollouts are used for them too)."""
-        from analyzer.eval.variants.rollout import variant_rollout
+        from analyzer.eval.rollout import RolloutSettings, rollout
+        from analyzer.eval.variants.engine import VariantEngine
 
+        if not isinstance(engine, VariantEngine):
+            raise TypeError(f"rollouts of {position.variant} need the variant net engine, not {type(engine).__name__}")
         self._count("checker")
 
         def one_round(plays: list[tuple[str, Position]], trials: int, seed: int) -> _Round:
-            res = variant_rollout(engine, position, dice=dice, trials=trials, seed=seed,
-                                  workers=self.settings.workers, plays=plays)
+            settings = RolloutSettings(trials=trials, seed=seed, workers=self.settings.workers)
+            res = rollout(engine, position, settings, dice=dice, plays=plays)
             return res.trials, [(c.result, c.equity, c.equity_se, c.probabilities) for c in res.candidates], None
 
         ca, how = self._rolled_out(first, one_round, self._seed(game, move))
@@ -290,15 +298,16 @@ class Confirmer:
                 Confirmed(s.label, None, None)
         if not isinstance(engine, Engine):
             raise TypeError(f"rollouts need the standard net engine, not {type(engine).__name__}")
-        from analyzer.eval.rollout import rollout
+        from analyzer.eval.rollout import RolloutSettings, rollout
 
         total = _Sum("", position)
         games = _CubeGames()
         trials, done, k = s.trials, 0, 0
         while True:
-            res = rollout(engine, position, trials=trials, truncate=s.cube_truncate, cubeful=True, cube_play=True,
-                          match=state, player=player, seed=self._seed(game, move) + k, variance_reduction=True,
-                          luck_prune=True, workers=s.workers, met=self.met)
+            settings = RolloutSettings(trials=trials, truncate=s.cube_truncate, seed=self._seed(game, move) + k,
+                                       workers=s.workers, cubeful=True, cube_play=True, variance_reduction=True,
+                                       luck_prune=True)
+            res = rollout(engine, position, settings, match=state, player=player, met=self.met)
             total.add(res.trials, res.equity, res.equity_se, res.probabilities)
             games.add(res)
             done += res.trials

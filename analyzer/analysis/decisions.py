@@ -26,36 +26,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
-from numpy.typing import NDArray
 
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
 from analyzer.eval.cube import CubeDecision, GameProbabilities, cube_life_of, cubeful_emg
-from analyzer.eval.engine import ANALYSIS_FILTER, MoveFilter, RankedPlay
 from analyzer.eval.met import MatchEquityTable, emg_to_mwc
 from analyzer.eval.probabilities import Probabilities
+from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter, RankedPlay
 
-__all__ = ["DEEP_FILTER", "Candidate", "CheckerAnalysis", "CubeScore", "Evaluator", "analyze_checker",
+__all__ = ["DEEP_FILTER", "Candidate", "CheckerAnalysis", "CubeScore", "analyze_checker",
            "equity_after", "hint", "ranking", "score_cube", "score_take", "to_mwc"]
 
 _EPS = 1e-9
 
 DEEP_FILTER = MoveFilter(4, 0.08)
 """The last stage of gnubg's LARGE filter: from 2-ply on, up to 4 plays within 0.08 (at ply - 1)."""
-
-
-class Evaluator(Protocol):
-    """What the analysis needs from an engine (:class:`analyzer.eval.engine.Engine` fits)."""
-
-    def evaluate(self, pos: Position, ply: int = 0) -> Probabilities: ...
-
-    def rank_plays(self, pos: Position, dice: tuple[int, int], ply: int = 0,
-                   move_filter: MoveFilter = ANALYSIS_FILTER) -> list[RankedPlay]: ...
-
-    def evaluate_boards(self, boards: NDArray[np.int8], ply: int = 0) -> NDArray[np.float32]: ...
 
 
 @dataclass(frozen=True, slots=True)

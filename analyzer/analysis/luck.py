@@ -42,13 +42,14 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import NDArray
 
-from analyzer.analysis.decisions import Evaluator, equity_after
+from analyzer.analysis.decisions import equity_after
 from analyzer.core.dice import ALL_21
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position, flip_boards
 from analyzer.eval.cube import cubeful_after_many
 from analyzer.eval.met import MatchEquityTable, emg_to_mwc
 from analyzer.eval.probabilities import Probabilities
+from analyzer.eval.protocol import Evaluator
 from analyzer.rules import find_variant
 
 __all__ = ["luck_of", "mwc_luck", "roll_values", "stake"]

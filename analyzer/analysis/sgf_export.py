@@ -23,7 +23,6 @@ from typing import IO, Any
 
 import numpy as np
 
-from analyzer.analysis.decisions import Evaluator
 from analyzer.analysis.normalise import normalised_games
 from analyzer.analysis.replay import replay_games
 from analyzer.core.errors import InputError
@@ -33,6 +32,7 @@ from analyzer.core.position import Position
 from analyzer.core.variants import DEFAULT_VARIANT, has_cube
 from analyzer.eval.met import MatchEquityTable, emg_to_mwc, met_by_name
 from analyzer.eval.probabilities import Probabilities
+from analyzer.eval.protocol import Evaluator
 from analyzer.formats.records import Action, Double, Drop, GameRecord, MatchRecord, Roll, Take
 from analyzer.formats.sgf_writer import (
     CandidateAnalysis,

@@ -7,9 +7,9 @@ that decides: a single counts 1, a mars (the loser has borne off nothing) or a M
 -3..+3 of standard money play; no match equity table applies (none exists for these games), so
 match-winning chances are not computed even in a match: a variant match is analysed game by game.
 
-The evaluator is any object with the surface of :class:`VariantEvaluator`: the variant engine of
-:mod:`analyzer.eval.variants` (:func:`load_variant_engine`), or any stand-in with the same two
-methods. A result that ends the game is valued from the rules (:meth:`Variant.outcome`), never
+The evaluator is any :class:`analyzer.eval.protocol.Evaluator` without a cube (``cubeful`` false):
+the variant engine of :mod:`analyzer.eval.variants` (:func:`load_variant_engine`), or a stand-in with
+its surface. A result that ends the game is valued from the rules (:meth:`Variant.outcome`), never
 from the evaluator: the exact points, with the draw at 0.
 
 Luck is gnubg's definition at 0-ply: the value of the best play with the roll thrown minus the
@@ -32,7 +32,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import Any, cast
 
 import numpy as np
 
@@ -42,12 +42,12 @@ from analyzer.core.dice import ALL_21
 from analyzer.core.errors import AnalyzerError
 from analyzer.core.position import Position, flip_boards
 from analyzer.core.variants import all_specs
-from analyzer.eval.engine import ANALYSIS_FILTER, MoveFilter
 from analyzer.eval.probabilities import Probabilities
+from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
 from analyzer.rules import Variant, find_variant
 from analyzer.rules.base import Outcome
 
-__all__ = ["CUBELESS_VARIANTS", "VARIANT_EQUITY_BASIS", "VARIANT_MAX_PLY", "NoEvaluatorError", "VariantEvaluator",
+__all__ = ["CUBELESS_VARIANTS", "VARIANT_EQUITY_BASIS", "VARIANT_MAX_PLY", "NoEvaluatorError",
            "analyze_variant_checker", "load_variant_engine", "opening_kind", "points_of", "terminal_value",
            "variant_luck", "variant_roll_values"]
 
@@ -63,28 +63,12 @@ class NoEvaluatorError(AnalyzerError, ValueError):
     """The match is of a variant that has no evaluator (yet, or not installed)."""
 
 
-@runtime_checkable
-class VariantEvaluator(Protocol):
-    """What the analysis needs from a variant engine (the surface of
-    :class:`analyzer.eval.engine.Engine`, for one variant).
-
-    ``evaluate`` gives the cubeless chances of the side on roll (before its roll) at ``ply``;
-    ``rank_plays`` every legal play of ``dice``, each with ``.play`` (text), ``.result`` (the
-    position after it, still seen from the mover), ``.probabilities`` (the mover's chances
-    there) and ``.ply``, best first.
-    """
-
-    def evaluate(self, pos: Position, ply: int = 0) -> Probabilities: ...
-
-    def rank_plays(self, pos: Position, dice: tuple[int, int], ply: int = 0) -> Sequence[Any]: ...
-
-
 VARIANT_MAX_PLY = 2
 """The deepest search of the variant engines (``analyzer.eval.variants.engine.MAX_PLY``); a
 deeper analysis of a variant game is done at this ply (``metadata.variant_ply`` says so)."""
 
 
-def load_variant_engine(variant: str) -> VariantEvaluator:
+def load_variant_engine(variant: str) -> Evaluator:
     """The shared variant engine of ``variant`` over its shipped nets
     (``analyzer.eval.variants.engine.engine_for``).
 
@@ -102,8 +86,8 @@ def load_variant_engine(variant: str) -> VariantEvaluator:
         raise NoEvaluatorError(f"no evaluator for {variant}: its nets are missing ({e})") from None
     except (AttributeError, TypeError, ValueError, KeyError) as e:
         raise NoEvaluatorError(f"no evaluator for {variant}: {e}") from None
-    if not isinstance(engine, VariantEvaluator):
-        raise NoEvaluatorError(f"no evaluator for {variant}: {type(engine).__name__} lacks evaluate/rank_plays")
+    if not isinstance(engine, Evaluator):
+        raise NoEvaluatorError(f"no evaluator for {variant}: {type(engine).__name__} is no Evaluator")
     return engine
 
 
@@ -151,7 +135,7 @@ def _value(rules: Variant, result: Position, probs: Probabilities) -> tuple[floa
     return float(out.points if out.winner == 0 else -out.points), _outcome_probabilities(out)
 
 
-def _after(engine: VariantEvaluator, rules: Variant, result: Position, ply: int) -> tuple[float, Probabilities]:
+def _after(engine: Evaluator, rules: Variant, result: Position, ply: int) -> tuple[float, Probabilities]:
     """The mover's value of ``result`` (seen from the mover) at ``ply``: the opponent's
     evaluation flipped, or the exact points when the game is over."""
     out = rules.outcome(result)
@@ -161,7 +145,7 @@ def _after(engine: VariantEvaluator, rules: Variant, result: Position, ply: int)
     return points_of(probs), probs
 
 
-def _ranked0(engine: VariantEvaluator, rules: Variant, position: Position,
+def _ranked0(engine: Evaluator, rules: Variant, position: Position,
              dice: tuple[int, int]) -> list[Candidate]:
     """Every legal play at 0-ply, best first (game-ending results valued exactly)."""
     cands = []
@@ -179,7 +163,7 @@ def _filtered(cands: Sequence[Candidate], move_filter: MoveFilter) -> list[Candi
     return [c for c in cands[: move_filter.count] if c.equity >= best - move_filter.threshold]
 
 
-def _deepen(engine: VariantEvaluator, rules: Variant, cands: Sequence[Candidate], ply: int) -> list[Candidate]:
+def _deepen(engine: Evaluator, rules: Variant, cands: Sequence[Candidate], ply: int) -> list[Candidate]:
     out = []
     for c in cands:
         value, probs = _after(engine, rules, c.result, ply)
@@ -188,7 +172,7 @@ def _deepen(engine: VariantEvaluator, rules: Variant, cands: Sequence[Candidate]
     return out
 
 
-def analyze_variant_checker(engine: VariantEvaluator, position: Position, dice: tuple[int, int],
+def analyze_variant_checker(engine: Evaluator, position: Position, dice: tuple[int, int],
                             played: Position, *, ply: int, move_filter: MoveFilter = ANALYSIS_FILTER,
                             deep_filter: MoveFilter = DEEP_FILTER) -> CheckerAnalysis:
     """Rank the plays of ``dice`` in the variant ``position`` (from the mover) and locate the
@@ -226,21 +210,21 @@ def analyze_variant_checker(engine: VariantEvaluator, position: Position, dice: 
     return CheckerAnalysis(tuple(pool), found, legal)
 
 
-def rollout_variant_checker(engine: VariantEvaluator, position: Position, dice: tuple[int, int],
+def rollout_variant_checker(engine: Evaluator, position: Position, dice: tuple[int, int],
                             first: CheckerAnalysis, *, trials: int, plays: int = 4, threshold: float = 0.08,
                             workers: int = 1, seed: int = 0) -> CheckerAnalysis:
     """Roll out the best candidates of ``first`` (a 0-ply :func:`analyze_variant_checker`: at most
     ``plays`` within ``threshold`` points of the best) and the played play, ``trials`` games each
-    with the same dice for all (:func:`analyzer.eval.variants.rollout.variant_rollout`: cubeless,
-    played out, seeded by ``seed``). The candidates are then the rolled-out plays, best first,
+    with the same dice for all (:func:`analyzer.eval.rollout.rollout` of the variant engine:
+    cubeless, played out, seeded by ``seed``). The candidates are then the rolled-out plays, best first,
     valued in the mover's mean points (``ply`` 0: the rollouts are played by the 0-ply net).
     A forced play is returned as it is. Raises :class:`NoEvaluatorError` when ``engine`` is not
     the variant net engine (only its nets can play the rollouts).
     """
     if first.forced:
         return first
+    from analyzer.eval.rollout import RolloutSettings, rollout
     from analyzer.eval.variants.engine import VariantEngine
-    from analyzer.eval.variants.rollout import variant_rollout
 
     if not isinstance(engine, VariantEngine):
         raise NoEvaluatorError(f"rollouts of {position.variant} need the variant net engine, "
@@ -249,8 +233,8 @@ def rollout_variant_checker(engine: VariantEvaluator, position: Position, dice: 
     chosen: dict[Position, tuple[str, Position]] = {}
     for c in [*top, first.played]:
         chosen.setdefault(c.result, (c.play, c.result))
-    res = variant_rollout(engine, position, dice=dice, trials=trials, seed=seed, workers=workers,
-                          plays=list(chosen.values()))
+    res = rollout(engine, position, RolloutSettings(trials=trials, seed=seed, workers=workers), dice=dice,
+                  plays=list(chosen.values()))
     cands = [Candidate(str(c.play), c.result, c.equity, c.probabilities, 0) for c in res.candidates]
     mine = next(c for c in cands if c.result == first.played.result)
     return CheckerAnalysis(tuple(cands), mine, first.legal)
@@ -263,7 +247,7 @@ _POINTS = {
 }
 
 
-def variant_roll_values(engine: VariantEvaluator, position: Position) -> dict[tuple[int, int], float]:
+def variant_roll_values(engine: Evaluator, position: Position) -> dict[tuple[int, int], float]:
     """The 0-ply value (the mover's expected points) of the best play of each of the 21 rolls
     in ``position`` (before the mover's roll), keyed by ``(high, low)``.
 

@@ -73,10 +73,11 @@ def _decide(engine: Engine, position_text: str, ply: int, use_rollout: bool, tri
     state = spec.match if spec.match is not None else MatchState()
     player = spec.on_roll if spec.on_roll is not None else 0
     if use_rollout:
-        from analyzer.eval.rollout import rollout
+        from analyzer.eval.rollout import RolloutSettings, rollout
 
-        r = rollout(engine, pos, trials=trials, truncate=truncate, cubeful=True, match=state, player=player,
-                    seed=seed, workers=workers, cube_play=cube_play)
+        settings = RolloutSettings(trials=trials, truncate=truncate, seed=seed, workers=workers, cubeful=True,
+                                   cube_play=cube_play)
+        r = rollout(engine, pos, settings, match=state, player=player)
         assert r.cube is not None
         cd = r.cube
         method = (f"rollout ({trials} trials" + (", cube played" if cube_play else "")

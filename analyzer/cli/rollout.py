@@ -76,7 +76,7 @@ def _variant_rollout(pos: Any, roll: tuple[int, int] | None, *, trials: int, tru
                      fmt: OutputFormat) -> None:
     """``bgreview rollout`` of a Dutch or Mahbusa position (cubeless, played out)."""
     from analyzer.cli.common import variant_engine
-    from analyzer.eval.variants.rollout import variant_rollout
+    from analyzer.eval.rollout import RolloutSettings, rollout
     from analyzer.render.terminal import print_view, variant_columns, variant_rollout_table
 
     name = pos.variant
@@ -87,9 +87,9 @@ def _variant_rollout(pos: Any, roll: tuple[int, int] | None, *, trials: int, tru
     if variance_reduction:
         fail(f"{name} rollouts have no variance reduction: --vr is for standard backgammon")
     try:
-        result = variant_rollout(variant_engine(name), pos, dice=roll, trials=trials, seed=seed,
-                                 max_plays=max(1, max_plays), threshold=threshold, target_se=target_se,
-                                 workers=max(1, workers))
+        settings = RolloutSettings(trials=trials, seed=seed, workers=max(1, workers), target_se=target_se,
+                                   max_plays=max(1, max_plays), threshold=threshold)
+        result = rollout(variant_engine(name), pos, settings, dice=roll)
     except ValueError as e:
         fail(str(e))
     note = None if roll is None else fewer_plays_note(len(result.candidates), max(1, max_plays),
@@ -162,7 +162,7 @@ def rollout_cmd(
 
     from analyzer.core.ids import parse_position_spec
     from analyzer.core.match import MatchState
-    from analyzer.eval.rollout import rollout
+    from analyzer.eval.rollout import RolloutSettings, rollout
     from analyzer.rules.listing import parse_dice_text
 
     if trials < 1:
@@ -200,10 +200,11 @@ def rollout_cmd(
             bar.update(task, completed=done, total=total)
 
         try:
-            result = rollout(engine, spec.position, dice=roll, trials=trials, truncate=truncate, cubeful=cubeful,
-                             match=state, player=spec.on_roll or 0, seed=seed, variance_reduction=variance_reduction,
-                             target_se=target_se, workers=workers, max_plays=wanted, threshold=window,
-                             cube_play=cube_play and cubeful, progress=tick)
+            settings = RolloutSettings(trials=trials, truncate=truncate, seed=seed, workers=workers, cubeful=cubeful,
+                                       cube_play=cube_play and cubeful, variance_reduction=variance_reduction,
+                                       target_se=target_se, max_plays=wanted, threshold=window)
+            result = rollout(engine, spec.position, settings, dice=roll, match=state, player=spec.on_roll or 0,
+                             progress=tick)
         except ValueError as e:
             fail(str(e))
     note = None if roll is None else fewer_plays_note(len(result.candidates), wanted,

@@ -19,10 +19,8 @@ True
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeAlias, cast
 
 import numpy as np
 from numba import get_num_threads, njit, prange
@@ -36,6 +34,7 @@ from analyzer.eval import jitcache
 from analyzer.eval.bearoff import bearoff_class, race_probs_board, two_sided_win_board
 from analyzer.eval.net import NOUT, NetSet, equity6, eval_board, forward_one, swap_outcomes
 from analyzer.eval.probabilities import Probabilities
+from analyzer.eval.protocol import ANALYSIS_FILTER, PLAY_FILTER, CachedEvaluations, EvalCache, MoveFilter, RankedPlay
 from analyzer.rules.kernel import flip_into, generate
 from analyzer.rules.standard import Standard
 
@@ -45,42 +44,37 @@ LEVELS = MAX_PLY + 1
 CAPACITY = 16384
 PRUNE_KEEP = 5
 
+__all__ = ["ANALYSIS_FILTER", "MAX_PLY", "PLAY_FILTER", "Engine", "EvalArgs", "GenBuffers", "MoveFilter", "NetArgs",
+           "RankedPlay", "Scratch", "bearoff_arrays", "best_reply", "equity_of", "eval0", "eval_many",
+           "eval_many_parallel", "eval_parallel", "eval_plied", "flip_many", "level", "new_scratch"]
+
 jitcache.refresh()
 
 
-@dataclass(frozen=True, slots=True)
-class MoveFilter:
-    """Keep at most ``count`` plays within ``threshold`` equity of the best at 0-ply."""
-
-    count: int
-    threshold: float
-
-
-ANALYSIS_FILTER = MoveFilter(16, 0.32)
-PLAY_FILTER = MoveFilter(8, 0.16)
-
-
-@dataclass(frozen=True, slots=True)
-class RankedPlay:
-    """One candidate play: its text, the resulting position (still seen from the side that
-    moved), that side's probabilities and equity after it, and the ply it was evaluated at."""
-
-    play: str
-    result: Position
-    equity: float
-    probabilities: Probabilities
-    ply: int
-
-
 # ---------------------------------------------------------------------------------- kernels
-# The kernels pass their arrays in three tuples (numba types a tuple of arrays like a struct):
-#   ``ev``: the 0-ply evaluator, ``(W, use_db, dist, first, win2, P, use_prune)``: the nets'
-#           weights (:meth:`NetSet.kernel_args`), the bear-off databases (used when ``use_db``),
-#           and the pruning net (:meth:`NetSet.prune_args`, used when ``use_prune``);
-#   ``ws``: the 12 move-generation buffers of :func:`analyzer.rules.kernel.generate`, in its
-#           order; one set (:meth:`analyzer.rules.kernel.Workspace.args`) or one per search
-#           depth along a leading axis (:class:`_LevelWorkspace`, see :func:`level`);
-#   ``sc``: scratch buffers of one thread, ``(xc, xr, hid, tmp, pa, pb)`` (:func:`new_scratch`).
+# The kernels pass their arrays in plain tuples (numba types a tuple of arrays like a struct; the
+# compiled code and its cache are keyed on these tuple types, so they stay tuples), named by the
+# aliases below: ``W`` (NetArgs), ``ev`` (EvalArgs), ``ws`` (GenBuffers) and ``sc`` (Scratch).
+NetArgs: TypeAlias = tuple[Any, ...]
+"""``W``: the nets' weights as :meth:`NetSet.kernel_args` gives them, four float32 arrays per net
+(hidden weights, hidden bias, output weights, output bias) for the contact, crashed and race nets
+in that order (``W[0]``, ``W[4]``, ``W[8]``: the hidden weights)."""
+
+EvalArgs: TypeAlias = tuple[Any, ...]
+"""``ev``: the 0-ply evaluator, ``(W, use_db, dist, first, win2, P, use_prune)``: the nets' weights
+(:data:`NetArgs`), the bear-off databases (:func:`bearoff_arrays`, used when ``use_db``) and the
+pruning net (:meth:`NetSet.prune_args`, four arrays, used when ``use_prune``);
+:meth:`Engine.evaluator_args`."""
+
+GenBuffers: TypeAlias = tuple[Any, ...]
+"""``ws``: the 12 move-generation buffers of :func:`analyzer.rules.kernel.generate`, in its order
+(the pool of boards first, the result rows last); one set (:meth:`analyzer.rules.kernel.Workspace.args`)
+or one per search depth (and thread) along leading axes (:class:`_LevelWorkspace`, see :func:`level`)."""
+
+Scratch: TypeAlias = tuple[Any, ...]
+"""``sc``: scratch buffers of one thread, ``(xc, xr, hid, tmp, pa, pb)``: the contact and race inputs,
+the hidden layer, a board and two outcome distributions (:func:`new_scratch`)."""
+
 # Rolls in the order of every n-ply loop: (1, 1), (1, 2), ..., (1, 6), (2, 2), ..., (6, 6).
 ROLL_D1 = np.array([d1 for d1 in range(1, 7) for d2 in range(d1, 7)], np.int64)
 ROLL_D2 = np.array([d2 for d1 in range(1, 7) for d2 in range(d1, 7)], np.int64)
@@ -89,7 +83,7 @@ NROLLS = 21
 
 
 @njit(cache=True)
-def new_scratch(W: tuple[Any, ...]) -> tuple[Any, ...]:
+def new_scratch(W: NetArgs) -> Scratch:
     """Scratch buffers ``(xc, xr, hid, tmp, pa, pb)`` for evaluating with the weights ``W``: the
     contact and race inputs, the hidden layer, a board and two outcome distributions.
 
@@ -104,14 +98,14 @@ def new_scratch(W: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 @njit(cache=True)
-def level(ws: tuple[Any, ...], i: int) -> tuple[Any, ...]:
+def level(ws: GenBuffers, i: int) -> GenBuffers:
     """The workspace ``ws`` at index ``i`` of its leading axis (a search depth, or a thread)."""
     return (ws[0][i], ws[1][i], ws[2][i], ws[3][i], ws[4][i], ws[5][i], ws[6][i], ws[7][i], ws[8][i], ws[9][i],
             ws[10][i], ws[11][i])
 
 
 @njit(cache=True)
-def _eval0(b: np.ndarray, W: tuple[Any, ...], use_db: bool, dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
+def _eval0(b: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
            xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, out: np.ndarray) -> None:
     if use_db and F.classify(b) == F.CLASS_RACE:
         k = bearoff_class(b)
@@ -136,7 +130,7 @@ def _eval0(b: np.ndarray, W: tuple[Any, ...], use_db: bool, dist: np.ndarray, fi
 
 
 @njit(cache=True)
-def eval0(b: np.ndarray, ev: tuple[Any, ...], sc: tuple[Any, ...], out: np.ndarray) -> None:
+def eval0(b: np.ndarray, ev: EvalArgs, sc: Scratch, out: np.ndarray) -> None:
     """0-ply outcome distribution of board ``b`` for its side on roll. Reads only ``ev[:5]`` (nets and
     databases) and ``sc[:3]`` (so ``out`` may be its ``pa`` or ``pb``, and shorter tuples do:
     :mod:`analyzer.eval.variants.model` passes ``(S, use_db, dist, first, win2)`` and ``(x, xr, hid)``)."""
@@ -144,7 +138,7 @@ def eval0(b: np.ndarray, ev: tuple[Any, ...], sc: tuple[Any, ...], out: np.ndarr
 
 
 @njit(cache=True)
-def _after_play(cand: np.ndarray, W: tuple[Any, ...], use_db: bool, dist: np.ndarray, first: np.ndarray,
+def _after_play(cand: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, first: np.ndarray,
                 win2: np.ndarray, xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, tmp: np.ndarray, pa: np.ndarray,
                 pb: np.ndarray) -> float:
     """0-ply outcome distribution (into ``pb``, the mover's view) and equity of the position
@@ -163,13 +157,13 @@ def _after_play(cand: np.ndarray, W: tuple[Any, ...], use_db: bool, dist: np.nda
 
 
 @njit(cache=True)
-def _generate(b: np.ndarray, d1: int, d2: int, ws: tuple[Any, ...]) -> int:
+def _generate(b: np.ndarray, d1: int, d2: int, ws: GenBuffers) -> int:
     return int(generate(b, d1, d2, VAR_STANDARD, 0, ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8],
                         ws[9], ws[10], ws[11]))
 
 
 @njit(cache=True)
-def best_reply(b: np.ndarray, d1: int, d2: int, ev: tuple[Any, ...], ws: tuple[Any, ...], sc: tuple[Any, ...],
+def best_reply(b: np.ndarray, d1: int, d2: int, ev: EvalArgs, ws: GenBuffers, sc: Scratch,
                bestp: np.ndarray) -> int:
     """The 0-ply best play of roll (d1, d2) from ``b`` with the (one-level) workspace ``ws``:
     returns its pool row (-1 on overflow) and leaves its distribution (mover's side) in
@@ -214,7 +208,7 @@ def best_reply(b: np.ndarray, d1: int, d2: int, ev: tuple[Any, ...], ws: tuple[A
 
 
 @njit(cache=True)
-def eval_plied(b: np.ndarray, ply: int, ev: tuple[Any, ...], ws: tuple[Any, ...], sc: tuple[Any, ...],
+def eval_plied(b: np.ndarray, ply: int, ev: EvalArgs, ws: GenBuffers, sc: Scratch,
                out: np.ndarray) -> int:
     """``ply``-ply outcome distribution of ``b`` (side on roll) into ``out``; ``ws`` has one set of
     buffers per search depth (at least ``ply``). Returns -1 on buffer overflow.
@@ -267,7 +261,7 @@ def eval_plied(b: np.ndarray, ply: int, ev: tuple[Any, ...], ws: tuple[Any, ...]
 
 
 @njit(cache=True)
-def _eval_range(boards: np.ndarray, lo: int, hi: int, ply: int, ev: tuple[Any, ...], ws: tuple[Any, ...],
+def _eval_range(boards: np.ndarray, lo: int, hi: int, ply: int, ev: EvalArgs, ws: GenBuffers,
                 out: np.ndarray) -> int:
     sc = new_scratch(ev[0])
     if ply <= 0:  # the tuples taken apart once, not per board
@@ -283,13 +277,13 @@ def _eval_range(boards: np.ndarray, lo: int, hi: int, ply: int, ev: tuple[Any, .
 
 
 @njit(cache=True)
-def eval_many(boards: np.ndarray, ply: int, ev: tuple[Any, ...], ws: tuple[Any, ...], out: np.ndarray) -> int:
+def eval_many(boards: np.ndarray, ply: int, ev: EvalArgs, ws: GenBuffers, out: np.ndarray) -> int:
     """:func:`eval_plied` of every board (each for its own side on roll)."""
     return int(_eval_range(boards, 0, boards.shape[0], ply, ev, ws, out))
 
 
 @njit(cache=True, parallel=True)
-def eval_many_parallel(boards: np.ndarray, ply: int, ev: tuple[Any, ...], ws: tuple[Any, ...],
+def eval_many_parallel(boards: np.ndarray, ply: int, ev: EvalArgs, ws: GenBuffers,
                        out: np.ndarray) -> int:
     """:func:`eval_many` split over threads; the workspace arrays carry a leading thread index."""
     n = boards.shape[0]
@@ -357,7 +351,7 @@ def bearoff_arrays(use_bearoff: bool = True,
 
 
 # ---------------------------------------------------------------------------------- engine
-class Engine:
+class Engine(CachedEvaluations):
     """Cubeless evaluation and play ranking for standard backgammon.
 
     ``nets`` defaults to the shipped ``data/nets/standard.npz``; ``use_bearoff`` looks up the
@@ -365,7 +359,15 @@ class Engine:
     ``two_sided=False`` leaves out the exact two-sided table, so those races come from the
     one-sided database's convolution (for benchmarks of the race evaluation).
     Results are cached by (position, ply) up to ``cache_size`` entries.
+
+    Its capabilities (:class:`analyzer.eval.protocol.Evaluator`): standard backgammon, with the cube
+    (``cubeful``), variance-reduced and truncatable rollouts, search up to :data:`MAX_PLY`.
     """
+
+    variant = "standard"
+    cubeful = True
+    variance_reduction = True
+    max_ply = MAX_PLY
 
     def __init__(
         self,
@@ -389,11 +391,10 @@ class Engine:
         self.threads = max(1, int(get_num_threads()))
         self._pws: _LevelWorkspace | None = None
         self._rules = Standard()
-        self._cache: OrderedDict[tuple[bytes, int], NDArray[np.float32]] = OrderedDict()
-        self.cache_size = cache_size
+        self._cache = EvalCache(NOUT, cache_size)
 
     # ----------------------------------------------------------------- raw arrays
-    def evaluator_args(self, *, prune: bool = True) -> tuple[Any, ...]:
+    def evaluator_args(self, *, prune: bool = True) -> EvalArgs:
         """The 0-ply evaluator of the compiled kernels (``ev``, see the kernels section above):
         the nets' weights, the bear-off databases and the pruning net (off when ``prune`` is
         false or the engine does not prune).
@@ -423,23 +424,7 @@ class Engine:
         return out
 
     def _cached(self, boards: NDArray[np.int8], ply: int) -> NDArray[np.float32]:
-        out = np.zeros((boards.shape[0], NOUT), np.float32)
-        todo: list[int] = []
-        keys = [(boards[i].tobytes(), ply) for i in range(boards.shape[0])]
-        for i, k in enumerate(keys):
-            hit = self._cache.get(k)
-            if hit is None:
-                todo.append(i)
-            else:
-                out[i] = hit
-        if todo:
-            res = self.evaluate_boards(boards[todo], ply)
-            for j, i in enumerate(todo):
-                out[i] = res[j]
-                self._cache[keys[i]] = res[j]
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-        return out
+        return self._cache.lookup(boards, ply, self.evaluate_boards)
 
     # ----------------------------------------------------------------- positions
     def evaluate(self, pos: Position, ply: int = 0) -> Probabilities:
@@ -492,9 +477,6 @@ class Engine:
     ) -> RankedPlay:
         """The play ``rank_plays`` puts first (with gnubg's play filter by default)."""
         return self.rank_plays(pos, dice, ply, move_filter)[0]
-
-    def clear_cache(self) -> None:
-        self._cache.clear()
 
     @staticmethod
     def _check(pos: Position) -> None:

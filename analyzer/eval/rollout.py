@@ -1,6 +1,11 @@
 """Rollouts: play a position out many times at 0-ply and average the results.
 
-:func:`rollout` plays ``trials`` games from a position *before the roll* (``dice=None``) or, with
+:func:`rollout` is the one entry point, for any engine (:class:`analyzer.eval.protocol.Evaluator`),
+asked with a :class:`~analyzer.eval.trials.RolloutSettings`: the standard engine's rollouts are
+below; Dutch and Mahbusa engines (no cube, no variance reduction, every game played out) are
+rolled out by :mod:`analyzer.eval.variants.rollout`.
+
+A rollout plays ``trials`` games from a position *before the roll* (``dice=None``) or, with
 ``dice``, from the result of each candidate play of that roll (every candidate gets the *same*
 dice sequences, so their differences are measured with far less noise than their values).
 Each play is the best 0-ply play; games stop at the end, at a bear-off database position, or
@@ -14,10 +19,10 @@ after ``truncate`` plies (then the 0-ply evaluation). See :mod:`analyzer.eval._r
   (about three times cheaper, still unbiased; see :func:`rollout`).
 * **Quasi-random dice**: the first roll of the rollout is stratified over every 36 trials and the
   first two rolls over every 1,296 (each pair once); later rolls come from a generator seeded by
-  (``seed``, trial index). A trial therefore depends on ``seed`` and its index only, and results
-  are combined in trial order: the same ``seed`` gives the same result bit for bit, with any
-  number of ``workers`` (each keeps an evaluation cache of exact values: it saves work, never
-  changes a number).
+  (``seed``, trial index) (:func:`~analyzer.eval.trials.trial_dice`). A trial therefore depends on
+  ``seed`` and its index only, and results are combined in trial order: the same ``seed`` gives the
+  same result bit for bit, with any number of ``workers`` (each keeps an evaluation cache of exact
+  values: it saves work, never changes a number).
 * **Cubeful values**: the cubeless means converted with the cube model of
   :mod:`analyzer.eval.cube` (Janowski's cube life; match play through the MET); or, with
   ``cube_play``, cube games played inside the rollout: both sides double, take and pass by the
@@ -31,7 +36,7 @@ after ``truncate`` plies (then the 0-ply evaluation). See :mod:`analyzer.eval._r
 
 >>> from analyzer.core.position import Position
 >>> from analyzer.eval.engine import Engine
->>> r = rollout(Engine(), Position.from_points({1: 2}, {22: 1, 23: 1}), trials=72, workers=1)
+>>> r = rollout(Engine(), Position.from_points({1: 2}, {22: 1, 23: 1}), RolloutSettings(trials=72, workers=1))
 >>> r.trials, r.probabilities.win == 1.0, r.equity_se
 (72, True, 0.0)
 """
@@ -39,12 +44,10 @@ after ``truncate`` plies (then the 0-ply evaluation). See :mod:`analyzer.eval._r
 from __future__ import annotations
 
 import math
-import multiprocessing as mp
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import Any, cast, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -64,7 +67,15 @@ from analyzer.eval.cube import (
 from analyzer.eval.engine import Engine, bearoff_arrays
 from analyzer.eval.met import MatchEquityTable, met_by_name, mwc_to_emg
 from analyzer.eval.probabilities import Probabilities
+from analyzer.eval.protocol import Evaluator
+from analyzer.eval.trials import Z95, ProgressFn, RolloutSettings, pool_context, trial_dice
+from analyzer.eval.variants.engine import VariantEngine
+from analyzer.eval.variants.rollout import VariantRolloutResult, _rollout_variant
 from analyzer.rules.kernel import Workspace
+
+__all__ = ["CACHE_BITS", "CHUNK", "DEFAULT_SETTINGS", "ROUND", "Z95", "ProgressFn", "RolloutCandidate", "RolloutResult",
+           "RolloutSettings", "VariantRolloutResult", "played_cube", "pool_context", "rollout", "rollout_cube",
+           "trial_dice"]
 
 ROUND = 324
 """Trials per round: the early-stop test and the progress callback run between rounds."""
@@ -72,52 +83,7 @@ CHUNK = 18
 """Trials per task sent to a worker process (a round is 18 tasks: none left to one worker at its end)."""
 CACHE_BITS = 16
 """Each worker's evaluation cache holds ``2 ** CACHE_BITS`` play results (about 5 MB at 16)."""
-Z95 = 1.959963984540054
-ProgressFn = Callable[[int, int], None]
-"""``progress(trials done, trials planned)``."""
-
 _OUTCOME_POINTS = np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
-
-
-# ------------------------------------------------------------------------------ dice
-def _mix(seed: int, index: int) -> int:
-    """A 32-bit seed for trial ``index`` (splitmix64 of seed and index)."""
-    z = (seed * 0x9E3779B97F4A7C15 + index * 0xBF58476D1CE4E5B9 + 0x94D049BB133111EB) & (2**64 - 1)
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
-    return (z ^ (z >> 31)) & 0xFFFFFFFF
-
-
-def trial_dice(seed: int, start: int, count: int) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-    """First roll, second roll (indices 0..35: ``6 * (die1 - 1) + die2 - 1``) and generator seed
-    of trials ``start .. start + count - 1``.
-
-    Within every block of 1,296 trials (0..1295, 1296..2591, ...) the first roll runs through a
-    permutation of the 36 rolls every 36 trials and each (first, second) pair occurs once.
-
-    >>> r1, r2, s = trial_dice(7, 0, 1296)
-    >>> sorted(set(np.bincount(r1[:36]).tolist())), len(set(zip(r1.tolist(), r2.tolist())))
-    ([1], 1296)
-    >>> bool((trial_dice(7, 100, 5)[2] == s[100:105]).all())
-    True
-    """
-    r1 = np.zeros(count, np.int64)
-    r2 = np.zeros(count, np.int64)
-    seeds = np.zeros(count, np.int64)
-    perms: dict[int, tuple[NDArray[np.int64], NDArray[np.int64]]] = {}
-    for j in range(count):
-        i = start + j
-        blk, a, b = i // 1296, i % 36, (i // 36) % 36
-        if blk not in perms:
-            rng = np.random.default_rng([seed & 0xFFFFFFFF, seed >> 32 & 0xFFFFFFFF, blk])
-            p1 = rng.permutation(36).astype(np.int64)
-            p2 = np.stack([rng.permutation(36) for _ in range(36)]).astype(np.int64)
-            perms[blk] = (p1, p2)
-        p1, p2 = perms[blk]
-        r1[j] = p1[a]
-        r2[j] = p2[a, b]
-        seeds[j] = _mix(seed, i)
-    return r1, r2, seeds
 
 
 # ------------------------------------------------------------------------------ results
@@ -256,14 +222,6 @@ def _run_chunk(task: _Task) -> tuple[NDArray[np.float64], NDArray[np.int64], NDA
         _STATE["ws"] = ws
 
 
-def pool_context() -> Any:
-    """The multiprocessing context of rollout workers: fork on Linux (cheap: compiled kernels
-    are inherited, and safe: the workers run no threaded numba code), spawn elsewhere."""
-    if sys.platform.startswith("linux"):
-        return mp.get_context("fork")
-    return mp.get_context("spawn")
-
-
 # ------------------------------------------------------------------------------ statistics
 def _summaries(x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Per-candidate means and standard errors of (5 probabilities, equity) from trial results
@@ -297,20 +255,96 @@ def _probabilities(m: NDArray[np.float64]) -> Probabilities:
 
 
 # ------------------------------------------------------------------------------ API
-def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = None, trials: int = 1296,
-            truncate: int | None = None, cubeful: bool = True, match: MatchState | None = None,
-            player: int = 0, seed: int = 0, variance_reduction: bool = True, min_trials: int = 144,
-            target_se: float | None = None, workers: int = 2, max_plays: int = 8,
-            threshold: float = 0.16, plays: Sequence[str] | None = None,
-            met: MatchEquityTable | None = None, cube_play: bool = False,
-            progress: ProgressFn | None = None, luck_prune: bool = False) -> RolloutResult:
-    """Roll ``pos`` out (see the module docstring).
+DEFAULT_SETTINGS = RolloutSettings()
+"""The settings of a rollout asked for without any: 1,296 trials played out, variance reduction, cubeful."""
+_Plays = Sequence[str] | Sequence[tuple[str, Position]]
+"""Plays named for a rollout: their texts, or (text, resulting position seen from the mover) pairs."""
 
-    ``pos`` is seen from the side on roll, ``player`` (0/1) in ``match`` (default: money, cube
-    centred). With ``dice`` the candidates are the plays of that roll kept by a 0-ply filter (at
-    most ``max_plays`` within ``threshold`` of the best) or the plays named in ``plays``.
-    ``truncate`` = N stops each trial after N plies (None: play to the end or the bear-off
-    databases). ``workers`` > 1 spreads the trials over a process pool.
+
+@overload
+def rollout(engine: Engine, pos: Position, settings: RolloutSettings = ..., *, dice: tuple[int, int] | None = ...,
+            plays: _Plays | None = ..., match: MatchState | None = ..., player: int = ...,
+            met: MatchEquityTable | None = ..., progress: ProgressFn | None = ...) -> RolloutResult: ...
+
+
+@overload
+def rollout(engine: VariantEngine, pos: Position, settings: RolloutSettings = ..., *,
+            dice: tuple[int, int] | None = ..., plays: _Plays | None = ..., match: MatchState | None = ...,
+            player: int = ..., met: MatchEquityTable | None = ...,
+            progress: ProgressFn | None = ...) -> VariantRolloutResult: ...
+
+
+@overload
+def rollout(engine: Evaluator, pos: Position, settings: RolloutSettings = ..., *,
+            dice: tuple[int, int] | None = ..., plays: _Plays | None = ..., match: MatchState | None = ...,
+            player: int = ..., met: MatchEquityTable | None = ...,
+            progress: ProgressFn | None = ...) -> RolloutResult | VariantRolloutResult: ...
+
+
+def rollout(engine: Evaluator, pos: Position, settings: RolloutSettings = DEFAULT_SETTINGS, *,
+            dice: tuple[int, int] | None = None, plays: _Plays | None = None, match: MatchState | None = None,
+            player: int = 0, met: MatchEquityTable | None = None,
+            progress: ProgressFn | None = None) -> RolloutResult | VariantRolloutResult:
+    """Roll ``pos`` (its side on roll) out with ``engine``'s 0-ply player, as ``settings`` say.
+
+    Without ``dice`` the position is rolled out before its roll; with ``dice`` the candidates are
+    the plays of that roll the 0-ply pass keeps (``settings.max_plays`` within
+    ``settings.threshold`` of the best) or exactly the ``plays`` named. The engine's capabilities
+    choose the rollout (:class:`~analyzer.eval.protocol.Evaluator`):
+
+    * a cubeful engine (the standard :class:`~analyzer.eval.engine.Engine`): a
+      :class:`RolloutResult`, variance-reduced, cubeful or with the cube played as ``settings``
+      ask, at ``match`` (default money, cube centred) for ``player`` (0/1), the MET ``met``;
+      ``progress`` is called after every :data:`ROUND` trials;
+    * a cubeless engine (:class:`~analyzer.eval.variants.engine.VariantEngine`): a
+      :class:`~analyzer.eval.variants.rollout.VariantRolloutResult` in expected points, every game
+      played out, no variance reduction (``settings.cubeful`` and ``variance_reduction`` do not
+      apply; ``cube_play`` and ``truncate`` raise :class:`ValueError`, as do ``match`` and ``met``).
+
+    >>> from analyzer.eval.engine import Engine
+    >>> from analyzer.eval.variants.engine import engine_for
+    >>> quick = RolloutSettings(trials=36, truncate=2, workers=1, max_plays=2, threshold=1.0)
+    >>> r = rollout(Engine(), Position.start(), quick, dice=(3, 1))
+    >>> r.candidates[0].play, len(r.candidates), r.cube is None
+    ('8/5 6/5', 2, True)
+    >>> v = rollout(engine_for("dutch"), Position.start("dutch"), RolloutSettings(trials=36, workers=1), dice=(6, 5))
+    >>> v.variant, v.trials, v.as_dict()["cube"] is None
+    ('dutch', 36, True)
+    >>> rollout(engine_for("dutch"), Position.start("dutch"), quick)
+    Traceback (most recent call last):
+    ...
+    ValueError: dutch rollouts play every game out: no truncation
+    """
+    if not engine.cubeful:
+        if settings.cube_play:
+            raise ValueError(f"{engine.variant} has no doubling cube: no cube play")
+        if settings.truncate is not None:
+            raise ValueError(f"{engine.variant} rollouts play every game out: no truncation")
+        if match is not None or met is not None:
+            raise ValueError(f"{engine.variant} has no doubling cube: no match score or MET")
+    if isinstance(engine, Engine):
+        return _rollout_standard(engine, pos, settings, dice=dice, plays=_texts(plays), match=match, player=player,
+                                 met=met, progress=progress)
+    if isinstance(engine, VariantEngine):
+        return _rollout_variant(engine, pos, settings, dice=dice, plays=plays, progress=progress)
+    raise TypeError(f"rollouts need a net engine (Engine or VariantEngine), not {type(engine).__name__}")
+
+
+def _texts(plays: _Plays | None) -> list[str] | None:
+    """The texts of named plays.
+
+    >>> _texts(["8/5 6/5"]), _texts([("8/5 6/5", Position.start())]), _texts(None)
+    (['8/5 6/5'], ['8/5 6/5'], None)
+    """
+    if plays is None:
+        return None
+    return [p if isinstance(p, str) else p[0] for p in plays]
+
+
+def _rollout_standard(engine: Engine, pos: Position, settings: RolloutSettings, *, dice: tuple[int, int] | None,
+                      plays: Sequence[str] | None, match: MatchState | None, player: int,
+                      met: MatchEquityTable | None, progress: ProgressFn | None) -> RolloutResult:
+    """The standard engine's rollout (see the module docstring and :func:`rollout`).
 
     ``cube_play`` (match play, or money play without Jacoby, beavers or a cube limit): besides
     the cubeless games, a cube game is played alongside each trial, both sides doubling, taking
@@ -327,19 +361,13 @@ def rollout(engine: Engine, pos: Position, *, dice: tuple[int, int] | None = Non
     fully evaluated best and the correction stays unbiased (the roll thrown is valued like the 21
     of the mean); the numbers differ from ``luck_prune=False`` only where pruning misses a roll's
     best play, and a variance-reduced ply costs about a third.
-
-    >>> from analyzer.eval.engine import Engine
-    >>> eng = Engine()
-    >>> r = rollout(eng, Position.start(), dice=(3, 1), trials=36, truncate=2, workers=1, max_plays=2, threshold=1.0)
-    >>> r.candidates[0].play, len(r.candidates), r.cube is None
-    ('8/5 6/5', 2, True)
     """
     if not pos.spec.has_cube:
         raise ValueError(f"rollouts handle standard positions, not {pos.variant}")
-    if trials < 1:
-        raise ValueError("trials must be >= 1")
-    if truncate is not None and truncate < 1:
-        raise ValueError("truncate must be >= 1 (or None)")
+    trials, truncate, seed, workers = settings.trials, settings.truncate, settings.seed, settings.workers
+    cubeful, cube_play, variance_reduction = settings.cubeful, settings.cube_play, settings.variance_reduction
+    luck_prune, min_trials, target_se = settings.luck_prune, settings.min_trials, settings.target_se
+    max_plays, threshold = settings.max_plays, settings.threshold
     state = match if match is not None else MatchState()
     table = None if state.is_money else (met if met is not None else met_by_name())
     if cube_play and state.is_money and (state.jacoby or state.beavers or state.cube_limit is not None):
@@ -536,29 +564,17 @@ def _cubeful(where: Position, probs: Probabilities, state: MatchState, player: i
     return mwc_to_emg(table, state, player, 1.0 - v)
 
 
-def rollout_engine(engine: Engine, pos: Position, **options: Any) -> RolloutResult:
-    """``engine``'s rollout of ``pos``: :func:`rollout` with the same keyword options (the
-    method-style entry point; the evaluator class itself stays free of rollout code).
+def rollout_cube(engine: Engine, pos: Position, state: MatchState, player: int,
+                 settings: RolloutSettings = DEFAULT_SETTINGS, *, met: MatchEquityTable | None = None,
+                 progress: ProgressFn | None = None) -> CubeDecision:
+    """Cube decision of ``player`` on roll in ``pos`` from a rollout before the roll (cubeful:
+    ``settings.cubeful`` is implied).
 
     >>> from analyzer.eval.engine import Engine
-    >>> r = rollout_engine(Engine(), Position.start(), trials=36, truncate=1, workers=1)
-    >>> r.trials, r.cube is not None
-    (36, True)
-    """
-    return rollout(engine, pos, **options)
-
-
-def rollout_cube(engine: Engine, pos: Position, state: MatchState, player: int, *, trials: int = 1296,
-                 truncate: int | None = None, seed: int = 0, workers: int = 2,
-                 met: MatchEquityTable | None = None, progress: ProgressFn | None = None) -> CubeDecision:
-    """Cube decision of ``player`` on roll in ``pos`` from rolled-out cubeless probabilities.
-
-    >>> from analyzer.eval.engine import Engine
-    >>> d = rollout_cube(Engine(), Position.start(), MatchState(), 0, trials=36, truncate=1, workers=1)
+    >>> d = rollout_cube(Engine(), Position.start(), MatchState(), 0, RolloutSettings(trials=36, truncate=1, workers=1))
     >>> d.action
     'no double, take'
     """
-    r = rollout(engine, pos, trials=trials, truncate=truncate, cubeful=True, match=state, player=player,
-                seed=seed, workers=workers, met=met, progress=progress)
+    r = rollout(engine, pos, replace(settings, cubeful=True), match=state, player=player, met=met, progress=progress)
     assert r.cube is not None
     return r.cube

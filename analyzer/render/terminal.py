@@ -494,8 +494,9 @@ def variant_rollout_table(r: VariantRolloutResult, *, width: int = 110) -> Group
 
     >>> from analyzer.core.position import Position
     >>> from analyzer.eval.variants.engine import engine_for
-    >>> from analyzer.eval.variants.rollout import variant_rollout
-    >>> r = variant_rollout(engine_for("dutch"), Position.start("dutch"), dice=(2, 1), trials=36, max_plays=2)
+    >>> from analyzer.eval.rollout import RolloutSettings, rollout
+    >>> r = rollout(engine_for("dutch"), Position.start("dutch"), RolloutSettings(trials=36, workers=1, max_plays=2),
+    ...             dice=(2, 1))
     >>> text = render_text(variant_rollout_table(r), width=140)
     >>> "36 trials" in text and "no doubling cube" in text and "+-SE" in text
     True
@@ -528,9 +529,9 @@ def rollout_view(r: RolloutResult, *, width: int = 110, ids: Sequence[str] = ())
 
     >>> from analyzer.core.position import Position
     >>> from analyzer.eval.engine import Engine
-    >>> from analyzer.eval.rollout import rollout
-    >>> r = rollout(Engine(), Position.start(), dice=(3, 1), trials=36, truncate=2, workers=1, max_plays=3,
-    ...             threshold=1.0)
+    >>> from analyzer.eval.rollout import RolloutSettings, rollout
+    >>> r = rollout(Engine(), Position.start(), RolloutSettings(trials=36, truncate=2, workers=1, max_plays=3,
+    ...                                                         threshold=1.0), dice=(3, 1))
     >>> text = render_text(rollout_view(r, width=80), width=80)
     >>> "dice 31: 36 trials" in text and "4HPwATDgc/ABMA" in text and "…" not in text
     True

@@ -43,7 +43,7 @@ from analyzer.core.position import Position
 from analyzer.eval.engine import Engine
 from analyzer.eval.features import CLASS_RACE, classify
 from analyzer.eval.net import weights_fingerprint
-from analyzer.eval.rollout import rollout
+from analyzer.eval.rollout import RolloutSettings, rollout
 from analyzer.rules.standard import Standard
 from analyzer.train.selfplay import GameBuffers, play_seeded
 from analyzer.train.td import game_seed
@@ -197,8 +197,8 @@ def main(argv: list[str] | None = None) -> int:
             b = np.frombuffer(pos.board, np.int8)
             if player is None:
                 eq0 = eng.evaluate(pos, 0).equity
-                r = rollout(eng, pos, trials=args.trials, cubeful=False, variance_reduction=False, seed=rseed,
-                            workers=1)
+                r = rollout(eng, pos, RolloutSettings(trials=args.trials, cubeful=False, variance_reduction=False,
+                                                      seed=rseed, workers=1))
                 mean, se, counts = r.equity, r.equity_se, []
             else:
                 eq0 = player.equity(b)

@@ -25,7 +25,6 @@ True
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any, cast
 
@@ -34,8 +33,8 @@ from numpy.typing import NDArray
 
 from analyzer._resources import data_path
 from analyzer.core.position import Position
-from analyzer.eval.engine import ANALYSIS_FILTER, PLAY_FILTER, MoveFilter, RankedPlay
 from analyzer.eval.probabilities import Probabilities
+from analyzer.eval.protocol import ANALYSIS_FILTER, PLAY_FILTER, CachedEvaluations, EvalCache, MoveFilter, RankedPlay
 from analyzer.eval.variants.model import (
     NMAX,
     POINTS,
@@ -57,12 +56,20 @@ SWAP = [2, 3, 0, 1, 4]
 __all__ = ["MAX_PLY", "VariantEngine", "engine_for"]
 
 
-class VariantEngine:
+class VariantEngine(CachedEvaluations):
     """Cubeless evaluation and play ranking for one variant (Dutch or Mahbusa).
 
     ``net`` defaults to the shipped ``data/nets/<variant>.npz`` (or ``net_path``: a net file or
     a ``variant-td`` checkpoint). Results are cached by (board, ply).
+
+    Its capabilities (:class:`analyzer.eval.protocol.Evaluator`): no cube (``cubeful`` false:
+    equities are expected points of one game), rollouts played out without variance reduction,
+    search up to :data:`MAX_PLY`.
     """
+
+    cubeful = False
+    variance_reduction = False
+    max_ply = MAX_PLY
 
     def __init__(self, variant: str, net: VariantNet | None = None, *, net_path: Path | str | None = None,
                  use_bearoff: bool = True, cache_size: int = 200_000) -> None:
@@ -78,8 +85,7 @@ class VariantEngine:
         self._ctx: RaceContext = race_context(use_bearoff)
         self._ws1 = Workspace(8192)
         self._ws2 = Workspace(8192)
-        self._cache: OrderedDict[tuple[bytes, int], NDArray[np.float32]] = OrderedDict()
-        self.cache_size = cache_size
+        self._cache = EvalCache(NMAX, cache_size)
 
     @property
     def race_context(self) -> RaceContext:
@@ -108,23 +114,7 @@ class VariantEngine:
             self._ws2.resize(self._ws2.capacity * 4)
 
     def _cached(self, boards: NDArray[np.int8], ply: int) -> NDArray[np.float32]:
-        out = np.zeros((boards.shape[0], NMAX), np.float32)
-        keys = [(boards[i].tobytes(), ply) for i in range(boards.shape[0])]
-        todo = []
-        for i, k in enumerate(keys):
-            hit = self._cache.get(k)
-            if hit is None:
-                todo.append(i)
-            else:
-                out[i] = hit
-        if todo:
-            res = self.evaluate_boards(boards[todo], ply)
-            for j, i in enumerate(todo):
-                out[i] = res[j]
-                self._cache[keys[i]] = res[j]
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-        return out
+        return self._cache.lookup(boards, ply, self.evaluate_boards)
 
     # ----------------------------------------------------------------- positions
     def evaluate(self, pos: Position, ply: int = 0) -> Probabilities:
@@ -181,9 +171,6 @@ class VariantEngine:
                   move_filter: MoveFilter = PLAY_FILTER) -> RankedPlay:
         """The play :meth:`rank_plays` puts first."""
         return self.rank_plays(pos, dice, ply, move_filter)[0]
-
-    def clear_cache(self) -> None:
-        self._cache.clear()
 
     def _k(self) -> int:
         return 5 if variant_spec(self.variant).draws else 4

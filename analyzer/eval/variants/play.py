@@ -317,7 +317,7 @@ def ppg_and_se(pts: NDArray[np.int64]) -> tuple[float, float]:
 
 
 __all__ = ["GameBuffers", "choose", "duel", "duel_outcomes", "heuristic_score", "play_game", "play_seeded",
-           "ppg_and_se", "rollout", "variant_code_name"]
+           "net_rollout", "ppg_and_se", "variant_code_name"]
 
 
 @njit(cache=True)
@@ -365,22 +365,22 @@ def rollout_kernel(board: np.ndarray, variant: int, opts: int, W: tuple, S: tupl
         out[i] = res
 
 
-def rollout(vn: VariantNet, pos: Position, trials: int = 1296, seed: int = 1, ctx: RaceContext | None = None,
-            max_plies: int = MAX_PLIES, latin: int | None = None) -> tuple[float, float, NDArray[np.int64]]:
-    """Cubeless rollout of ``pos`` by the net's 0-ply player: (mean points for the side on roll,
-    its standard error, counts of each outcome index ``V.WIN1 .. V.DRAW``). Games that reach
-    ``max_plies`` are dropped.
+def net_rollout(vn: VariantNet, pos: Position, trials: int = 1296, seed: int = 1, ctx: RaceContext | None = None,
+                max_plies: int = MAX_PLIES, latin: int | None = None) -> tuple[float, float, NDArray[np.int64]]:
+    """Cubeless rollout of ``pos`` by a bare net's 0-ply player (no engine: the training labels and
+    the consistency checks of a net): (mean points for the side on roll, its standard error, counts
+    of each outcome index ``V.WIN1 .. V.DRAW``). Games that reach ``max_plies`` are dropped.
 
     Trial t's first two rolls are the t-th pair of :func:`rollout_kernel` (1,296 trials: every
     pair once). For shorter rollouts give ``latin`` (0..35): trial i then throws first roll
     ``i mod 36`` and second roll ``(i mod 36 + i div 36 + latin) mod 36``, so every 36 trials
     see each first and each second roll once (without it the first 36 trials would all reply
     with the same second roll); ``latin`` allows at most 1,296 trials. For any number of trials
-    with unbiased pairs see :func:`analyzer.eval.variants.rollout.variant_rollout`.
+    with unbiased pairs, of an engine, see :func:`analyzer.eval.rollout.rollout`.
 
     >>> from analyzer.eval.variants.model import VariantNet
     >>> vn = VariantNet.initial("mahbusa", hidden=8, seed=0)
-    >>> mean, se, counts = rollout(vn, Position.start("mahbusa"), trials=36)
+    >>> mean, se, counts = net_rollout(vn, Position.start("mahbusa"), trials=36)
     >>> int(counts.sum()) <= 36 and -2.0 <= mean <= 2.0
     True
     """
@@ -407,3 +407,9 @@ def rollout(vn: VariantNet, pos: Position, trials: int = 1296, seed: int = 1, ct
     # stratified by the first two rolls: the plain standard error slightly overstates the true one
     se = float(pts.std(ddof=1) / np.sqrt(len(pts))) if len(pts) > 1 else float("nan")
     return float(pts.mean()), se, counts
+
+
+rollout = net_rollout
+"""The former name of :func:`net_rollout`, kept for ``analyzer/train`` (owned by the training code:
+drop it once the training code imports ``net_rollout``); the one rollout of an engine is
+:func:`analyzer.eval.rollout.rollout`."""

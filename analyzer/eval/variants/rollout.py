@@ -1,12 +1,15 @@
 """Rollouts of Dutch backgammon and Mahbusa positions: a position before its roll, or every
 candidate play of a roll, played out to the end by the engine's 0-ply player.
 
+Called through the one entry point :func:`analyzer.eval.rollout.rollout`, which hands a
+:class:`~analyzer.eval.variants.engine.VariantEngine` here.
+
 The variants have no cube, so a rollout is cubeless and its equity is expected points of one
 game (single 1, mars or mother win 2, the Mahbusa double-mother draw 0), for the side on roll in
 the given position (the side that plays the candidates when dice are given).
 
 Dice: the first two rolls of the trials are those of the standard rollouts
-(:func:`analyzer.eval.rollout.trial_dice`: seeded random Latin squares, so every 36 trials see each
+(:func:`analyzer.eval.trials.trial_dice`: seeded random Latin squares, so every 36 trials see each
 first roll once, every 1,296 trials each pair of first two rolls once, and any number of trials is
 an unbiased sample); later rolls come from a generator seeded by ``seed``, the pair and the block
 of 1,296 trials. Every candidate is played with the same dice in the same trial (common random numbers), so
@@ -16,8 +19,10 @@ work per move than it saves in trials for these nets) and no truncation: every g
 out (a game longer than ``max_plies`` plies is dropped and counted).
 
 >>> from analyzer.core.position import Position
+>>> from analyzer.eval.trials import RolloutSettings
 >>> from analyzer.eval.variants.engine import engine_for
->>> r = variant_rollout(engine_for("dutch"), Position.start("dutch"), dice=(6, 5), trials=36, max_plays=2)
+>>> quick = RolloutSettings(trials=36, workers=1, max_plays=2)
+>>> r = _rollout_variant(engine_for("dutch"), Position.start("dutch"), quick, dice=(6, 5))
 >>> [c.play is not None for c in r.candidates], r.trials
 ([True, True], 36)
 >>> abs(r.best.probabilities.win + r.best.probabilities.lose - 1.0) < 1e-9
@@ -39,13 +44,13 @@ from analyzer.core.ids import encode_key
 from analyzer.core.position import Position
 from analyzer.eval.net import weights_fingerprint
 from analyzer.eval.probabilities import Probabilities
-from analyzer.eval.rollout import Z95, pool_context, trial_dice
+from analyzer.eval.trials import Z95, ProgressFn, RolloutSettings, pool_context, trial_dice
 from analyzer.eval.variants.engine import SWAP, VariantEngine
 from analyzer.eval.variants.play import MAX_PLIES, POINTS_OF, rollout_kernel
 from analyzer.rules import find_variant
 from analyzer.rules.kernel import Workspace
 
-__all__ = ["MAX_TRIALS", "VariantRolloutCandidate", "VariantRolloutResult", "variant_rollout"]
+__all__ = ["MAX_TRIALS", "VariantRolloutCandidate", "VariantRolloutResult"]
 
 MAX_TRIALS = 10_000_000
 _ROUND = 324  # trials per round when stopping at a target standard error (9 x 36)
@@ -89,9 +94,10 @@ class VariantRolloutCandidate:
 
 @dataclass(frozen=True, slots=True)
 class VariantRolloutResult:
-    """What :func:`variant_rollout` returns: ``candidates`` best first (one entry, the position,
-    without dice), the trials played (fewer than asked when ``stopped_early`` at ``target_se``),
-    the seed and the fingerprint of the net that played."""
+    """What the rollout of a variant engine (:func:`analyzer.eval.rollout.rollout`) returns:
+    ``candidates`` best first (one entry, the position, without dice), the trials played (fewer
+    than asked when ``stopped_early`` at ``target_se``), the seed and the fingerprint of the net
+    that played."""
 
     variant: str
     position: Position
@@ -166,28 +172,35 @@ def _stats(outs: NDArray[np.int64]) -> tuple[Probabilities, tuple[float, float, 
     return probs, cast(tuple[float, float, float, float], ses), float(v.mean()), se, pts, n
 
 
-def variant_rollout(engine: VariantEngine, pos: Position, *, dice: tuple[int, int] | None = None,
-                    trials: int = 1296, seed: int = 0, max_plays: int = 8, threshold: float = 0.16,
-                    target_se: float | None = None, workers: int = 1, max_plies: int = MAX_PLIES,
-                    plays: Sequence[tuple[str, Position]] | None = None) -> VariantRolloutResult:
+def _rollout_variant(engine: VariantEngine, pos: Position, settings: RolloutSettings, *,
+                     dice: tuple[int, int] | None = None,
+                     plays: Sequence[str] | Sequence[tuple[str, Position]] | None = None,
+                     progress: ProgressFn | None = None) -> VariantRolloutResult:
     """Roll ``pos`` (a Dutch or Mahbusa position, its side on roll) out with ``engine``'s net:
     before the roll without ``dice``; with ``dice``, the plays the 0-ply pass ranks best (at most
-    ``max_plays``, within ``threshold`` points of the best) after that roll, or exactly the
-    ``plays`` given as (text, resulting position seen from the mover), e.g. an analysis's
-    candidates and the played play.
+    ``settings.max_plays``, within ``settings.threshold`` points of the best) after that roll, or
+    exactly the ``plays`` given: their texts, or (text, resulting position seen from the mover),
+    e.g. an analysis's candidates and the played play.
 
-    ``target_se`` stops, after a multiple of 324 trials, once every candidate's equity standard
-    error is below it. ``workers`` > 1 plays the trials in that many processes (same results as
-    one). Raises :class:`ValueError` for a standard position, a finished game, dice that are not
-    a roll, or trials outside 1..:data:`MAX_TRIALS`.
+    ``settings.target_se`` stops, after a multiple of 324 trials, once every candidate's equity
+    standard error is below it. ``settings.workers`` > 1 plays the trials in that many processes
+    (same results as one); ``settings.max_plies`` (default :data:`MAX_PLIES`) drops longer games.
+    ``progress(done, trials)`` is called after each round. The settings of the standard rollouts
+    (truncation, variance reduction, the cube) do not apply. Raises :class:`ValueError` for a
+    standard position, a finished game, dice that are not a roll, or trials outside
+    1..:data:`MAX_TRIALS`.
 
     >>> from analyzer.eval.variants.engine import engine_for
-    >>> r = variant_rollout(engine_for("mahbusa"), Position.start("mahbusa"), trials=72, seed=3)
+    >>> s = RolloutSettings(trials=72, seed=3, workers=1)
+    >>> r = _rollout_variant(engine_for("mahbusa"), Position.start("mahbusa"), s)
     >>> r.best.play is None and r.best.games == 72 and r.dice is None
     True
     >>> r.as_dict()["cube"] is None
     True
     """
+    trials, seed, workers, target_se = settings.trials, settings.seed, settings.workers, settings.target_se
+    max_plays, threshold = settings.max_plays, settings.threshold
+    max_plies = MAX_PLIES if settings.max_plies is None else settings.max_plies
     if pos.variant != engine.variant:
         raise ValueError(f"the {engine.variant} rollout was given a {pos.variant} position")
     if not 1 <= trials <= MAX_TRIALS:
@@ -210,9 +223,10 @@ def variant_rollout(engine: VariantEngine, pos: Position, *, dice: tuple[int, in
             best = ranked[0].equity
             chosen = [(r.play, r.result) for r in ranked[:max_plays] if r.equity >= best - threshold]
         else:
-            legal = {p.result for p in rules.legal_plays(pos, dice)}
+            legal_plays = rules.legal_plays(pos, dice)
+            legal = {p.result for p in legal_plays}
             first: dict[Position, tuple[str, Position]] = {}
-            for text, result in plays:
+            for text, result in _named(plays, legal_plays, dice):
                 first.setdefault(result, (text, result))  # one per result, its first name
             chosen = list(first.values())
             for text, result in chosen:
@@ -243,6 +257,8 @@ def variant_rollout(engine: VariantEngine, pos: Position, *, dice: tuple[int, in
             for (j, _, _), res in zip(tasks, chunks, strict=True):
                 outs[j] = np.concatenate([outs[j], _reference(res, flipped)])
             played += step
+            if progress is not None:
+                progress(played, trials)
             if target_se is not None and played < trials:
                 ses = [_stats(o)[3] for o in outs]
                 if all(s < target_se for s in ses):
@@ -267,6 +283,23 @@ def variant_rollout(engine: VariantEngine, pos: Position, *, dice: tuple[int, in
                                              int(len(pts) - n)))
     return VariantRolloutResult(engine.variant, pos, dice, tuple(cands), played, trials, stopped, seed, target_se,
                                 weights_fingerprint(engine.net.net))
+
+
+def _named(plays: Sequence[str] | Sequence[tuple[str, Position]], legal: Sequence[Any],
+           dice: tuple[int, int]) -> list[tuple[str, Position]]:
+    """Named plays as (text, result) pairs: a text is looked up among the ``legal`` plays (spaces
+    ignored). Raises :class:`ValueError` for a text that is no legal play of ``dice``."""
+    by_text = {p.text.replace(" ", ""): p.result for p in legal}
+    out: list[tuple[str, Position]] = []
+    for p in plays:
+        if isinstance(p, str):
+            result = by_text.get(p.replace(" ", ""))
+            if result is None:
+                raise ValueError(f"{p!r} is not a legal play of {dice[0]}{dice[1]}")
+            out.append((p, result))
+        else:
+            out.append(p)
+    return out
 
 
 def _reference(outs: NDArray[np.int64], flipped: bool) -> NDArray[np.int64]:

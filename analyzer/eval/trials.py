@@ -1,0 +1,122 @@
+"""What every rollout shares: its settings, its dice and its worker processes.
+
+:class:`RolloutSettings` is how a rollout is asked for (:func:`analyzer.eval.rollout.rollout`, for
+any engine); :func:`trial_dice` gives the quasi-random first two rolls and the generator seed of
+every trial, the same for the standard and the variant rollouts; :func:`pool_context` the process
+pool they spread their trials over.
+
+>>> s = RolloutSettings(trials=72, truncate=7)
+>>> s.trials, s.truncate, s.cubeful, s.variance_reduction
+(72, 7, True, True)
+>>> RolloutSettings(trials=0)
+Traceback (most recent call last):
+...
+ValueError: trials must be >= 1
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["Z95", "ProgressFn", "RolloutSettings", "pool_context", "trial_dice"]
+
+Z95 = 1.959963984540054
+"""The two-sided 95% quantile of the normal distribution (the rollouts' confidence intervals)."""
+ProgressFn = Callable[[int, int], None]
+"""``progress(trials done, trials planned)``."""
+
+
+@dataclass(frozen=True, slots=True)
+class RolloutSettings:
+    """How to roll a position out (see :mod:`analyzer.eval.rollout`); what an engine cannot do is
+    left out (a cubeless engine gives no cubeful values, one without variance reduction plays raw
+    trials), what contradicts it is refused (cube play or truncation without a cube: ValueError).
+
+    * ``trials`` games (fewer when ``target_se`` stops it early: at least ``min_trials``, once every
+      candidate's equity standard error is below ``target_se``), the dice seeded by ``seed``,
+      spread over ``workers`` processes (the same result with any number);
+    * ``truncate``: stop each game after that many plies and take the net's value there (``None``:
+      play to the end or the bear-off databases; standard backgammon only);
+    * ``cubeful``: add the cube model's values (engines with a cube); ``cube_play``: play the cube in
+      the games (money without Jacoby, beavers or a cube limit, or match play);
+    * ``variance_reduction``: subtract each roll's luck (engines that support it); ``luck_prune``:
+      measure that luck with the pruned 0-ply search;
+    * with dice, the candidates: at most ``max_plays`` plays within ``threshold`` of the best at 0-ply;
+    * ``max_plies``: a variant game longer than that is dropped (``None``: the engine's limit).
+    """
+
+    trials: int = 1296
+    truncate: int | None = None
+    seed: int = 0
+    workers: int = 2
+    cubeful: bool = True
+    cube_play: bool = False
+    variance_reduction: bool = True
+    luck_prune: bool = False
+    min_trials: int = 144
+    target_se: float | None = None
+    max_plays: int = 8
+    threshold: float = 0.16
+    max_plies: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.trials < 1:
+            raise ValueError("trials must be >= 1")
+        if self.truncate is not None and self.truncate < 1:
+            raise ValueError("truncate must be >= 1 (or None)")
+
+
+# ------------------------------------------------------------------------------ dice
+def _mix(seed: int, index: int) -> int:
+    """A 32-bit seed for trial ``index`` (splitmix64 of seed and index)."""
+    z = (seed * 0x9E3779B97F4A7C15 + index * 0xBF58476D1CE4E5B9 + 0x94D049BB133111EB) & (2**64 - 1)
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
+    return (z ^ (z >> 31)) & 0xFFFFFFFF
+
+
+def trial_dice(seed: int, start: int, count: int) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """First roll, second roll (indices 0..35: ``6 * (die1 - 1) + die2 - 1``) and generator seed
+    of trials ``start .. start + count - 1``.
+
+    Within every block of 1,296 trials (0..1295, 1296..2591, ...) the first roll runs through a
+    permutation of the 36 rolls every 36 trials and each (first, second) pair occurs once.
+
+    >>> r1, r2, s = trial_dice(7, 0, 1296)
+    >>> sorted(set(np.bincount(r1[:36]).tolist())), len(set(zip(r1.tolist(), r2.tolist())))
+    ([1], 1296)
+    >>> bool((trial_dice(7, 100, 5)[2] == s[100:105]).all())
+    True
+    """
+    r1 = np.zeros(count, np.int64)
+    r2 = np.zeros(count, np.int64)
+    seeds = np.zeros(count, np.int64)
+    perms: dict[int, tuple[NDArray[np.int64], NDArray[np.int64]]] = {}
+    for j in range(count):
+        i = start + j
+        blk, a, b = i // 1296, i % 36, (i // 36) % 36
+        if blk not in perms:
+            rng = np.random.default_rng([seed & 0xFFFFFFFF, seed >> 32 & 0xFFFFFFFF, blk])
+            p1 = rng.permutation(36).astype(np.int64)
+            p2 = np.stack([rng.permutation(36) for _ in range(36)]).astype(np.int64)
+            perms[blk] = (p1, p2)
+        p1, p2 = perms[blk]
+        r1[j] = p1[a]
+        r2[j] = p2[a, b]
+        seeds[j] = _mix(seed, i)
+    return r1, r2, seeds
+
+
+def pool_context() -> Any:
+    """The multiprocessing context of rollout workers: fork on Linux (cheap: compiled kernels
+    are inherited, and safe: the workers run no threaded numba code), spawn elsewhere."""
+    if sys.platform.startswith("linux"):
+        return mp.get_context("fork")
+    return mp.get_context("spawn")
