@@ -59,7 +59,7 @@ from analyzer.eval.net import NOUT, Net, NetSet
 from analyzer.eval.variants import features as V
 from analyzer.eval.variants.engine import VariantEngine
 from analyzer.eval.variants.model import NMAX, VariantNet, variant_code, variant_code_name
-from analyzer.eval.variants.play import rollout
+from analyzer.eval.variants.play import net_rollout
 from analyzer.train.base import Trainer, read_checkpoint, train_epochs, utc_stamp, write_checkpoint
 from analyzer.train.checkpoint import load_nets
 from analyzer.train.learner import Inputs, Learner, StandardLearner, VariantLearner
@@ -349,15 +349,16 @@ class VariantTargetBuilder(TargetFileBuilder[VariantTargetsConfig, VariantLearne
 
     def _rollout_targets(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
         """The outcome frequencies of a ``trials``-trial rollout of each row by the teacher's 0-ply
-        player (first and second rolls stratified: ``latin``, :func:`~analyzer.eval.variants.play.rollout`); the seed of
-        row ``r`` of the file is a function of the run seed and ``r``, so a resumed build labels
-        alike. A row whose trials all run past the ply limit keeps the teacher's 0-ply value."""
+        player (first and second rolls stratified: ``latin``,
+        :func:`~analyzer.eval.variants.play.net_rollout`); the seed of row ``r`` of the file is a
+        function of the run seed and ``r``, so a resumed build labels alike. A row whose trials all
+        run past the ply limit keeps the teacher's 0-ply value."""
         out = np.zeros((len(boards), NMAX), np.float32)
         k = self.learner.k
         for j, b in enumerate(boards):
             row = self.positions + j
             seed = self.cfg.seed * 1_000_003 + row * 7919 + 1
-            _, _, counts = rollout(self.teacher, Position(b.tobytes(), self.teacher.variant), self.cfg.trials,
+            _, _, counts = net_rollout(self.teacher, Position(b.tobytes(), self.teacher.variant), self.cfg.trials,
                                    seed=seed, ctx=self.learner.ctx, latin=seed % 36)
             if counts.sum() > 0:
                 out[j, :k] = counts[:k] / counts.sum()

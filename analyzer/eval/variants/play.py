@@ -408,8 +408,3 @@ def net_rollout(vn: VariantNet, pos: Position, trials: int = 1296, seed: int = 1
     se = float(pts.std(ddof=1) / np.sqrt(len(pts))) if len(pts) > 1 else float("nan")
     return float(pts.mean()), se, counts
 
-
-rollout = net_rollout
-"""The former name of :func:`net_rollout`, kept for ``analyzer/train`` (owned by the training code:
-drop it once the training code imports ``net_rollout``); the one rollout of an engine is
-:func:`analyzer.eval.rollout.rollout`."""
