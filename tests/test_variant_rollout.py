@@ -217,12 +217,12 @@ def _short_record(moves=3):
 
 
 def test_analyze_rolls_out_variant_checker_plays():
-    from analyzer.analysis.analyze import RolloutSettings, analyze_match
+    from analyzer.analysis.analyze import RolloutReview, analyze_match
     from analyzer.analysis.replay import replay_games
     from analyzer.analysis.variants import analyze_variant_checker, rollout_variant_checker
 
     record = _short_record(moves=2)  # three decisions, both sides
-    settings = RolloutSettings(trials=36, workers=1, plays=3, threshold=0.5)
+    settings = RolloutReview(trials=36, workers=1, plays=3, threshold=0.5)
     analysis = analyze_match(record, engine=None, rollout=settings, seed=5)
     meta = analysis.metadata
     assert meta.rollout is not None and meta.rollout.variants is not None
@@ -247,10 +247,10 @@ def test_analyze_rolls_out_variant_checker_plays():
 
 
 def test_analyze_refuses_truncated_variant_rollouts():
-    from analyzer.analysis.analyze import RolloutSettings, analyze_match
+    from analyzer.analysis.analyze import RolloutReview, analyze_match
 
     with pytest.raises(ValueError, match="played out|every game out"):
-        analyze_match(_short_record(), engine=None, rollout=RolloutSettings(trials=36, workers=1, truncate=4))
+        analyze_match(_short_record(), engine=None, rollout=RolloutReview(trials=36, workers=1, truncate=4))
 
 
 def test_cli_analyze_refuses_a_truncated_variant_rollout(tmp_path):

@@ -86,7 +86,6 @@ from analyzer.analysis.variants import (
     variant_luck,
     variant_roll_values,
 )
-from analyzer.core.errors import AnalyzerError
 from analyzer.core.ids import encode_key, encode_position_id, match_id_from_state, xgid_from_position
 from analyzer.core.match import MatchState, can_double
 from analyzer.core.position import Position
@@ -97,11 +96,11 @@ from analyzer.eval.engine import MAX_PLY, Engine
 from analyzer.eval.met import MatchEquityTable, met_by_name, mwc, outcome_mwc
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
-from analyzer.eval.trials import RolloutSettings as TrialSettings
+from analyzer.eval.trials import RolloutSettings
 from analyzer.formats.records import MatchRecord
 
 __all__ = ["EQUITY_BASIS", "AnalysisSummary", "ConfirmSettings", "MatchAnalysis", "NoEvaluatorError",
-           "RolloutSettings", "RolloutUnavailableError", "analyze_match"]
+           "RolloutReview", "analyze_match"]
 
 SCHEMA_VERSION = 1
 EQUITY_BASIS = ("cubeful EMG: cubeless n-ply probabilities turned cubeful with Janowski's cube-life "
@@ -111,12 +110,8 @@ Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` after each analysed decision."""
 
 
-class RolloutUnavailableError(AnalyzerError, ValueError):
-    """Rollouts were asked for, but ``analyzer.eval.rollout`` is not there."""
-
-
 @dataclass(frozen=True, slots=True)
-class RolloutSettings:
+class RolloutReview:
     """Analyse by rollouts (:mod:`analyzer.eval.rollout`) instead of n-ply evaluation.
 
     Every unforced checker play rolls out the best candidates of the 0-ply analysis (``plays``
@@ -138,26 +133,23 @@ class RolloutSettings:
         if self.truncate is not None and self.truncate < 1:
             raise ValueError("rollout truncation must be at least 1 ply")
 
-    def trials_settings(self, seed: int) -> TrialSettings:
+    def trials_settings(self, seed: int) -> RolloutSettings:
         """The settings of each rollout of the analysis (:class:`analyzer.eval.trials.RolloutSettings`:
         these trials, truncation and workers, the analysis's ``seed``, the rest by default).
 
-        >>> s = RolloutSettings(trials=72, truncate=5).trials_settings(3)
+        >>> s = RolloutReview(trials=72, truncate=5).trials_settings(3)
         >>> s.trials, s.truncate, s.seed, s.workers, s.variance_reduction
         (72, 5, 3, 2, True)
         """
-        return TrialSettings(trials=self.trials, truncate=self.truncate, seed=seed, workers=self.workers)
+        return RolloutSettings(trials=self.trials, truncate=self.truncate, seed=seed, workers=self.workers)
 
 
 class _Rollouts:
     """Checker and cube analysis by rollouts with the settings and seed of one analysis."""
 
-    def __init__(self, settings: RolloutSettings, seed: int, met: MatchEquityTable | None) -> None:
-        try:
-            from analyzer.eval import rollout as module
-        except ImportError:
-            raise RolloutUnavailableError(
-                "rollouts are not available (analyzer.eval.rollout cannot be imported)") from None
+    def __init__(self, settings: RolloutReview, seed: int, met: MatchEquityTable | None) -> None:
+        from analyzer.eval import rollout as module
+
         self.module: Any = module
         self.settings = settings
         self.seed = seed
@@ -454,7 +446,7 @@ def _confirmed_counts(decisions: pl.DataFrame, thresholds: Thresholds) -> Confir
 def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2, thresholds: Thresholds = XG,
                   met: MatchEquityTable | None = None, seed: int = 0,
                   move_filter: MoveFilter = ANALYSIS_FILTER, deep_filter: MoveFilter = DEEP_FILTER,
-                  rollout: RolloutSettings | None = None, progress: Progress | None = None,
+                  rollout: RolloutReview | None = None, progress: Progress | None = None,
                   variant_engines: Mapping[str, Evaluator] | None = None,
                   confirm: ConfirmSettings | None = None) -> MatchAnalysis:
     """Analyse ``record`` with ``engine`` at ``ply`` (see the module docstring).
@@ -464,8 +456,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
     none). ``met`` defaults to Kazaross-XG2 (unused in money play); ``seed`` is recorded for
     reproducibility (n-ply analysis draws no random numbers; rollouts take their dice from it).
     With ``rollout`` the checker plays and cube decisions are rolled out instead of evaluated at
-    ``ply`` (:class:`RolloutSettings`; :class:`RolloutUnavailableError` without a rollout
-    module).
+    ``ply`` (:class:`RolloutReview`).
 
     Dutch and Mahbusa games are analysed with ``variant_engines[variant]``, or else with the
     engine :func:`~analyzer.analysis.variants.load_variant_engine` finds; with ``rollout`` their

@@ -114,8 +114,7 @@ def analyze(
     from analyzer.analysis.analyze import (
         ConfirmSettings,
         NoEvaluatorError,
-        RolloutSettings,
-        RolloutUnavailableError,
+        RolloutReview,
         analyze_match,
     )
     from analyzer.analysis.thresholds import load_thresholds
@@ -123,10 +122,10 @@ def analyze(
     from analyzer.render.tables import default_out_dir, write_tables
     from analyzer.render.terminal import analysis_view, print_view, written_text
 
-    settings: RolloutSettings | None = None
+    settings: RolloutReview | None = None
     if rollout:
         try:
-            settings = RolloutSettings(trials=trials, truncate=truncate)
+            settings = RolloutReview(trials=trials, truncate=truncate)
         except ValueError as e:
             fail(str(e))
     check_ply(ply)
@@ -177,7 +176,7 @@ def analyze(
             try:
                 analysis = analyze_match(record, engine=engine, ply=ply, thresholds=thr, rollout=settings,
                                          confirm=confirming, progress=tick)
-            except (NoEvaluatorError, RolloutUnavailableError) as e:
+            except NoEvaluatorError as e:
                 fail(str(e))
         for msg in analysis.summary.match.errors:
             problems += 1
