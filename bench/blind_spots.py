@@ -24,6 +24,7 @@ Usage::
     nice -n 19 python bench/blind_spots.py --corpus tests/data/corpus --positions 300 \\
         --out training/consistency/corpus_consistency.jsonl
     python bench/blind_spots.py --records training/consistency/corpus_consistency.jsonl --json out.json
+    python bench/blind_spots.py --nets runs/v06_fit.npz     # screen a candidate beside ours, paired
 """
 
 from __future__ import annotations
@@ -117,6 +118,25 @@ def roll_out_corpus(folder: Path, out: Path, positions: int, trials: int, seed: 
     return added
 
 
+def with_candidate(records: list[dict[str, Any]], nets_path: Path, name: str = "candidate") -> list[dict[str, Any]]:
+    """``records`` plus, for each of our records, one of engine ``name``: the 0-ply equity of the net set
+    (or training checkpoint) in ``nets_path`` against the same rollout. A quick paired screen of a
+    candidate net: the rollouts were played by the nets that made the records (v0.5), so the figure
+    of a candidate is a screen, not its own consistency figure."""
+    from analyzer.train.checkpoint import load_nets
+
+    eng = Engine(load_nets(nets_path), cache_size=0)
+    out = list(records)
+    for r in records:
+        if r["engine"] != "ours":
+            continue
+        pos = decode_position_id(r["position"])
+        if pos.game_over() is not None:
+            continue
+        out.append({**r, "engine": name, "eq0": eng.evaluate(pos, 0).equity})
+    return out
+
+
 def _stats(errors: list[float]) -> dict[str, float]:
     a = np.abs(np.array(errors, dtype=float))
     se = float(a.std(ddof=1) / math.sqrt(len(a))) if len(a) > 1 else float("nan")
@@ -192,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--shard", default="0/1", help="K/N: only positions i with i mod N == K")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON")
+    ap.add_argument("--nets", type=Path,
+                    help="also screen this net set or training checkpoint on the same positions and rollouts")
     args = ap.parse_args(argv)
     files = list(args.records or [])
     if args.corpus is not None:
@@ -203,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     if not files:
         files = [DEFAULT_RECORDS]
     records = [r for f in files for r in read_records(f)]
+    if args.nets is not None:
+        records = with_candidate(records, args.nets)
     result = breakdown(records)
     print(f"0-ply against {records[0]['trials'] if records else 0}-trial rollouts: "
           f"{', '.join(str(f) for f in files)}")

@@ -88,3 +88,16 @@ def test_blind_spot_breakdown_pairs_engines_and_splits_by_theme(bench_script: Ca
     assert res["gnubg"]["themes"]["blitz"]["mean_abs"] == pytest.approx(0.05)
     lines = bs._lines(res)
     assert any(line.startswith("blitz") for line in lines)
+
+
+def test_the_shipped_nets_screened_as_a_candidate_repeat_their_recorded_figures(
+        bench_script: Callable[[str], ModuleType]) -> None:
+    from analyzer._resources import data_dir
+
+    bs = bench_script("blind_spots")
+    records = [r for r in bs.read_records(bs.DEFAULT_RECORDS) if r["engine"] == "ours"][:12]
+    assert len(records) == 12
+    res = bs.breakdown(bs.with_candidate(records, data_dir() / "nets" / "standard.npz"))
+    # the records were made with the shipped nets: the candidate's 0-ply equities are the recorded ones
+    assert res["candidate"]["all"]["mean_abs"] == pytest.approx(res["ours"]["all"]["mean_abs"], abs=1e-4)
+    assert res["candidate"]["all"]["n"] == res["ours"]["all"]["n"]
