@@ -41,16 +41,15 @@ from typing import Any
 
 import numpy as np
 
-from analyzer.analysis.replay import decisions
 from analyzer.analysis.themes import PHASES, THEMES, game_phase, position_theme
 from analyzer.core.errors import AnalyzerError
 from analyzer.core.ids import decode_position_id, encode_position_id
 from analyzer.core.position import Position
 from analyzer.eval.engine import Engine
-from analyzer.eval.features import CLASS_RACE, classify
 from analyzer.eval.net import weights_fingerprint
 from analyzer.eval.rollout import RolloutSettings, rollout
-from analyzer.formats import expand_inputs, read_any
+from analyzer.formats import expand_inputs
+from analyzer.train.dataset import contact_positions
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_RECORDS = ROOT / "training" / "consistency" / "standard_consistency.jsonl"
@@ -77,14 +76,12 @@ def corpus_positions(folder: Path, seed: int) -> Iterator[tuple[str, Position]]:
     for fi, name in enumerate(files):
         rng = np.random.default_rng([seed, fi])
         try:
-            by_game: dict[int, list[tuple[int, Position]]] = defaultdict(list)
-            for record in read_any(name):
-                for d in decisions(record):
-                    if (d.kind == "move" and d.variant == "standard" and d.position.game_over() is None
-                            and classify(np.frombuffer(d.position.board, np.int8)) != CLASS_RACE):
-                        by_game[d.match_index * 10_000 + d.game].append((d.move, d.position))
+            found = contact_positions(name)
         except (AnalyzerError, OSError, UnicodeDecodeError):
             continue
+        by_game: dict[int, list[tuple[int, Position]]] = defaultdict(list)
+        for (match, game), move, pos in found:
+            by_game[match * 10_000 + game].append((move, pos))
         rel = Path(name).relative_to(folder).as_posix() if Path(name).is_relative_to(folder) else name
         for g in sorted(by_game):
             moves = by_game[g]

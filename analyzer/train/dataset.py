@@ -266,11 +266,28 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
         return self._engine.evaluate_boards(boards, self.cfg.ply)
 
 
+def contact_positions(name: str) -> list[tuple[tuple[int, int], int, Position]]:
+    """The positions before each standard checker play of match file ``name`` that a contact or crashed
+    net evaluates, in match order: ((match index, game), move number, position seen from the side on roll).
+    Raises what reading the file raises (:class:`~analyzer.core.errors.AnalyzerError`, ``OSError``,
+    ``UnicodeDecodeError``)."""
+    from analyzer.analysis.replay import decisions
+    from analyzer.formats import read_any
+
+    found: list[tuple[tuple[int, int], int, Position]] = []
+    for record in read_any(name):
+        for d in decisions(record):
+            if d.kind != "move" or not has_cube(d.variant) or d.position.game_over() is not None:
+                continue
+            if F.classify(np.frombuffer(d.position.board, np.int8)) in (F.CLASS_CONTACT, F.CLASS_CRASHED):
+                found.append(((d.match_index, d.game), d.move, d.position))
+    return found
+
+
 def corpus_positions(files: Sequence[str]) -> tuple[NDArray[np.int8], NDArray[np.int64], int]:
-    """The positions before each standard checker play of the match ``files`` (read in the order
-    given) that a contact or crashed net evaluates: ``boards`` (n x 64, seen from the side on roll),
-    ``games`` (the game of each row, numbered from 0 across the files, in order) and the count of
-    files that could not be read (skipped).
+    """The :func:`contact_positions` of the match ``files`` (read in the order given): ``boards``
+    (n x 64, seen from the side on roll), ``games`` (the game of each row, numbered from 0 across the
+    files, in order) and the count of files that could not be read (skipped).
 
     >>> import tempfile, pathlib
     >>> f = pathlib.Path(tempfile.mkdtemp()) / "m.mat"
@@ -279,9 +296,7 @@ def corpus_positions(files: Sequence[str]) -> tuple[NDArray[np.int8], NDArray[np
     >>> boards.shape, games.tolist(), bad
     ((2, 64), [0, 0], 0)
     """
-    from analyzer.analysis.replay import decisions
     from analyzer.core.errors import AnalyzerError
-    from analyzer.formats import read_any
 
     rows: list[bytes] = []
     games: list[int] = []
@@ -289,23 +304,16 @@ def corpus_positions(files: Sequence[str]) -> tuple[NDArray[np.int8], NDArray[np
     game = -1
     for name in files:
         try:
-            found: list[tuple[tuple[int, int], bytes]] = []
-            for record in read_any(name):
-                for d in decisions(record):
-                    if d.kind != "move" or not has_cube(d.variant) or d.position.game_over() is not None:
-                        continue
-                    b = np.frombuffer(d.position.board, np.int8)
-                    if F.classify(b) in (F.CLASS_CONTACT, F.CLASS_CRASHED):
-                        found.append(((d.match_index, d.game), d.position.board))
+            found = contact_positions(name)
         except (AnalyzerError, OSError, UnicodeDecodeError):
             bad += 1
             continue
         last = None
-        for key, board in found:
+        for key, _, pos in found:
             if key != last:
                 game += 1
                 last = key
-            rows.append(board)
+            rows.append(pos.board)
             games.append(game)
     boards = np.frombuffer(b"".join(rows), np.int8).reshape(-1, 64).copy()
     return boards, np.array(games, np.int64), bad
