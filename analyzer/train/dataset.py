@@ -131,6 +131,7 @@ class TargetFileBuilder(Trainer[B], Generic[B, L]):
         self.boards = np.zeros((0, 64), np.int8)
         self.targets = np.zeros((0, n_out), np.float32)
         self.games = np.zeros(0, np.int64)
+        self.exhausted = False  # set by a source of games that has no more
 
     def _rows_of_game(self, g: int) -> NDArray[np.int8] | None:
         """The rows game ``g`` of the build adds (None: none)."""
@@ -192,8 +193,9 @@ class TargetFileBuilder(Trainer[B], Generic[B, L]):
 
     def run(self, positions: int, checkpoint_every_s: float = 300.0,
             should_stop: Callable[[], bool] | None = None) -> None:
-        """Add chunks until the build holds at least ``positions`` positions (or ``should_stop()``)."""
-        self._loop(lambda: self.positions < positions, checkpoint_every_s, should_stop)
+        """Add chunks until the build holds at least ``positions`` positions, its source of games is
+        exhausted (a positions file's last game) or ``should_stop()``."""
+        self._loop(lambda: self.positions < positions and not self.exhausted, checkpoint_every_s, should_stop)
 
     def _curve_entry(self, losses: list[Any]) -> dict[str, Any] | None:
         if self.chunks % 10:
@@ -212,8 +214,8 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
         super().__init__(path, cfg, StandardLearner(teacher), NOUT)
         self.teacher = teacher
         self._engine: Engine | None = None
-        self._file: tuple[NDArray[np.int8], NDArray[np.int64], NDArray[np.int64]] | None = None
-        self.exhausted = False
+        self._file: tuple[NDArray[np.int8], NDArray[np.int64]] | None = None
+        self._themes = frozenset(s.strip() for s in cfg.themes.split(",")) if cfg.themes else frozenset()
 
     @classmethod
     def create(cls, path: Path | str, cfg: TargetsConfig) -> TargetBuilder:
@@ -229,36 +231,27 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
         tb._resume(arrays, doc)
         return tb
 
-    def _source(self) -> tuple[NDArray[np.int8], NDArray[np.int64], NDArray[np.int64]]:
-        """The positions file's boards, games and each game's first row (the last entry: the end)."""
+    def _source(self) -> tuple[NDArray[np.int8], NDArray[np.int64]]:
+        """The positions file's boards and the first row of each of its games (the last entry: the end)."""
         if self._file is None:
             with np.load(self.cfg.positions_file) as z:
                 boards, games = np.array(z["boards"], np.int8), np.array(z["games"], np.int64)
             starts = np.searchsorted(games, np.arange(int(games.max()) + 2 if len(games) else 1))
-            self._file = (boards, games, starts)
+            self._file = (boards, starts)
         return self._file
 
     def _rows_of_game(self, g: int) -> NDArray[np.int8] | None:
         if self.cfg.positions_file:
-            boards, _, starts = self._source()
+            boards, starts = self._source()
             if g + 1 >= len(starts):
                 self.exhausted = True
                 return None
             return boards[starts[g]:starts[g + 1]]
         rows = super()._rows_of_game(g)
-        if rows is None or not self.cfg.themes:
+        if rows is None or not self._themes:
             return rows
-        wanted = {s.strip() for s in self.cfg.themes.split(",")}
-        keep = [position_theme(Position(r.tobytes())) in wanted for r in rows]
+        keep = [position_theme(Position(r.tobytes())) in self._themes for r in rows]
         return rows[np.array(keep, np.bool_)]
-
-    def run(self, positions: int, checkpoint_every_s: float = 300.0,
-            should_stop: Callable[[], bool] | None = None) -> None:
-        """As :meth:`TargetFileBuilder.run`; a build from a positions file also ends with the file."""
-        if self.cfg.positions_file:
-            boards, _, _ = self._source()
-            positions = min(positions, len(boards))
-        self._loop(lambda: self.positions < positions and not self.exhausted, checkpoint_every_s, should_stop)
 
     def _label(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
         if self._engine is None:
