@@ -31,7 +31,7 @@ import numpy as np
 
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
-from analyzer.eval.cube import CubeDecision, GameProbabilities, cube_life_of, cubeful_emg
+from analyzer.eval.cube import CubeDecision, cube_life_of, cubeful_emg
 from analyzer.eval.met import MatchEquityTable, emg_to_mwc
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter, RankedPlay
@@ -94,7 +94,7 @@ def equity_after(probs: Probabilities, result: Position, state: MatchState, play
     -1.0
     """
     opp = result.flip()
-    gp = GameProbabilities.of(probs.flip(), clamp=True)
+    gp = Probabilities.of(probs.flip(), clamp=True)
     return -cubeful_emg(gp, state, 1 - player, cube_life=cube_life_of(opp), met=met)
 
 

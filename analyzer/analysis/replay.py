@@ -71,8 +71,6 @@ from analyzer.rules import Variant, find_variant
 
 __all__ = ["Decision", "GameReplay", "decisions", "replay_games"]
 
-KINDS = ("move", "double", "take", "drop", "resign")
-RESIGN_NAMES = {1: "single", 2: "gammon", 3: "backgammon"}
 _format = functools.lru_cache(maxsize=1 << 16)(format_play)
 
 

@@ -3,7 +3,7 @@
 The luck of one roll values the best plays of all 21 rolls cubefully: about 84 calls of the cube model
 per decision, which in Python cost most of a 0-ply review. :func:`after_values` runs the same steps on
 arrays, one call per decision: the opponent's outcome distribution turned into the five clamped
-probabilities exactly as ``GameProbabilities.of(Probabilities.from_outcomes(mover).flip(), clamp=True)``
+probabilities exactly as ``Probabilities.of(Probabilities.from_outcomes(mover).flip(), clamp=True)``
 does, the cube life of :func:`analyzer.eval.cube.cube_life_of`, and Janowski's value of
 :mod:`analyzer.eval._cube_kernel` (itself the twin of :class:`analyzer.eval.cube_model.CubeModel`),
 each operation in the same order, so every value equals the Python one to the last bit.
@@ -11,14 +11,14 @@ each operation in the same order, so every value equals the Python one to the la
 
 >>> from analyzer.core.match import MatchState
 >>> from analyzer.core.position import Position
->>> from analyzer.eval.cube import CUBE_LIFE_CONSTANTS, GameProbabilities, cube_life_of, cube_tables, cubeful_value
+>>> from analyzer.eval.cube import CUBE_LIFE_CONSTANTS, cube_life_of, cube_tables, cubeful_value
 >>> from analyzer.eval.probabilities import Probabilities
 >>> vt, may = cube_tables(MatchState(), 0)
 >>> raw = np.array([[0.5, 0.1, 0.0, 0.3, 0.1, 0.0]])  # the side on roll's view, after the other's play
 >>> board = np.zeros((1, 64), np.int8); board[0, 6] = 15; board[0, 19] = -15
 >>> out = np.zeros(1)
 >>> after_values(raw, board, np.array([0]), vt[0], may[0], 0, False, False, CUBE_LIFE_CONSTANTS, out)
->>> p = GameProbabilities.of(Probabilities.from_outcomes(raw[0, [3, 4, 5, 0, 1, 2]].tolist()).flip(), clamp=True)
+>>> p = Probabilities.of(Probabilities.from_outcomes(raw[0, [3, 4, 5, 0, 1, 2]].tolist()).flip(), clamp=True)
 >>> float(out[0]) == cubeful_value(p, MatchState(jacoby=False), 0, cube_life=cube_life_of(Position(board[0].tobytes())))
 True
 """
@@ -85,7 +85,7 @@ def _clamp(x: float, lo: float, hi: float) -> float:
 def probabilities_after(o: Arr, p: Arr) -> None:
     """The side on roll's five clamped probabilities ``p`` from his own 6-outcome distribution ``o``
     (the net's output on his board), computed as the mover of the play before sees them and then
-    flipped: ``GameProbabilities.of(Probabilities.from_outcomes(o[[3, 4, 5, 0, 1, 2]]).flip(), clamp=True)``."""
+    flipped: ``Probabilities.of(Probabilities.from_outcomes(o[[3, 4, 5, 0, 1, 2]]).flip(), clamp=True)``."""
     v = np.empty(6, np.float64)
     s = 0.0
     for j in range(6):

@@ -66,7 +66,7 @@ jitcache.refresh_module(__file__)
 @njit
 def probs5(o: Arr, out: Arr) -> None:
     """Five clamped probabilities (win, wg, wbg, lg, lbg) from a 6-outcome distribution ``o``, as
-    ``GameProbabilities.of(Probabilities.from_outcomes(o), clamp=True)`` computes them."""
+    ``Probabilities.of(Probabilities.from_outcomes(o), clamp=True)`` computes them."""
     v = np.empty(6, np.float64)
     s = 0.0
     for i in range(6):

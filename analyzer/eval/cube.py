@@ -51,7 +51,6 @@ from numpy.typing import NDArray
 from analyzer.core.match import MatchState, can_double
 from analyzer.core.position import Position
 from analyzer.eval.cube_model import CubeModel, MayDouble, ValueFn, interp
-from analyzer.eval.cube_model import GameProbabilities as GameProbabilities
 from analyzer.eval.cube_model import ProbabilitiesLike as ProbabilitiesLike
 from analyzer.eval.cube_model import even_game_mwc as even_game_mwc
 from analyzer.eval.met import MatchEquityTable, met_by_name, mwc_to_emg, outcome_mwc

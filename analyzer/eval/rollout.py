@@ -58,7 +58,6 @@ from analyzer.core.position import Position
 from analyzer.eval import _rollout_kernel as K
 from analyzer.eval.cube import (
     CubeDecision,
-    GameProbabilities,
     cube_decision,
     cube_life_of,
     cube_tables,
@@ -488,7 +487,7 @@ def _rollout_standard(engine: Engine, pos: Position, settings: RolloutSettings, 
                  for i in order]
     cube = None
     if cubeful and dice is None:
-        gp = GameProbabilities.of(cands[0].probabilities, clamp=True)
+        gp = Probabilities.of(cands[0].probabilities, clamp=True)
         cube = cube_decision(gp, state, player, cube_life=cube_life_of(pos), met=table)
         if cf_mean is not None:
             two = len(cf_mean) > 1
@@ -553,7 +552,7 @@ def _cubeful(where: Position, probs: Probabilities, state: MatchState, player: i
              table: MatchEquityTable | None) -> float:
     """Cube-model value for ``player`` of rolled-out ``probs``: before the roll in ``where`` (not
     doubling), or after his play (``where`` is its result, the opponent on roll next)."""
-    gp = GameProbabilities.of(probs, clamp=True)
+    gp = Probabilities.of(probs, clamp=True)
     if before_roll:
         v = cubeful_value(gp, state, player, cube_life=cube_life_of(where), met=table)
         return v / state.cube if table is None else mwc_to_emg(table, state, player, v)
