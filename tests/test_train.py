@@ -325,3 +325,25 @@ def test_target_build_keeps_only_the_themes_asked_for(tmp_path: Path) -> None:
     tb.run(positions=10**9, should_stop=lambda: tb.chunks >= 1)
     themes = {position_theme(Position(b.tobytes())) for b in tb.boards}
     assert tb.positions > 0 and themes <= {"race", "bear-off vs contact"}
+
+
+def test_target_build_with_trials_labels_by_the_teachers_rollout(tmp_path: Path) -> None:
+    from analyzer.core.position import Position
+    from analyzer.eval.engine import Engine
+    from analyzer.eval.rollout import RolloutSettings, rollout
+    from analyzer.train.dataset import TargetBuilder, TargetsConfig, row_seed
+
+    teacher = tmp_path / "teacher.npz"
+    NetSet.initial(hidden=8, race_hidden=8, seed=3).save(teacher)
+    cfg = TargetsConfig(teacher=str(teacher), ply=2, games_per_chunk=1, sample_every=9, prune=0, trials=6, seed=5)
+    tb = TargetBuilder.create(tmp_path / "t.npz", cfg)
+    tb.run(positions=1)
+    assert tb.positions > 1 and tb.targets.shape == (tb.positions, 6)
+    assert np.allclose(tb.targets.sum(axis=1), 1.0, atol=1e-5)
+    # each row is the outcome frequencies of its own seeded 6-trial rollout, not a 2-ply evaluation
+    eng = Engine(NetSet.load(teacher), cache_size=0, prune=False)
+    for row in (0, tb.positions - 1):
+        settings = RolloutSettings(trials=6, seed=row_seed(5, row), workers=1, cubeful=False, variance_reduction=False)
+        ref = rollout(eng, Position(tb.boards[row].tobytes()), settings).probabilities.outcomes()
+        assert np.allclose(tb.targets[row], ref, atol=1e-6)
+    assert not np.allclose(tb.targets, eng.evaluate_boards(tb.boards, 2), atol=1e-3)

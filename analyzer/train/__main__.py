@@ -365,8 +365,10 @@ def main(argv: list[str] | None = None) -> int:
     tg.add_argument("--teacher", default="data/nets/standard.npz", help="net set whose n-ply search labels")
     tg.add_argument("--positions", type=int, required=True, help="build until this many positions in total")
     tg.add_argument("--seed", type=int, default=21)
-    _add_overrides(tg, "ply:i noise:f games-per-chunk:i sample-every:i prune:i positions-file:s themes:s",
+    _add_overrides(tg, "ply:i noise:f games-per-chunk:i sample-every:i prune:i positions-file:s themes:s trials:i",
                    {"positions-file": "label the positions of this file (corpus-positions) instead of self-play",
+                    "trials": "label by a cubeless rollout of this many trials (played out, no variance "
+                              "reduction) instead of n-ply",
                     "themes": "keep only self-play positions of these themes (comma separated, "
                               "analyzer.analysis.themes)"})
     tg.add_argument("--checkpoint-every", type=float, default=300.0, help="seconds between saves")

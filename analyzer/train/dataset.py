@@ -9,11 +9,11 @@ variants (what differs is behind a learner, :mod:`analyzer.train.learner`):
   games with a fixed *teacher* (one of our own net sets or variant nets), keeps every
   ``sample_every``-th position before a roll that the teacher's nets evaluate (a variant's pure
   races go to the standard race evaluation) and labels it with the teacher's ``ply``-ply evaluation
-  by our own engine (bear-off databases in home-board races), or for a variant with ``trials`` > 0
-  by the outcome frequencies of a short rollout by the teacher (the long-horizon target TD's
-  lambda-returns only approximate). One chunk of games at a time, appended to one ``.npz`` written
-  atomically, so a long build stops and resumes anywhere (a resumed build gives the same file as an
-  uninterrupted one).
+  by our own engine (bear-off databases in home-board races), or with ``trials`` > 0 by the outcome
+  frequencies of a short cubeless rollout by the teacher's 0-ply player (the long-horizon target
+  TD's lambda-returns and the n-ply search only approximate). One chunk of games at a time,
+  appended to one ``.npz`` written atomically, so a long build stops and resumes anywhere (a
+  resumed build gives the same file as an uninterrupted one).
 * :func:`fit` (the contact and crashed nets of a net set; the race net is kept) and
   :func:`variant_fit` (a variant net, or a fresh one) train on such files for several epochs
   (:func:`fit_epochs`), holding out the positions of every ``holdout``-th game to report the mean
@@ -56,6 +56,7 @@ from analyzer.core.variants import has_cube
 from analyzer.eval import features as F
 from analyzer.eval.engine import Engine
 from analyzer.eval.net import NOUT, Net, NetSet
+from analyzer.eval.rollout import RolloutSettings, rollout
 from analyzer.eval.variants import features as V
 from analyzer.eval.variants.engine import VariantEngine
 from analyzer.eval.variants.model import NMAX, VariantNet, variant_code, variant_code_name
@@ -79,6 +80,7 @@ class BaseTargetsConfig:
     noise: float = 0.03
     games_per_chunk: int = 40
     sample_every: int = 2
+    trials: int = 0  # > 0: label by a cubeless rollout of this many trials instead of the ply-ply value
 
 
 @dataclass
@@ -105,7 +107,16 @@ class VariantTargetsConfig(BaseTargetsConfig):
     ply: int = 1
     games_per_chunk: int = 20
     variant: str = "dutch"
-    trials: int = 0  # > 0: label by a cubeless rollout of this many trials instead of the ply-ply value
+
+
+def row_seed(seed: int, row: int) -> int:
+    """The rollout seed of row ``row`` of a target build with run seed ``seed`` (a resumed build
+    labels alike).
+
+    >>> row_seed(41, 0), row_seed(41, 1)
+    (41000124, 41008043)
+    """
+    return seed * 1_000_003 + row * 7919 + 1
 
 
 B = TypeVar("B", bound=BaseTargetsConfig)
@@ -256,7 +267,14 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
     def _label(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
         if self._engine is None:
             self._engine = Engine(self.teacher, cache_size=0, prune=bool(self.cfg.prune))
-        return self._engine.evaluate_boards(boards, self.cfg.ply)
+        if self.cfg.trials <= 0:
+            return self._engine.evaluate_boards(boards, self.cfg.ply)
+        out = np.zeros((len(boards), NOUT), np.float32)
+        for j, b in enumerate(boards):
+            settings = RolloutSettings(trials=self.cfg.trials, seed=row_seed(self.cfg.seed, self.positions + j),
+                                       workers=1, cubeful=False, variance_reduction=False)
+            out[j] = rollout(self._engine, Position(b.tobytes()), settings).probabilities.outcomes()
+        return out
 
 
 def contact_positions(name: str) -> list[tuple[tuple[int, int], int, Position]]:
@@ -357,8 +375,7 @@ class VariantTargetBuilder(TargetFileBuilder[VariantTargetsConfig, VariantLearne
         out = np.zeros((len(boards), NMAX), np.float32)
         k = self.learner.k
         for j, b in enumerate(boards):
-            row = self.positions + j
-            seed = self.cfg.seed * 1_000_003 + row * 7919 + 1
+            seed = row_seed(self.cfg.seed, self.positions + j)
             _, _, counts = net_rollout(self.teacher, Position(b.tobytes(), self.teacher.variant), self.cfg.trials,
                                    seed=seed, ctx=self.learner.ctx, latin=seed % 36)
             if counts.sum() > 0:
