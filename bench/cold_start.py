@@ -1,32 +1,145 @@
-"""Cold start of ``bgreview moves`` with a warm numba cache: wall time of a fresh process.
+"""Whole-process start-up of ``bgreview`` commands (warm numba cache), beside GNU Backgammon in the same run.
 
-Run: ``python bench/cold_start.py [--runs 7]``. The first run warms the cache and is not counted.
-Prints the median and the best wall time of the remaining runs.
+Each command runs once to warm the caches (not counted), then ``--runs`` times, the commands taking turns
+(so a busy machine slows them all alike); the table gives the median and the best wall time of each, and
+the ratio of our median to gnubg's for the same work:
+
+* ``analyze``: ``bgreview analyze`` of the 7-point sample at 0-ply with the defaults (charts and the HTML
+  report; no confirmation pass: ``--confirm`` is off by default), a fresh output folder each run;
+  against gnubg's CLI importing the same ``.mat`` and analysing it at 0-ply (checker play and cube, no
+  rollouts), ``show statistics match`` and quit;
+* ``analyze --no-html``: the decision tables and the summary only, against the same gnubg figure;
+* ``hint``: ``bgreview hint`` of a middle-game position, 6-2, at 2-ply; against gnubg's ``hint`` of the
+  same position and roll at 2-ply;
+* ``moves``: ``bgreview moves`` of the opening position, 3-1 (the legal plays, no evaluation); against
+  gnubg starting and quitting.
+
+gnubg runs with one thread (``set threads 1``), as our kernels run on one here (2 cores). Without
+``/usr/games/gnubg`` the gnubg column is empty.
+
+Run: ``python bench/cold_start.py [--runs 5] [--only analyze hint]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "data" / "samples" / "boardlord-llabba-7p.mat"
+GNUBG = "/usr/games/gnubg"
+MIDDLE_GAME_ID = "4Dl4ADOw5+ABMA"  # bench/speed.py's MIDDLE_GAME: P 24:2 13:4 8:3 6:4 5:2 | O 19:4 17:3 12:4 1:2 3:2
+OPENING_ID = "4HPwATDgc/ABMA"
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--runs", type=int, default=7)
-    args = ap.parse_args()
-    cmd = [sys.executable, "-m", "analyzer", "moves", "4HPwATDgc/ABMA", "--dice", "31", "--format", "json"]
-    subprocess.run(cmd, check=True, capture_output=True)  # warm the numba cache
-    times = []
-    for _ in range(args.runs):
-        t = time.perf_counter()
-        subprocess.run(cmd, check=True, capture_output=True)
-        times.append(time.perf_counter() - t)
-    print(f"bgreview moves cold start over {args.runs} runs: median {statistics.median(times):.3f} s, "
-          f"best {min(times):.3f} s")
+@dataclass
+class Case:
+    """One timed command: ``argv(run)`` is the command line of run number ``run`` (-1: the warm-up)."""
+
+    name: str
+    argv: Callable[[int], list[str]]
+    times: list[float] = field(default_factory=list)
+
+
+def bgreview(*args: str) -> list[str]:
+    """The command line of ``bgreview ARGS`` run by this interpreter."""
+    return [sys.executable, "-m", "analyzer", *args]
+
+
+def gnubg_script(work: Path, name: str, commands: Sequence[str]) -> list[str]:
+    """gnubg's command line running ``commands`` (written to ``work/name.cmd``) and quitting."""
+    path = work / f"{name}.cmd"
+    path.write_text("\n".join(["set threads 1", *commands, "quit", ""]))
+    return [GNUBG, "-t", "-q", "-r", "-c", str(path)]
+
+
+def cases(work: Path, only: Sequence[str], sample: Path) -> tuple[list[Case], dict[str, str]]:
+    """The timed commands and, for each of ours, the gnubg case it is compared with."""
+    ours: dict[str, Callable[[int], list[str]]] = {
+        "analyze": lambda i: bgreview("analyze", str(sample), "--ply", "0", "-o", str(work / f"a{i}")),
+        "analyze --no-html": lambda i: bgreview("analyze", str(sample), "--ply", "0", "--no-html",
+                                                "-o", str(work / f"n{i}")),
+        "hint": lambda i: bgreview("hint", MIDDLE_GAME_ID, "--dice", "62", "--ply", "2"),
+        "moves": lambda i: bgreview("moves", OPENING_ID, "--dice", "31", "--format", "json"),
+    }
+    referee = {"analyze": "gnubg analyse 0-ply", "analyze --no-html": "gnubg analyse 0-ply",
+               "hint": "gnubg hint 2-ply", "moves": "gnubg start"}
+    chosen = [n for n in ours if not only or n.split()[0] in only or n in only]
+    out = [Case(n, ours[n]) for n in chosen]
+    pairs = {n: referee[n] for n in chosen}
+    if Path(GNUBG).exists():
+        scripts = {
+            "gnubg analyse 0-ply": [f"import mat {sample}", "set analysis chequerplay evaluation plies 0",
+                                    "set analysis cubedecision evaluation plies 0", "analyse match",
+                                    "show statistics match"],
+            "gnubg hint 2-ply": ["new game", f"set board {MIDDLE_GAME_ID}", "set dice 6 2",
+                                 "set evaluation chequerplay evaluation plies 2", "hint"],
+            "gnubg start": [],
+        }
+        for name in dict.fromkeys(pairs.values()):
+            argv = gnubg_script(work, name.replace(" ", "_"), scripts[name])
+            out.append(Case(name, lambda i, a=argv: a))
+    else:
+        pairs = {}
+    return out, pairs
+
+
+def run(case: Case, i: int) -> float:
+    """Wall time of one run of ``case`` (its output is captured; a failure stops the bench)."""
+    argv = case.argv(i)
+    t = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False,
+                          env={**os.environ, "COLUMNS": "100"})
+    wall = time.perf_counter() - t
+    if proc.returncode != 0:
+        raise SystemExit(f"{case.name}: exit {proc.returncode}: {' '.join(argv)}\n{proc.stderr[-2000:]}")
+    return wall
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5, help="timed runs of each command (default 5)")
+    ap.add_argument("--only", nargs="*", default=[], help="commands to time: analyze hint moves (default all)")
+    ap.add_argument("--file", default=str(SAMPLE), help="match file to analyse (default: the 7-point sample)")
+    args = ap.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="bgr_cold_"))
+    try:
+        todo, pairs = cases(work, args.only, Path(args.file).resolve())
+        for case in todo:
+            run(case, -1)  # warm the numba cache, the file cache, gnubg's weights
+        for i in range(args.runs):
+            for case in todo:
+                case.times.append(run(case, i))
+                shutil.rmtree(work / f"a{i}", ignore_errors=True)
+                shutil.rmtree(work / f"n{i}", ignore_errors=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    med = {c.name: statistics.median(c.times) for c in todo}
+    best = {c.name: min(c.times) for c in todo}
+    print(f"whole-process wall times, median (best) of {args.runs} runs after a warm-up; "
+          f"load average {os.getloadavg()[0]:.2f}")
+    print(f"{'command':<20} {'ours s':>14} {'gnubg':<22} {'gnubg s':>14} {'ratio':>6}")
+    for c in todo:
+        if c.name not in pairs and pairs:
+            continue
+        ref = pairs.get(c.name)
+        ours = f"{med[c.name]:.3f} ({best[c.name]:.3f})"
+        if ref is None:
+            print(f"{c.name:<20} {ours:>14}")
+            continue
+        theirs = f"{med[ref]:.3f} ({best[ref]:.3f})"
+        print(f"{c.name:<20} {ours:>14} {ref:<22} {theirs:>14} {med[c.name] / med[ref]:>5.2f}x")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -1,0 +1,35 @@
+"""The entry point builds only the command it runs (start-up): the same help, options and errors as the
+whole app."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from analyzer.cli import app, command_app
+
+NAMES = [c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands if c.callback]
+
+
+def test_every_command_is_found_alone() -> None:
+    assert len(NAMES) >= 14
+    for name in NAMES:
+        one = command_app([name])
+        assert one is not app and len(one.registered_commands) == 1
+    assert len(app.registered_commands) == len(NAMES)  # the copies leave the app whole
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_command_alone_says_what_the_whole_app_says(name: str) -> None:
+    runner = CliRunner()
+    for args in ([name, "--help"], [name, "--no-such-option"]):
+        whole = runner.invoke(app, args, prog_name="bgreview", env={"COLUMNS": "100"})
+        alone = runner.invoke(command_app(args), args, prog_name="bgreview", env={"COLUMNS": "100"})
+        assert (alone.exit_code, alone.output) == (whole.exit_code, whole.output)
+        assert f"bgreview {name}" in alone.output
+
+
+def test_the_group_and_unknown_commands_get_the_whole_app() -> None:
+    assert command_app([]) is app and command_app(["--version"]) is app and command_app(["analyse"]) is app
+    result = CliRunner().invoke(command_app(["analyse"]), ["analyse"], prog_name="bgreview")
+    assert result.exit_code == 2 and "No such command" in result.output
