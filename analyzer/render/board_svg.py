@@ -33,7 +33,6 @@ True
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Literal
 
@@ -145,8 +144,77 @@ def _num(v: float) -> str:
     >>> _num(3.0), _num(2.125), _num(-0.5)
     ('3', '2.12', '-0.5')
     """
-    text = f"{v:.2f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
+    text = _NUMS.get(v)
+    if text is None:
+        text = f"{v:.2f}".rstrip("0").rstrip(".")
+        if text == "-0":
+            text = "0"
+        if len(_NUMS) < 4096:  # the coordinates of a drawing repeat: remember them (a bounded memo)
+            _NUMS[v] = text
+    return text
+
+
+_NUMS: dict[float, str] = {}
+
+
+_CDATA = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_ATTRIB = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\r": "&#13;", "\n": "&#10;",
+                         "\t": "&#09;"})
+
+
+class _Node:
+    """One SVG element: a tag, its attributes in order, its text and its children. Serialised as
+    ``xml.etree.ElementTree.tostring(..., encoding="unicode")`` does (the same bytes: attributes in the order
+    they were set, ``<tag ... />`` when empty, text and attributes escaped), at a fraction of its cost.
+
+    >>> root = _Node("svg", {"class": 'a"b'})
+    >>> _Node.sub(root, "text").text = "x < y & z"
+    >>> _ = _Node.sub(root, "rect")
+    >>> root.tostring()
+    '<svg class="a&quot;b"><text>x &lt; y &amp; z</text><rect /></svg>'
+    """
+
+    __slots__ = ("attrib", "children", "tag", "text")
+
+    def __init__(self, tag: str, attrib: dict[str, str] | None = None) -> None:
+        self.tag = tag
+        self.attrib: dict[str, str] = dict(attrib) if attrib else {}
+        self.text: str | None = None
+        self.children: list[_Node] = []
+
+    @staticmethod
+    def sub(parent: _Node, tag: str) -> _Node:
+        """A new child of ``parent``, after its other children."""
+        child = _Node(tag)
+        parent.children.append(child)
+        return child
+
+    def set(self, key: str, value: str) -> None:
+        """Set attribute ``key`` (a new one goes last, as in ElementTree)."""
+        self.attrib[key] = value
+
+    def tostring(self) -> str:
+        """The element as XML text."""
+        out: list[str] = []
+        self._write(out)
+        return "".join(out)
+
+    def _write(self, out: list[str]) -> None:
+        out.append("<" + self.tag)
+        for k, v in self.attrib.items():
+            out.append(f' {k}="{v.translate(_ATTRIB)}"')
+        if self.text or self.children:
+            out.append(">")
+            if self.text:
+                out.append(self.text.translate(_CDATA))
+            for child in self.children:
+                child._write(out)
+            out.append(f"</{self.tag}>")
+        else:
+            out.append(" />")
+
+
+_ATTR_NAMES: dict[str, str] = {}  # keyword -> attribute name: stroke_width -> stroke-width, class_ -> class
 
 
 class _Canvas:
@@ -183,32 +251,36 @@ class _Canvas:
         """The drawn left edge of a box at ``x`` of width ``w`` (a point when ``w`` is 0)."""
         return self.width - x - w if self.mirror else x
 
-    def el(self, parent: ET.Element, tag: str, cls: str | None = None, **attrs: float | str) -> ET.Element:
-        e = ET.SubElement(parent, tag)
+    def el(self, parent: _Node, tag: str, cls: str | None = None, **attrs: float | str) -> _Node:
+        e = _Node.sub(parent, tag)
+        attrib = e.attrib
         if cls:
-            e.set("class", cls)
+            attrib["class"] = cls
         for k, v in attrs.items():
-            e.set(k.rstrip("_").replace("_", "-"), v if isinstance(v, str) else _num(v))
+            name = _ATTR_NAMES.get(k)
+            if name is None:
+                name = _ATTR_NAMES[k] = k.rstrip("_").replace("_", "-")
+            attrib[name] = v if isinstance(v, str) else _num(v)
         return e
 
-    def rect(self, parent: ET.Element, x: float, y: float, w: float, h: float, cls: str | None = None,
-             **attrs: float | str) -> ET.Element:
+    def rect(self, parent: _Node, x: float, y: float, w: float, h: float, cls: str | None = None,
+             **attrs: float | str) -> _Node:
         return self.el(parent, "rect", cls, x=self.x(x, w), y=y, width=w, height=h, **attrs)
 
-    def circle(self, parent: ET.Element, cx: float, cy: float, r: float, cls: str | None = None,
-               **attrs: float | str) -> ET.Element:
+    def circle(self, parent: _Node, cx: float, cy: float, r: float, cls: str | None = None,
+               **attrs: float | str) -> _Node:
         return self.el(parent, "circle", cls, cx=self.x(cx), cy=cy, r=r, **attrs)
 
-    def text(self, parent: ET.Element, x: float, y: float, content: str, cls: str | None = None,
-             anchor: str = "middle", **attrs: float | str) -> ET.Element:
+    def text(self, parent: _Node, x: float, y: float, content: str, cls: str | None = None,
+             anchor: str = "middle", **attrs: float | str) -> _Node:
         if self.mirror and anchor != "middle":
             anchor = "end" if anchor == "start" else "start"
         e = self.el(parent, "text", cls, x=self.x(x), y=y, text_anchor=anchor, **attrs)
-        e.text = content  # ElementTree escapes it: text from match files stays inert
+        e.text = content  # escaped when written: text from match files stays inert
         return e
 
-    def polygon(self, parent: ET.Element, points: list[tuple[float, float]], cls: str | None = None,
-                **attrs: float | str) -> ET.Element:
+    def polygon(self, parent: _Node, points: list[tuple[float, float]], cls: str | None = None,
+                **attrs: float | str) -> _Node:
         pts = " ".join(f"{_num(self.x(px))},{_num(py)}" for px, py in points)
         return self.el(parent, "polygon", cls, points=pts, **attrs)
 
@@ -270,7 +342,7 @@ def board_svg(
         raise ValueError(f"cube_owner must be 0, 1 or None, not {cube_owner!r}")
     lay = board_layout(pos, cube)
     cv = _Canvas(lay.width, home_side == "left", mover_dark, styled)
-    root = ET.Element("svg", {
+    root = _Node("svg", {
         "xmlns": SVG_NS,
         "version": "1.1",
         "viewBox": f"0 0 {_num(lay.width)} {_num(lay.height)}",
@@ -281,16 +353,16 @@ def board_svg(
     })
     if parts != "pieces":
         if parts == "all":
-            title = ET.SubElement(root, "title")
+            title = _Node.sub(root, "title")
             title.text = _title(pos, dice, names, action)
         cv.rect(root, 0, 0, lay.width, lay.height, fill="#ffffff")
         _frame(cv, root, lay)
         _numbers(cv, root, lay)
     if parts == "static":
-        return ET.tostring(root, encoding="unicode")
-    top = root if parts == "all" else ET.Element("g", {"class": "pieces"})
+        return root.tostring()
+    top = root if parts == "all" else _Node("g", {"class": "pieces"})
     if parts == "pieces":
-        title = ET.SubElement(top, "title")
+        title = _Node.sub(top, "title")
         title.text = _title(pos, dice, names, action)
     _points(cv, top, lay, pos)
     _bar(cv, top, lay, pos)
@@ -308,7 +380,7 @@ def board_svg(
     if lay.legend:
         cv.text(top, lay.width / 2, lay.height - 8, "Ringed checker: pinned under the stack drawn above it",
                 "legend", font_size=11, fill=COLOURS["pin"])
-    return ET.tostring(top, encoding="unicode")
+    return top.tostring()
 
 
 def board_layout(pos: Position, cube: int | None = None) -> _Layout:
@@ -330,7 +402,7 @@ def _title(pos: Position, dice: tuple[int, int] | None, names: tuple[str, str], 
     return f"{pos.spec.board_title} position, {act}"
 
 
-def _frame(cv: _Canvas, root: ET.Element, lay: _Layout) -> None:
+def _frame(cv: _Canvas, root: _Node, lay: _Layout) -> None:
     g = cv.el(root, "g", "frame")
     cv.rect(g, lay.board_x, lay.top, lay.frame_width, lay.frame_height, fill=COLOURS["frame"], rx=4)
     for half in (0, 1):
@@ -354,7 +426,7 @@ def _columns() -> tuple[list[int], list[int]]:
     return list(range(13, 25)), list(range(12, 0, -1))
 
 
-def _checker(cv: _Canvas, parent: ET.Element, cx: float, cy: float, side: str, pinned: bool = False,
+def _checker(cv: _Canvas, parent: _Node, cx: float, cy: float, side: str, pinned: bool = False,
              label: str | None = None) -> None:
     cls = f"checker {side}" + (" pinned" if pinned else "")
     if pinned:
@@ -368,7 +440,7 @@ def _checker(cv: _Canvas, parent: ET.Element, cx: float, cy: float, side: str, p
                 **({"fill": cv.colour(side, "text")} if cv.styled else {}))
 
 
-def _stack(cv: _Canvas, parent: ET.Element, cx: float, edge: float, direction: int, side: str, n: int,
+def _stack(cv: _Canvas, parent: _Node, cx: float, edge: float, direction: int, side: str, n: int,
            first_slot: int = 0) -> None:
     """``n`` checkers of ``side`` from slot ``first_slot`` inwards; the last visible slot shows the
     count when they do not all fit."""
@@ -380,14 +452,15 @@ def _stack(cv: _Canvas, parent: ET.Element, cx: float, edge: float, direction: i
         _checker(cv, parent, cx, cy, side, label=label)
 
 
-def _points(cv: _Canvas, root: ET.Element, lay: _Layout, pos: Position) -> None:
+def _points(cv: _Canvas, root: _Node, lay: _Layout, pos: Position) -> None:
     top_row, bottom_row = _columns()
     pin_m, pin_o = set(pos.pinned_mover), set(pos.pinned_opponent)
+    mover, opponent = pos.mover, pos.opponent
     for row, points in ((0, top_row), (1, bottom_row)):
         edge = lay.inner_top if row == 0 else lay.inner_bottom
         direction = 1 if row == 0 else -1
         for column, p in enumerate(points):
-            nx, no = pos.mover[p - 1], pos.opponent[p - 1]
+            nx, no = mover[p - 1], opponent[p - 1]
             g = cv.el(root, "g", "point", data_point=str(p), data_x=str(nx), data_o=str(no))
             cx = lay.point_x(column) + PW / 2
             if p in pin_o:  # an O checker under X's stack
@@ -402,14 +475,14 @@ def _points(cv: _Canvas, root: ET.Element, lay: _Layout, pos: Position) -> None:
                 _stack(cv, g, cx, edge, direction, "o", no)
 
 
-def _bar(cv: _Canvas, root: ET.Element, lay: _Layout, pos: Position) -> None:
+def _bar(cv: _Canvas, root: _Node, lay: _Layout, pos: Position) -> None:
     cx = lay.bar_x + BAR / 2
     g = cv.el(root, "g", "bar-checkers", data_x=str(pos.mover_bar), data_o=str(pos.opponent_bar))
     _stack(cv, g, cx, lay.inner_top, 1, "o", pos.opponent_bar)
     _stack(cv, g, cx, lay.inner_bottom, -1, "x", pos.mover_bar)
 
 
-def _tray(cv: _Canvas, root: ET.Element, lay: _Layout, x: float, top_n: int, bottom_n: int,
+def _tray(cv: _Canvas, root: _Node, lay: _Layout, x: float, top_n: int, bottom_n: int,
           kind: str) -> None:
     """A column of thin slices: ``O``'s from the top edge, ``X``'s from the bottom edge."""
     g = cv.el(root, "g", f"{kind}-tray", data_x=str(bottom_n), data_o=str(top_n))
@@ -425,13 +498,13 @@ def _tray(cv: _Canvas, root: ET.Element, lay: _Layout, x: float, top_n: int, bot
             fill=COLOURS["text"])
 
 
-def _lock(cv: _Canvas, root: ET.Element, cx: float, cy: float, side: str, can_hit: bool) -> None:
+def _lock(cv: _Canvas, root: _Node, cx: float, cy: float, side: str, can_hit: bool) -> None:
     """A padlock centred on (``cx``, ``cy``): shackle closed while ``side`` may not hit yet
     (Dutch), open (lifted to one side) once it may."""
     state = "unlocked" if can_hit else "locked"
     who = "X" if side == "x" else "O"
     g = cv.el(root, "g", f"lock {side} {state}", data_can_hit="1" if can_hit else "0")
-    tip = ET.SubElement(g, "title")
+    tip = _Node.sub(g, "title")
     tip.text = f"{who} may hit" if can_hit else f"{who} may not hit yet (no checker home)"
     colour = COLOURS["text"] if can_hit else COLOURS["pin"]
     lift = 4.0 if can_hit else 0.0
@@ -445,7 +518,7 @@ def _lock(cv: _Canvas, root: ET.Element, cx: float, cy: float, side: str, can_hi
     cv.rect(g, cx - 7, cy - 2, 14, 11, "lock-body", rx=2, fill=colour)
 
 
-def _numbers(cv: _Canvas, root: ET.Element, lay: _Layout) -> None:
+def _numbers(cv: _Canvas, root: _Node, lay: _Layout) -> None:
     g = cv.el(root, "g", "numbers", font_size=10, fill=COLOURS["text"])
     top_row, bottom_row = _columns()
     for column, (pt, pb) in enumerate(zip(top_row, bottom_row, strict=True)):
@@ -464,7 +537,7 @@ def _side_caption(glyph: str, name: str, pips: int, off: int, pos: Position, res
     return "   ".join(parts)
 
 
-def _captions(cv: _Canvas, root: ET.Element, lay: _Layout, pos: Position, dice: tuple[int, int] | None,
+def _captions(cv: _Canvas, root: _Node, lay: _Layout, pos: Position, dice: tuple[int, int] | None,
               names: tuple[str, str], action: str | None = None) -> None:
     m_pips, o_pips = pos.pips()
     g = cv.el(root, "g", "captions", font_size=12 if pos.spec.reserve else 15, fill=COLOURS["text"])
@@ -482,7 +555,7 @@ _PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
          6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
 
 
-def _dice(cv: _Canvas, root: ET.Element, lay: _Layout, dice: tuple[int, int]) -> None:
+def _dice(cv: _Canvas, root: _Node, lay: _Layout, dice: tuple[int, int]) -> None:
     g = cv.el(root, "g", "dice", data_dice=f"{dice[0]}{dice[1]}")
     d = 26.0
     cy = lay.inner_top + HALF + GAP / 2
@@ -496,7 +569,7 @@ def _dice(cv: _Canvas, root: ET.Element, lay: _Layout, dice: tuple[int, int]) ->
                       **({"fill": cv.colour("x", "text")} if cv.styled else {}))
 
 
-def _cube(cv: _Canvas, root: ET.Element, lay: _Layout, value: int, owner: int | None) -> None:
+def _cube(cv: _Canvas, root: _Node, lay: _Layout, value: int, owner: int | None) -> None:
     s = 32.0
     assert lay.cube_x is not None
     x = lay.cube_x + (PANEL - 4 - s) / 2
