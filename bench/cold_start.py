@@ -17,6 +17,10 @@ the ratio of our median to gnubg's for the same work:
 gnubg runs with one thread (``set threads 1``), as our kernels run on one here (2 cores). Without
 ``/usr/games/gnubg`` the gnubg column is empty.
 
+The table also gives the median CPU time (user and system) of each command and its ratio: on a busy
+machine the wall times stretch, the CPU times much less. ``hint`` at 2-ply may use two threads (its CPU time
+counts both).
+
 Run: ``python bench/cold_start.py [--runs 5] [--only analyze hint]``.
 """
 
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -48,6 +53,7 @@ class Case:
     name: str
     argv: Callable[[int], list[str]]
     times: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
 
 
 def bgreview(*args: str) -> list[str]:
@@ -93,16 +99,23 @@ def cases(work: Path, only: Sequence[str], sample: Path) -> tuple[list[Case], di
     return out, pairs
 
 
-def run(case: Case, i: int) -> float:
-    """Wall time of one run of ``case`` (its output is captured; a failure stops the bench)."""
+def children_cpu() -> float:
+    """CPU seconds (user and system) of the finished child processes so far."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def run(case: Case, i: int) -> tuple[float, float]:
+    """Wall time and CPU time of one run of ``case`` (its output is captured; a failure stops the bench)."""
     argv = case.argv(i)
+    c = children_cpu()
     t = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, text=True, check=False,
                           env={**os.environ, "COLUMNS": "100"})
     wall = time.perf_counter() - t
     if proc.returncode != 0:
         raise SystemExit(f"{case.name}: exit {proc.returncode}: {' '.join(argv)}\n{proc.stderr[-2000:]}")
-    return wall
+    return wall, children_cpu() - c
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,26 +131,30 @@ def main(argv: list[str] | None = None) -> int:
             run(case, -1)  # warm the numba cache, the file cache, gnubg's weights
         for i in range(args.runs):
             for case in todo:
-                case.times.append(run(case, i))
+                wall, cpu = run(case, i)
+                case.times.append(wall)
+                case.cpu.append(cpu)
                 shutil.rmtree(work / f"a{i}", ignore_errors=True)
                 shutil.rmtree(work / f"n{i}", ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     med = {c.name: statistics.median(c.times) for c in todo}
     best = {c.name: min(c.times) for c in todo}
-    print(f"whole-process wall times, median (best) of {args.runs} runs after a warm-up; "
-          f"load average {os.getloadavg()[0]:.2f}")
-    print(f"{'command':<20} {'ours s':>14} {'gnubg':<22} {'gnubg s':>14} {'ratio':>6}")
+    cpu = {c.name: statistics.median(c.cpu) for c in todo}
+    print(f"whole-process wall times, median (best) of {args.runs} runs after a warm-up, and the median CPU "
+          f"time (user + system; less sensitive to a busy machine); load average {os.getloadavg()[0]:.2f}")
+    print(f"{'command':<18} {'ours s':>14} {'cpu':>5} {'gnubg':<20} {'gnubg s':>14} {'cpu':>5} {'ratio':>6} {'cpu':>6}")
     for c in todo:
-        if c.name not in pairs and pairs:
-            continue
         ref = pairs.get(c.name)
+        if ref is None and pairs:
+            continue
         ours = f"{med[c.name]:.3f} ({best[c.name]:.3f})"
         if ref is None:
-            print(f"{c.name:<20} {ours:>14}")
+            print(f"{c.name:<18} {ours:>14} {cpu[c.name]:>5.2f}")
             continue
         theirs = f"{med[ref]:.3f} ({best[ref]:.3f})"
-        print(f"{c.name:<20} {ours:>14} {ref:<22} {theirs:>14} {med[c.name] / med[ref]:>5.2f}x")
+        print(f"{c.name:<18} {ours:>14} {cpu[c.name]:>5.2f} {ref:<20} {theirs:>14} {cpu[ref]:>5.2f} "
+              f"{med[c.name] / med[ref]:>5.2f}x {cpu[c.name] / cpu[ref]:>5.2f}x")
     return 0
 
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from enum import StrEnum
-from typing import IO, Annotated
+from typing import IO, TYPE_CHECKING, Annotated
 
 import typer
 
 from analyzer.cli import app
 from analyzer.cli.common import fail
 from analyzer.core.errors import InputError
-from analyzer.formats.records import GameRecord, MatchStream
+
+if TYPE_CHECKING:  # the readers load when a file is converted, not with every command
+    from analyzer.formats.records import GameRecord, MatchStream
 
 
 class TargetFormat(StrEnum):
