@@ -409,6 +409,23 @@ def _reach_blot(me: np.ndarray, them: np.ndarray, bar: int, p: int, d1: int, d2:
 
 
 @njit(cache=True)
+def _walk_mask(src: int, d: int, steps: int, blocked: int) -> int:
+    """Points (bits) reached by checkers on the points ``src`` (bits) moving ``d`` pips at a time, at
+    most ``steps`` times, through points not in ``blocked`` (the landing point itself may be anything).
+
+    >>> bin(_walk_mask(1 << 3, 2, 3, 1 << 5))  # from 3 by twos: 5 (blocked, but landed on), no further
+    '0b100000'
+    """
+    reached = 0
+    x = src
+    for _k in range(steps):
+        x <<= d
+        reached |= x
+        x &= ~blocked
+    return reached
+
+
+@njit(cache=True)
 def _hit_stats(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int, int, int]:
     """Rolls (of 36) with which ``them`` hits at least one blot of ``me``, rolls that hit two, and
     the pips ``me`` loses over the 36 rolls when ``them`` hits its most advanced hittable blot
@@ -417,16 +434,22 @@ def _hit_stats(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int
     ``them``'s checkers are mapped into ``me``'s numbering (their point q is our point 25 - q;
     their bar is our point 0); our points with two or more checkers block them. Checkers on
     their bar must come in first (handled approximately for two or more on the bar). ``reach``
-    is scratch space (at least 16 entries).
+    is unused (kept for the callers' signature).
+
+    The points are bitmasks (bit ``p``: our point ``p``), every roll's hittable points computed at
+    once: the rules of :func:`_reach_blot`, which :func:`_hit_rolls_reference` and the tests check.
     """
-    nb = 0
+    blots = 0
+    blocked = 0
+    theirs = 0
     for p in range(1, 25):
         if me[p] == 1:
-            reach[nb] = p
-            nb += 1
-            if nb == reach.shape[0]:
-                break
-    if nb == 0:
+            blots |= 1 << p
+        elif me[p] >= 2:
+            blocked |= 1 << p
+        if them[25 - p] > 0:
+            theirs |= 1 << p
+    if blots == 0:
         return 0, 0, 0
     bar = int(them[25])
     one = 0
@@ -435,18 +458,41 @@ def _hit_stats(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int
     for d1 in range(1, 7):
         for d2 in range(d1, 7):
             w = 1 if d1 == d2 else 2
-            hits = 0
-            for i in range(nb):
-                if _reach_blot(me, them, bar, int(reach[i]), d1, d2):
-                    if hits == 0:
-                        loss += w * (25 - int(reach[i]))  # blots in rising order: the first is the most advanced
-                    hits += 1
-                    if hits >= 2:
-                        break
-            if hits >= 1:
+            if d1 != d2:
+                b1 = blocked >> d1 & 1
+                b2 = blocked >> d2 & 1
+                if bar >= 2:
+                    h = (1 << d1) | (1 << d2)
+                elif bar == 1:
+                    h = (1 << d1) | (1 << d2)
+                    if b1 == 0 or b2 == 0:
+                        h |= 1 << (d1 + d2)
+                    if b1 == 0:
+                        h |= theirs << d2
+                    if b2 == 0:
+                        h |= theirs << d1
+                else:
+                    both = (blocked >> d1) & (blocked >> d2)
+                    h = (theirs << d1) | (theirs << d2) | ((theirs & ~both) << (d1 + d2))
+            else:
+                d = d1
+                if bar >= 1:
+                    h = _walk_mask(1, d, 4 if bar == 1 else max(1, 5 - bar), blocked)
+                    if bar == 1 and (blocked >> d & 1) == 0:
+                        h |= _walk_mask(theirs, d, 3, blocked)
+                else:
+                    h = _walk_mask(theirs, d, 4, blocked)
+            hit = h & blots
+            if hit != 0:
                 one += w
-            if hits >= 2:
-                two += w
+                low = hit & -hit
+                p = 0
+                while low > 1:
+                    low >>= 1
+                    p += 1
+                loss += w * (25 - p)  # the most advanced blot hit: the lowest point
+                if hit & (hit - 1) != 0:
+                    two += w
     return one, two, loss
 
 
