@@ -177,18 +177,36 @@ def _match_result(ref: Arr, vt: Arr, level: int) -> float:
 
 
 @njit
-def new_cache(bits: int) -> tuple:  # type: ignore[type-arg]
-    """An evaluation cache of ``2 ** bits`` slots (direct mapped): ``(boards, values, full, hashes)``.
+def _slots(bits: int) -> tuple:  # type: ignore[type-arg]
+    size = 1 << bits
+    return (np.zeros((size, NSLOTS), np.int8), np.zeros((size, NOUT), np.float32), np.zeros(size, np.bool_),
+            np.zeros(size, np.uint64))
+
+
+@njit
+def new_cache(bits: int, early_bits: int = -1) -> tuple:  # type: ignore[type-arg]
+    """An evaluation cache: ``(main, early)``, each direct mapped, ``(boards, values, full, hashes)``
+    of ``2 ** bits`` and ``2 ** early_bits`` slots (``early_bits`` < 0: ``bits``).
 
     A slot holds an afterstate (a play's result, still seen from the side that moved) and its
     0-ply outcome distribution for that side, exactly as :func:`analyzer.eval.engine.best_reply`
     computes it; a hit compares the whole board, so a cached value is the value itself and
-    results do not depend on what the cache held. One per worker: it keeps its values across
-    trials (the first plies of a rollout repeat from trial to trial) and only with one evaluator.
+    results do not depend on what the cache held. One per worker: ``early`` serves the first
+    :func:`_early_plies` plies of every trial, which repeat from trial to trial (the start's rolls;
+    with variance reduction also the 21 rolls after each first roll), ``main`` the later plies,
+    whose plays repeat only within a ply (the rolls of variance reduction reaching the same
+    position): it stays small, in the processor's cache, and never evicts the early plies' values.
+    Only with one evaluator.
     """
-    size = 1 << bits
-    return (np.zeros((size, NSLOTS), np.int8), np.zeros((size, NOUT), np.float32), np.zeros(size, np.bool_),
-            np.zeros(size, np.uint64))
+    return (_slots(bits), _slots(bits if early_bits < 0 else early_bits))
+
+
+@njit
+def _early_plies(vr: bool) -> int:
+    """The plies of a trial served by the early cache: those whose positions and rolls recur across
+    trials (the first roll is stratified over 36 trials; with variance reduction the 21 rolls of the
+    second ply repeat for each first roll too)."""
+    return 2 if vr else 1
 
 
 @njit
@@ -255,9 +273,10 @@ def _best_cached(b: Arr, d1: int, d2: int, ev: tuple, ws: tuple, sc: tuple,  # t
     without pruning (every play evaluated in the generator's order, the first of equal equities
     kept). Returns its pool row (-1 on overflow) and ``bestp`` its distribution (mover's view).
 
-    ``mode`` 0: as ``best_reply``; 3: each play's value looked up in ``cache`` before it is
-    evaluated (the 21 rolls of variance reduction: results repeat within a ply and across the
-    trials' first plies; one roll per ply does not pay for the look-ups); 1: the choice of
+    ``mode`` 0: as ``best_reply``; 3: each play's value looked up in ``cache`` (one part of
+    :func:`new_cache`) before it is evaluated (the 21 rolls of variance reduction: results repeat
+    within a ply, and the trials' first plies repeat from trial to trial; one roll of a later ply
+    does not pay for the look-ups); 1: the choice of
     ``best_reply`` *with* pruning (by the pruning net ``ev[5]``) instead, through the cache; 2:
     both, the pruned choice as the second row with its distribution in ``lbest`` (the fully
     evaluated best is among the plays evaluated anyway)."""
@@ -416,6 +435,8 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     lbest = np.zeros(NOUT, np.float32)  # the roll thrown: the distribution after the play its luck is measured with
     mode_mean = 1 if luck_prune else 3
     mode_thrown = (2 if luck_prune else 3) if vr else 0
+    main, early = cache
+    n_early = _early_plies(vr)
     while True:
         over = F.classify(board) == F.CLASS_OVER
         stop = over or t >= MAX_TRIAL_PLIES or (0 < truncate <= t)
@@ -478,6 +499,7 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
         else:
             d1, d2 = np.random.randint(1, 7), np.random.randint(1, 7)
         hi, lo = (d1, d2) if d1 >= d2 else (d2, d1)
+        cache_t = early if t < n_early else main
         if vr:
             for g in range(m):
                 cmean[g] = 0.0
@@ -487,7 +509,7 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
                 for c in range(1, a + 1):
                     if a == hi and c == lo:
                         continue
-                    r = _best_cached(board, a, c, ev, ws, sc, cache, bestp, mode_mean, xp, hp, lbest)[0]
+                    r = _best_cached(board, a, c, ev, ws, sc, cache_t, bestp, mode_mean, xp, hp, lbest)[0]
                     if r < 0:
                         return -1
                     wt = 1.0 if a == c else 2.0
@@ -501,7 +523,8 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
                                                                     opp_owner, vt, may, crawford, max_level)
                             else:
                                 cmean[g] += wt * _after_value(pool[r], bestp, tmp, oppv, cv, opp_owner)
-        row, lrow = _best_cached(board, hi, lo, ev, ws, sc, cache, bestp, mode_thrown, xp, hp, lbest)
+        row, lrow = _best_cached(board, hi, lo, ev, ws, sc, cache_t, bestp,
+                                 mode_thrown if mode_thrown != 0 or t >= n_early else 3, xp, hp, lbest)
         if row < 0:
             return -1
         if vr:

@@ -72,16 +72,20 @@ from analyzer.eval.variants.engine import VariantEngine
 from analyzer.eval.variants.rollout import VariantRolloutResult, _rollout_variant
 from analyzer.rules.kernel import Workspace
 
-__all__ = ["CACHE_BITS", "CHUNK", "DEFAULT_SETTINGS", "ROUND", "Z95", "ProgressFn", "RolloutCandidate", "RolloutResult",
-           "RolloutSettings", "VariantRolloutResult", "played_cube", "pool_context", "rollout", "rollout_cube",
-           "trial_dice"]
+__all__ = ["CACHE_BITS", "CHUNK", "DEFAULT_SETTINGS", "EARLY_CACHE_BITS", "ROUND", "Z95", "ProgressFn",
+           "RolloutCandidate", "RolloutResult", "RolloutSettings", "VariantRolloutResult", "played_cube",
+           "pool_context", "rollout", "rollout_cube", "trial_dice"]
 
 ROUND = 324
 """Trials per round: the early-stop test and the progress callback run between rounds."""
 CHUNK = 18
 """Trials per task sent to a worker process (a round is 18 tasks: none left to one worker at its end)."""
-CACHE_BITS = 16
-"""Each worker's evaluation cache holds ``2 ** CACHE_BITS`` play results (about 5 MB at 16)."""
+CACHE_BITS = 12
+"""Each worker's evaluation cache of the later plies holds ``2 ** CACHE_BITS`` play results (small: their
+plays repeat only within a ply, :func:`analyzer.eval._rollout_kernel.new_cache`)."""
+EARLY_CACHE_BITS = 17
+"""Each worker's cache of the first plies' play results, which recur from trial to trial: ``2 ** EARLY_CACHE_BITS``
+slots (about 12 MB at 17)."""
 _OUTCOME_POINTS = np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
 
 
@@ -195,7 +199,7 @@ def _init_worker(W: tuple[NDArray[np.float32], ...], use_db: bool,
     # pruning net ``P`` only serves the luck of ``luck_prune`` (without one, the contact net's
     # four arrays, of the pruning net's types, fill its slot)
     _STATE.update(ev=(W, use_db, *bearoff_arrays(use_db), W[:4] if P is None else P, False), ws=Workspace(8192),
-                  cache=K.new_cache(CACHE_BITS))
+                  cache=K.new_cache(CACHE_BITS, EARLY_CACHE_BITS))
 
 
 _Task = tuple[NDArray[np.int8], int, int, int, int, int, bool, bool, NDArray[np.float64], NDArray[np.int64], bool,
