@@ -7,11 +7,17 @@ stopping the games as gnubg's do; N: stopped after N plies with the 0-ply evalua
 variance reduction (off with ``--trials`` games, on with ``--vr-trials`` when ``--vr``), we roll
 the position out with ``--workers`` processes, and when the ``gnubg`` wheel is importable GNU
 Backgammon rolls out the same position with the same settings (0-ply chequer play and cube
-decisions, quasi-random dice, the same truncation, 2 threads) in a separate process; one line
-each, with the ratio. gnubg is only a referee here: nothing of it is used by ``analyzer``.
+decisions, every play evaluated by the full net -- pruning off, as ours --, quasi-random dice, the
+same truncation, the bear-off databases, ``--workers`` threads) in a separate process; one line
+each, with the ratio, and a table of all of them at the end. gnubg is only a referee here: nothing
+of it is used by ``analyzer``.
 
+Both sides count games the same way (trials played, divided by the wall time of the rollout
+alone, start-up of our worker processes included) and also per CPU second (ours: this process
+and its workers; gnubg's: its process, all threads), the figure that survives a busy machine.
 A cubeful trial of ours plays No double and Double/take side by side with the same dice (one
-board, two cube games); gnubg's plays the position as it is. Both count as one game per trial.
+board, two cube games) and plays the cubeless game on after a pass; gnubg's plays the position as
+it is and ends a game at a pass. Both count as one game per trial.
 
     .venv/bin/python bench/rollout.py [--trials 1296] [--workers 2] [--vr] [--vr-trials 144]
         [--position opening middle] [--truncate 0 7 11] [--cubeful] [--luck-prune] [--no-gnubg]
@@ -31,6 +37,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import resource
 import subprocess
 import sys
 import time
@@ -55,13 +62,14 @@ for c in ["set threads %d" % threads, "set rollout trials %d" % n, "set jacoby o
           "set rollout truncation plies %d" % max(trunc, 1),
           "set rollout truncation chequerplay plies 0", "set rollout truncation cubedecision plies 0",
           "set rollout chequerplay plies 0", "set rollout cubedecision plies 0", "set rollout later enable off",
+          "set rollout chequerplay prune off", "set rollout cubedecision prune off",
           "set rollout quasirandom on", "set rollout seed 1", "set rollout bearofftruncation exact on",
           "set rollout bearofftruncation onesided on"]:
     gnubg.command(c)
 gnubg.setgnubgid(xgid)
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 gnubg.command("rollout")
-sys.stderr.write(json.dumps({"seconds": time.perf_counter() - t}) + "\n")
+sys.stderr.write(json.dumps({"seconds": time.perf_counter() - t, "cpu": time.process_time() - c}) + "\n")
 """
 
 
@@ -80,22 +88,29 @@ def xgid(pos: Position) -> str:
     return "XGID=" + "".join(chars) + ":0:0:1:00:0:0:0:0:10"
 
 
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished children (the rollout's worker processes)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def ours(engine: Engine, pos: Position, trials: int, workers: int, vr: bool, truncate: int,
-         cubeful: bool, luck_prune: bool = False) -> tuple[float, float, float]:
-    """(games/s, cubeless or cubeful equity, its standard error) of one timed rollout."""
-    t = time.perf_counter()
+         cubeful: bool, luck_prune: bool = False) -> tuple[float, float, float, float]:
+    """(games/s, games per CPU second, cubeless or cubeful equity, its standard error) of one timed rollout."""
+    t, c0 = time.perf_counter(), _cpu_seconds()
     r = rollout(engine, pos, RolloutSettings(trials=trials, workers=workers, cubeful=cubeful, cube_play=cubeful,
                                              variance_reduction=vr, truncate=truncate or None, seed=1,
                                              luck_prune=luck_prune))
-    dt = time.perf_counter() - t
+    dt, cpu = time.perf_counter() - t, _cpu_seconds() - c0
     c = r.best
     if cubeful and c.cubeful_equity is not None and c.cubeful_se is not None:
-        return trials / dt, c.cubeful_equity, c.cubeful_se
-    return trials / dt, r.equity, r.equity_se
+        return trials / dt, trials / cpu, c.cubeful_equity, c.cubeful_se
+    return trials / dt, trials / cpu, r.equity, r.equity_se
 
 
-def gnubg(pos: Position, trials: int, threads: int, vr: bool, truncate: int, cubeful: bool) -> float | None:
-    """gnubg's games/s with the same settings, or None without the wheel."""
+def gnubg(pos: Position, trials: int, threads: int, vr: bool, truncate: int,
+          cubeful: bool) -> tuple[float, float] | None:
+    """gnubg's (games/s, games per CPU second) with the same settings, or None without the wheel."""
     if importlib.util.find_spec("gnubg") is None:
         return None
     p = subprocess.run([sys.executable, "-c", GNUBG_SCRIPT, str(trials), str(threads), "1" if vr else "0",
@@ -103,7 +118,8 @@ def gnubg(pos: Position, trials: int, threads: int, vr: bool, truncate: int, cub
                        capture_output=True, text=True, timeout=3600, check=False)
     for line in p.stderr.splitlines():
         if line.startswith("{"):
-            return float(trials / json.loads(line)["seconds"])
+            d = json.loads(line)
+            return float(trials / d["seconds"]), float(trials / d["cpu"])
     return None
 
 
@@ -154,33 +170,45 @@ def main() -> None:
         runs.append((True, a.vr_trials, False))
     if a.luck_prune and (a.vr or a.only_vr):
         runs.append((True, a.vr_trials, True))
+    rows: list[tuple[str, str, str, str, float, float | None, float, float | None]] = []
     for name in a.position:
         pos = POSITIONS[name]
         for trunc in a.truncate:
-            g_vr: float | None = None
+            g_vr: tuple[float, float] | None = None
             for vr, n, lp in runs:
-                gps, eq, se = ours(engine, pos, n, a.workers, vr, trunc, a.cubeful, lp)
+                gps, gpc, eq, se = ours(engine, pos, n, a.workers, vr, trunc, a.cubeful, lp)
+                how = "played out" if trunc <= 0 else f"{trunc}-ply truncated"
+                cube = "cubeful" if a.cubeful else "cubeless"
                 what = (f"{n} {'played-out' if trunc <= 0 else f'{trunc}-ply truncated'} 0-ply "
-                        f"{'cubeful' if a.cubeful else 'cubeless'} games of the {name} position, variance reduction "
+                        f"{cube} games of the {name} position, variance reduction "
                         f"{'on' if vr else 'off'}{' (luck_prune)' if lp else ''}")
-                print(f"bgreview: {what}, {a.workers} workers: {gps:.1f} games/s "
-                      f"({'cubeful' if a.cubeful else 'cubeless'} equity {eq:+.3f} +- {se:.3f})", flush=True)
+                print(f"bgreview: {what}, {a.workers} workers: {gps:.1f} games/s, {gpc:.1f} games per CPU second "
+                      f"({cube} equity {eq:+.3f} +- {se:.3f})", flush=True)
+                vr_name = ("luck_prune" if lp else "on") if vr else "off"
                 if a.no_gnubg:
+                    rows.append((name, how, cube, vr_name, gps, None, gpc, None))
                     continue
-                if lp:  # gnubg's variance-reduced run just above (gnubg prunes its rolls' plays by default)
-                    if g_vr is not None:
-                        print(f"gnubg:    the variance-reduced run above: {g_vr:.1f} games/s; "
-                              f"ratio bgreview/gnubg = {gps / g_vr:.2f}", flush=True)
-                    continue
-                g = gnubg(pos, n, a.workers, vr, trunc, a.cubeful)
-                if vr:
-                    g_vr = g
+                if lp:  # gnubg's variance-reduced run just above
+                    g = g_vr
+                else:
+                    g = gnubg(pos, n, a.workers, vr, trunc, a.cubeful)
+                    if vr:
+                        g_vr = g
+                rows.append((name, how, cube, vr_name, gps, None if g is None else g[0], gpc,
+                             None if g is None else g[1]))
                 if g is None:
                     print("gnubg:    wheel not installed (pip install gnubg) or no result, no comparison", flush=True)
                 else:
-                    print(f"gnubg:    same settings, {a.workers} threads: {g:.1f} games/s; "
-                          f"ratio bgreview/gnubg = {gps / g:.2f}", flush=True)
-
+                    print(f"gnubg:    {'the variance-reduced run above' if lp else 'same settings'}, {a.workers} "
+                          f"threads: {g[0]:.1f} games/s, {g[1]:.1f} games per CPU second; ratio bgreview/gnubg = "
+                          f"{gps / g[0]:.2f} (per CPU second {gpc / g[1]:.2f})", flush=True)
+    print("\n| position | games | cube | variance reduction | bgreview games/s | gnubg games/s | ratio "
+          "| ratio per CPU second |\n|---|---|---|---|---|---|---|---|")
+    for name, how, cube, vr_name, gps, g_gps, gpc, g_gpc in rows:
+        ratio = "" if g_gps is None else f"{gps / g_gps:.2f}"
+        cratio = "" if g_gpc is None else f"{gpc / g_gpc:.2f}"
+        gnu = "" if g_gps is None else f"{g_gps:.1f}"
+        print(f"| {name} | {how} | {cube} | {vr_name} | {gps:.1f} | {gnu} | {ratio} | {cratio} |")
 
 if __name__ == "__main__":
     main()
