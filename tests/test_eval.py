@@ -293,3 +293,61 @@ def test_engine_without_the_exact_table_uses_the_one_sided_convolution(engine: E
         assert engine.evaluate(pos).win == pytest.approx(two_sided_win(pos), abs=1e-6)
         differs += abs(c[0] - two_sided_win(pos)) > 1e-6
     assert differs > 0  # min-expected-rolls play is not always the winning-chance optimum
+
+
+def _ranked_by_objects(eng: Engine, pos: Position, dice: tuple[int, int]) -> list[tuple[str, bytes, float, int]]:
+    """The 0-ply ranking as it was made from LegalPlay objects: every legal play (in legal_plays'
+    order) evaluated, stably sorted by ``p @ weights``, equities from Probabilities."""
+    plays = Standard().legal_plays(pos, dice)
+    after = flip_boards(np.stack([np.frombuffer(p.result.board, dtype=np.int8) for p in plays]))
+    p0 = eng.evaluate_boards(after, 0)[:, [3, 4, 5, 0, 1, 2]]
+    eq0 = p0 @ np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
+    order = np.argsort(-eq0, kind="stable")
+    return [(plays[i].text, plays[i].result.board, Probabilities.from_outcomes(p0[i].tolist()).equity, 0)
+            for i in order]
+
+
+@pytest.mark.parametrize(("notation", "dice"), [
+    ("P 24:2 13:4 8:3 6:4 5:2 | O 19:4 17:3 12:4 1:2 3:2", (6, 2)),
+    ("P 24:2 13:5 8:3 6:5 | O 19:5 17:3 12:5 1:2", (1, 1)),
+    ("P 6:2 5:2 4:2 3:3 2:3 1:3 | O 19:2 24:3", (6, 5)),  # a bear-off: many plays of equal equity
+    ("P 3:2 2:2 1:1 | O 24:3", (2, 1)),
+    ("P 3:2 2:2 1:1 | O 24:3", (6, 6)),
+])
+def test_rank_plays_from_arrays_ranks_as_the_play_objects_did(engine: Engine, notation: str,
+                                                               dice: tuple[int, int]) -> None:
+    pos = Position.from_notation(notation)
+    ranked = engine.rank_plays(pos, dice, 0)
+    assert [(r.play, r.result.board, r.equity, r.ply) for r in ranked] == _ranked_by_objects(engine, pos, dice)
+    assert [r.probabilities.equity for r in ranked] == [r.equity for r in ranked]
+
+
+def test_compiled_equities_are_numpys_and_probabilities() -> None:
+    from analyzer.eval.engine import _ranked
+
+    rng = np.random.default_rng(3)
+    z = rng.normal(size=(20000, 6)) * rng.uniform(0.5, 6.0, size=(20000, 1))
+    raw = np.exp(z) / np.exp(z).sum(1, keepdims=True)
+    raw[rng.random(raw.shape) < 0.1] = 0.0
+    raw[::11, 5] = -1e-9  # a negative output counts as 0 in Probabilities.from_outcomes
+    raw = raw.astype(np.float32)
+    p, eq0, eqs, order = _ranked(raw)
+    mover = raw[:, [3, 4, 5, 0, 1, 2]]  # as the ranking always took them (numpy picks its sum's order by layout)
+    eq_numpy = mover @ np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
+    assert np.array_equal(p, mover) and np.array_equal(eq0, eq_numpy)
+    assert eqs == [Probabilities.from_outcomes(row.tolist()).equity for row in mover]
+    assert order == np.argsort(-eq_numpy, kind="stable").tolist()
+
+
+def test_ranked_plays_are_values(engine: Engine) -> None:
+    import pickle
+
+    a = engine.rank_plays(Position.start(), (3, 1), 0)
+    b = Standard().legal_plays(Position.start(), (3, 1))
+    assert sorted(r.play for r in a) == [p.text for p in b]
+    first = a[0]
+    assert pickle.loads(pickle.dumps(first)) == first
+    assert hash(first) == hash(pickle.loads(pickle.dumps(first)))
+    assert repr(first).startswith("RankedPlay(play='8/5 6/5', result=Position.from_notation(")
+    with pytest.raises(AttributeError):
+        first.play = "x"  # type: ignore[misc]

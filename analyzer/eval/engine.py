@@ -35,6 +35,7 @@ from analyzer.eval.bearoff import bearoff_class, race_probs_board, two_sided_win
 from analyzer.eval.net import NOUT, NetSet, equity6, eval_board, forward_one, swap_outcomes
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, PLAY_FILTER, CachedEvaluations, EvalCache, MoveFilter, RankedPlay
+from analyzer.rules.base import PlayListing
 from analyzer.rules.kernel import flip_into, generate
 from analyzer.rules.standard import Standard
 
@@ -277,6 +278,19 @@ def _eval_range(boards: np.ndarray, lo: int, hi: int, ply: int, ev: EvalArgs, ws
 
 
 @njit(cache=True)
+def _eval0_many(boards: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, first: np.ndarray,
+                win2: np.ndarray, out: np.ndarray) -> None:
+    """0-ply outcome distributions of ``boards`` (each for its own side on roll): ``eval_many`` at
+    0-ply, called with only what 0-ply reads."""
+    nh = max(W[0].shape[1], W[4].shape[1], W[8].shape[1])
+    xc = np.zeros(F.N_CONTACT_EXT, np.float32)
+    xr = np.zeros(F.N_RACE, np.float32)
+    hid = np.zeros(nh, np.float32)
+    for i in range(boards.shape[0]):
+        _eval0(boards[i], W, use_db, dist, first, win2, xc, xr, hid, out[i])
+
+
+@njit(cache=True)
 def eval_many(boards: np.ndarray, ply: int, ev: EvalArgs, ws: GenBuffers, out: np.ndarray) -> int:
     """:func:`eval_plied` of every board (each for its own side on roll)."""
     return int(_eval_range(boards, 0, boards.shape[0], ply, ev, ws, out))
@@ -417,6 +431,9 @@ class Engine(CachedEvaluations):
             if self._pws is None:
                 self._pws = _LevelWorkspace(threads=self.threads)
             r = cast(Any, eval_many_parallel)(boards, ply, self.evaluator_args(), self._pws.arrays, out)
+        elif ply == 0:  # the nets and databases alone: less for the call to hand over than eval_many's
+            _eval0_many(boards, self._W, self.use_bearoff, *self._db, out)
+            return out
         else:
             r = cast(Any, eval_many)(boards, ply, self.evaluator_args(), self._ws.arrays, out)
         if r < 0:
@@ -444,32 +461,25 @@ class Engine(CachedEvaluations):
         """Every legal play of ``dice`` in ``pos``, best first.
 
         Plays kept by ``move_filter`` after the 0-ply pass are evaluated at ``ply`` and listed
-        first; the rest keep their 0-ply values.
+        first; the rest keep their 0-ply values. Ties in equity keep the order of
+        :meth:`~analyzer.rules.base.Variant.legal_plays`. The plays' texts, positions and
+        probabilities are made only when read (:class:`RankedPlay`).
         """
         self._check(pos)
         if not 0 <= ply <= MAX_PLY:
             raise ValueError(f"ply must be 0..{MAX_PLY}")
-        plays = self._rules.legal_plays(pos, dice)
-        results = np.stack([np.frombuffer(p.result.board, dtype=np.int8) for p in plays])
-        flipped = np.zeros_like(results)
-        flip_many(results, flipped)
-        p0 = self._cached(flipped, 0)[:, [3, 4, 5, 0, 1, 2]]  # back to the mover's side
-        eq0 = p0 @ np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
-        order = list(np.argsort(-eq0, kind="stable"))
-        deep: list[int] = []
-        if ply > 0:
-            best = eq0[order[0]]
-            deep = [i for i in order[: move_filter.count] if eq0[i] >= best - move_filter.threshold]
-            pd = self._cached(flipped[deep], ply)[:, [3, 4, 5, 0, 1, 2]]
-        out: list[RankedPlay] = []
-        for j, i in enumerate(deep):
-            pr = Probabilities.from_outcomes(pd[j].tolist())
-            out.append(RankedPlay(plays[i].text, plays[i].result, pr.equity, pr, ply))
+        listing = self._rules.listing(pos, dice)
+        p0, eq0, eqs, order = _ranked(self._cached(listing.flipped, 0), listing)
+        listed = RankedPlay.listed
+        if ply == 0:
+            return [listed(listing, i, eqs[i], p0, i, 0) for i in order]
+        best = eq0[order[0]]
+        deep = [i for i in order[: move_filter.count] if eq0[i] >= best - move_filter.threshold]
+        pd, _, deq, _ = _ranked(self._cached(listing.flipped[deep], ply))
+        out = [listed(listing, i, deq[j], pd, j, ply) for j, i in enumerate(deep)]
         out.sort(key=lambda r: -r.equity)
-        rest = [i for i in order if i not in set(deep)]
-        for i in rest:
-            pr = Probabilities.from_outcomes(p0[i].tolist())
-            out.append(RankedPlay(plays[i].text, plays[i].result, pr.equity, pr, 0))
+        chosen = set(deep)
+        out.extend(listed(listing, i, eqs[i], p0, i, 0) for i in order if i not in chosen)
         return out
 
     def best_play(
@@ -482,6 +492,86 @@ class Engine(CachedEvaluations):
     def _check(pos: Position) -> None:
         if not pos.spec.has_cube:
             raise ValueError(f"the evaluator handles standard positions, not {pos.variant}")
+
+
+_EQUITY_WEIGHTS = np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
+
+
+@njit(cache=True)
+def _rank_kernel(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool, bool]:
+    n = raw.shape[0]
+    p = np.empty((n, NOUT), np.float32)
+    eq0 = np.empty(n, np.float64)
+    eqs = np.empty(n, np.float64)
+    v = np.empty(NOUT, np.float64)
+    ok = True
+    for r in range(n):
+        for k in range(3):  # back to the mover's side
+            p[r, k] = raw[r, k + 3]
+            p[r, k + 3] = raw[r, k]
+        # p @ _EQUITY_WEIGHTS as numpy's product adds it up (for the layout the ranking always gave it):
+        # the products exact, then ((0 + 2) + (1 + 3)) + (4 + 5)
+        c0 = float(p[r, 0]) * _EQUITY_WEIGHTS[0]
+        c1 = float(p[r, 1]) * _EQUITY_WEIGHTS[1]
+        c2 = float(p[r, 2]) * _EQUITY_WEIGHTS[2]
+        c3 = float(p[r, 3]) * _EQUITY_WEIGHTS[3]
+        c4 = float(p[r, 4]) * _EQUITY_WEIGHTS[4]
+        c5 = float(p[r, 5]) * _EQUITY_WEIGHTS[5]
+        eq0[r] = ((c0 + c2) + (c1 + c3)) + (c4 + c5)
+        # Probabilities.from_outcomes(p[r]).equity: max(0.0, x) keeps 0.0 unless x > 0.0 (NaN too),
+        # the sum in order, then its equity's arithmetic in its order
+        s = 0.0
+        for k in range(NOUT):
+            x = float(p[r, k])
+            v[k] = x if x > 0.0 else 0.0
+            s += v[k]
+        if s <= 0.0:
+            ok = False
+            continue
+        v0, v1, v2, v4, v5 = v[0] / s, v[1] / s, v[2] / s, v[4] / s, v[5] / s
+        win = v0 + v1 + v2
+        wg = v1 + v2
+        lg = v4 + v5
+        eqs[r] = 2.0 * win - 1.0 + 0.0 + wg + v2 - lg - v5
+    order = np.argsort(-eq0, kind="mergesort")  # stable
+    tied = False
+    for k in range(n - 1):
+        if eq0[order[k]] == eq0[order[k + 1]]:
+            tied = True
+            break
+    return p, eq0, eqs, order, tied, ok
+
+
+def _ranked(raw: NDArray[np.float32], listing: PlayListing | None = None
+            ) -> tuple[NDArray[np.float32], NDArray[np.float64], list[float], list[int]]:
+    """From the outcome distributions ``raw`` (n x 6) of the positions after each play of ``listing``
+    (the opponent on roll): the mover's distributions, their equities ``p @ _EQUITY_WEIGHTS`` (numpy's
+    product, whose order of additions its memory layout picks: the ranking's, as it always was), the
+    equities of :meth:`Probabilities.from_outcomes` (bit for bit: the same arithmetic, compiled) and
+    the plays best first, plays of equal equity in the order of
+    :meth:`~analyzer.rules.base.Variant.legal_plays` (their texts are made only for such ties).
+
+    >>> lst = Standard().listing(Position.start(), (1, 1))
+    >>> raw = np.full((len(lst), 6), 1 / 6, np.float32)
+    >>> p, eq0, eqs, order = _ranked(raw, lst)
+    >>> order == lst.order(), eqs[0] == Probabilities.from_outcomes(p[0].tolist()).equity
+    (True, True)
+    """
+    p, eq0, eqs, order, tied, ok = _rank_kernel(raw)
+    if not ok:
+        raise ValueError("outcome probabilities sum to zero")
+    ranked: list[int] = order.tolist()
+    if tied and listing is not None:
+        s = eq0[order]
+        i, n = 0, len(ranked)
+        while i < n:  # each run of equal equities sorted by the listing's order
+            j = i + 1
+            while j < n and s[j] == s[i]:
+                j += 1
+            if j - i > 1:
+                ranked[i:j] = sorted(ranked[i:j], key=listing.sort_key)
+            i = j
+    return p, eq0, cast(list[float], eqs.tolist()), ranked
 
 
 def eval_parallel(engine: Engine, boards: NDArray[np.int8], ply: int = 0) -> NDArray[np.float32]:

@@ -96,7 +96,9 @@ class Probabilities:
         1.0
         """
         v = [max(0.0, float(x)) for x in p]
-        s = sum(v)
+        s = 0.0
+        for x in v:  # in order, as the compiled rankings (analyzer.eval.engine) add them
+            s += x
         if s <= 0.0:
             raise ValueError("outcome probabilities sum to zero")
         v = [x / s for x in v]

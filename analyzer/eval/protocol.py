@@ -30,7 +30,8 @@ from numpy.typing import NDArray
 from analyzer.core.position import Position
 from analyzer.eval.probabilities import Probabilities
 
-__all__ = ["ANALYSIS_FILTER", "PLAY_FILTER", "CachedEvaluations", "EvalCache", "Evaluator", "MoveFilter", "RankedPlay"]
+__all__ = ["ANALYSIS_FILTER", "PLAY_FILTER", "CachedEvaluations", "EvalCache", "Evaluator", "Listed", "MoveFilter",
+           "RankedPlay"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,16 +48,114 @@ PLAY_FILTER = MoveFilter(8, 0.16)
 """gnubg's play filter: up to 8 plays within 0.16 of the best at 0-ply."""
 
 
-@dataclass(frozen=True, slots=True)
+class Listed(Protocol):
+    """Where a lazily made :class:`RankedPlay` finds its text and position: the legal plays of a
+    roll as arrays (:class:`analyzer.rules.base.PlayListing`)."""
+
+    def text(self, i: int) -> str: ...
+
+    def result(self, i: int) -> Position: ...
+
+
 class RankedPlay:
     """One candidate play: its text, the resulting position (still seen from the side that
-    moved), that side's probabilities and equity after it, and the ply it was evaluated at."""
+    moved), that side's probabilities and equity after it, and the ply it was evaluated at.
 
-    play: str
-    result: Position
-    equity: float
-    probabilities: Probabilities
-    ply: int
+    Immutable, compared and hashed by those five fields. The engines make them with :meth:`listed`
+    from the arrays of a roll's plays: the text, the position and the probabilities are built only
+    when read (most candidates of a ranking are never shown).
+
+    >>> p = Probabilities(0.6, 0.2, 0.0, 0.1, 0.0)
+    >>> r = RankedPlay("8/5 6/5", Position.start(), p.equity, p, 0)
+    >>> r.play, r.ply, r == RankedPlay("8/5 6/5", Position.start(), p.equity, p, 0)
+    ('8/5 6/5', 0, True)
+    >>> r.equity = 1.0
+    Traceback (most recent call last):
+    ...
+    AttributeError: property 'equity' of 'RankedPlay' object has no setter
+    """
+
+    __slots__ = ("_equity", "_index", "_outcomes", "_play", "_ply", "_probabilities", "_result", "_row",
+                 "_source")
+    __match_args__ = ("play", "result", "equity", "probabilities", "ply")
+
+    def __init__(self, play: str, result: Position, equity: float, probabilities: Probabilities, ply: int) -> None:
+        self._play: str | None = play
+        self._result: Position | None = result
+        self._equity = equity
+        self._probabilities: Probabilities | None = probabilities
+        self._ply = ply
+        self._source: Listed | None = None
+        self._outcomes: NDArray[np.float32] | None = None
+        self._index = self._row = 0
+
+    @classmethod
+    def listed(cls, source: Listed, index: int, equity: float, outcomes: NDArray[np.float32], row: int,
+               ply: int) -> RankedPlay:
+        """Play ``index`` of ``source`` with ``equity``, its six outcome probabilities (the mover's:
+        :meth:`Probabilities.from_outcomes`, whose equity ``equity`` must be) at ``outcomes[row]``."""
+        r = cls.__new__(cls)
+        r._play = r._result = r._probabilities = None
+        r._source = source
+        r._index = index
+        r._equity = equity
+        r._outcomes = outcomes
+        r._row = row
+        r._ply = ply
+        return r
+
+    @property
+    def play(self) -> str:
+        """The play's canonical text (``""`` for a dance)."""
+        if self._play is None:
+            assert self._source is not None
+            self._play = self._source.text(self._index)
+        return self._play
+
+    @property
+    def result(self) -> Position:
+        """The position the play reaches, still seen from the side that moved."""
+        if self._result is None:
+            assert self._source is not None
+            self._result = self._source.result(self._index)
+        return self._result
+
+    @property
+    def equity(self) -> float:
+        """The mover's cubeless equity after the play."""
+        return self._equity
+
+    @property
+    def probabilities(self) -> Probabilities:
+        """The mover's cubeless chances after the play."""
+        if self._probabilities is None:
+            assert self._outcomes is not None
+            self._probabilities = Probabilities.from_outcomes(self._outcomes[self._row].tolist())
+        return self._probabilities
+
+    @property
+    def ply(self) -> int:
+        """The ply the play was evaluated at."""
+        return self._ply
+
+    def _fields(self) -> tuple[str, Position, float, Probabilities, int]:
+        return (self.play, self.result, self._equity, self.probabilities, self._ply)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, RankedPlay)
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (f"RankedPlay(play={self.play!r}, result={self.result!r}, equity={self._equity!r}, "
+                f"probabilities={self.probabilities!r}, ply={self._ply!r})")
+
+    def __reduce__(self) -> tuple[type[RankedPlay], tuple[str, Position, float, Probabilities, int]]:
+        return (RankedPlay, self._fields())
 
 
 @runtime_checkable
@@ -124,7 +223,7 @@ class EvalCache:
     def __init__(self, width: int, size: int) -> None:
         self.width = width
         self.size = size
-        self._store: OrderedDict[tuple[bytes, int], NDArray[np.float32]] = OrderedDict()
+        self._store: OrderedDict[bytes | tuple[bytes, int], NDArray[np.float32]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._store)
@@ -132,23 +231,24 @@ class EvalCache:
     def lookup(self, boards: NDArray[np.int8], ply: int,
                evaluate: Callable[[NDArray[np.int8], int], NDArray[np.float32]]) -> NDArray[np.float32]:
         """The ``width`` outcome columns of every board at ``ply`` (``evaluate`` for the misses)."""
-        out = np.zeros((boards.shape[0], self.width), np.float32)
-        keys = [(boards[i].tobytes(), ply) for i in range(boards.shape[0])]
-        todo: list[int] = []
-        for i, k in enumerate(keys):
-            hit = self._store.get(k)
-            if hit is None:
-                todo.append(i)
-            else:
-                out[i] = hit
+        n = boards.shape[0]
+        if n == 0:
+            return np.zeros((0, self.width), np.float32)
+        raw = np.ascontiguousarray(boards).tobytes()
+        w = len(raw) // n
+        # the key of a 0-ply entry is the board alone (the most frequent: no tuple to make)
+        keys: list[bytes | tuple[bytes, int]] = (
+            [raw[i * w: i * w + w] for i in range(n)] if ply == 0 else [(raw[i * w: i * w + w], ply) for i in range(n)])
+        store = self._store
+        rows = [store.get(k) for k in keys]
+        todo = [i for i, r in enumerate(rows) if r is None]
         if todo:
             res = evaluate(boards[todo], ply)
             for j, i in enumerate(todo):
-                out[i] = res[j]
-                self._store[keys[i]] = res[j]
-            while len(self._store) > self.size:
-                self._store.popitem(last=False)
-        return out
+                rows[i] = store[keys[i]] = res[j]
+            while len(store) > self.size:
+                store.popitem(last=False)
+        return np.array(rows, np.float32).reshape(n, self.width)
 
     def clear(self) -> None:
         """Forget every entry."""

@@ -42,6 +42,61 @@ class LegalPlay:
         return len(self.hops)
 
 
+class PlayListing:
+    """The legal plays of one roll as arrays, in the move generator's order: ``boards`` (n x 64 int8,
+    each result still seen from the side that moved), ``flipped`` (the same with the opponent on
+    roll), ``hops`` (n x 4 x 3 int8: from, to, hit, in play order) and ``counts`` (the hops of each
+    play). Play objects, texts and positions are made
+    only on request, for the plays that need them (:meth:`Variant.listing`).
+
+    >>> from analyzer.rules import Standard
+    >>> lst = Standard().listing(Position.start(), (3, 1))
+    >>> len(lst), [lst.text(i) for i in lst.order()[:2]]
+    (16, ['13/10 6/5', '13/10 8/7'])
+    >>> lst.play(lst.order()[0]) == Standard().legal_plays(Position.start(), (3, 1))[0]
+    True
+    """
+
+    __slots__ = ("boards", "counts", "flipped", "hops", "variant")
+
+    def __init__(self, variant: str, boards: np.ndarray, flipped: np.ndarray, hops: np.ndarray,
+                 counts: np.ndarray) -> None:
+        self.variant = variant
+        self.boards = boards
+        self.flipped = flipped
+        self.hops = hops
+        self.counts = counts
+
+    def __len__(self) -> int:
+        return int(self.boards.shape[0])
+
+    def result(self, i: int) -> Position:
+        """The position play ``i`` reaches (still seen from the side that moved)."""
+        return Position(self.boards[i].tobytes(), self.variant)
+
+    def play_hops(self, i: int) -> tuple[Hop, ...]:
+        """The hops of play ``i``, in play order."""
+        return tuple(Hop(a, b, c) for a, b, c in self.hops[i, : self.counts[i]].tolist())
+
+    def text(self, i: int) -> str:
+        """The canonical notation of play ``i`` (``""`` for the empty play)."""
+        return format_play(self.play_hops(i)) if self.counts[i] else ""
+
+    def play(self, i: int) -> LegalPlay:
+        """Play ``i`` as a :class:`LegalPlay`."""
+        hops = self.play_hops(i)
+        return LegalPlay(hops, self.result(i), format_play(hops) if hops else "")
+
+    def sort_key(self, i: int) -> tuple[int, str, bytes]:
+        """Where play ``i`` stands in :meth:`Variant.legal_plays`' order: the most dice used first,
+        then by text, then by the resulting board."""
+        return (-int(self.counts[i]), self.text(i), self.boards[i].tobytes())
+
+    def order(self) -> list[int]:
+        """The plays' indices in :meth:`Variant.legal_plays`' order."""
+        return sorted(range(len(self)), key=self.sort_key)
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """The end of a game: ``winner`` is 0 for the position's mover, 1 for its opponent.
@@ -179,21 +234,19 @@ class Variant:
 
         An unplayable roll gives a single empty play whose result is ``pos`` itself.
         """
-        self._check(pos)
-        d1, d2 = check_dice(dice)
-        ws = _workspace()
-        board = np.frombuffer(pos.board, dtype=np.int8)
-        n = ws.generate(board, d1, d2, self.code, self.options)
-        from analyzer.rules.kernel import extract_hops
-
-        plays = []
-        for k in range(n):
-            idx = int(ws.results[k])
-            m = int(extract_hops(idx, ws.parent, ws.hfrom, ws.hto, ws.hhit, ws.hops))
-            hops = tuple(Hop(int(ws.hops[i, 0]), int(ws.hops[i, 1]), int(ws.hops[i, 2])) for i in range(m))
-            plays.append(LegalPlay(hops, Position(ws.pool[idx].tobytes(), self.name)))
+        listing = self.listing(pos, dice)
+        plays = [listing.play(i) for i in range(len(listing))]
         plays.sort(key=lambda p: (-len(p.hops), p.text, p.result.board))
         return plays
+
+    def listing(self, pos: Position, dice: tuple[int, int]) -> PlayListing:
+        """Every legal play as arrays, in the move generator's order (:class:`PlayListing`: the
+        same plays as :meth:`legal_plays`, whose order :meth:`PlayListing.order` gives); no object
+        is made for a play until asked for."""
+        self._check(pos)
+        d1, d2 = check_dice(dice)
+        return PlayListing(self.name, *_workspace().list_results(np.frombuffer(pos.board, dtype=np.int8), d1, d2,
+                                                                 self.code, self.options))
 
     def reference_plays(self, pos: Position, dice: tuple[int, int]) -> list[LegalPlay]:
         """The same plays as :meth:`legal_plays`, from the plain-Python reference generator

@@ -397,6 +397,35 @@ def extract_hops(idx: int, parent: Arr, hfrom: Arr, hto: Arr, hhit: Arr, out: Ar
 
 
 @njit(cache=True)
+def list_results(b0: Arr, d1: int, d2: int, variant: int, opts: int, pool: Arr, phash: Arr, parent: Arr,
+                 hfrom: Arr, hto: Arr, hhit: Arr, ptag: Arr, pterm: Arr, table: Arr, tstamp: Arr,
+                 stampbox: Arr, results: Arr) -> tuple[int, Arr, Arr, Arr, Arr]:
+    """:func:`generate`, then the legal results copied out in generation order with the hops of
+    each: ``(n, boards (n x 64 int8, still seen from the mover), flipped (the same, the opponent
+    on roll), hops (n x 4 x 3 int8: from, to, hit), counts (n))``; ``n`` is -1 (and the arrays
+    empty) when the work buffers are too small."""
+    n = generate(b0, d1, d2, variant, opts, pool, phash, parent, hfrom, hto, hhit, ptag, pterm, table, tstamp,
+                 stampbox, results)
+    m = max(n, 0)
+    boards = np.empty((m, NSLOTS), np.int8)
+    flipped = np.empty((m, NSLOTS), np.int8)
+    hops = np.zeros((m, 4, 3), np.int8)
+    counts = np.zeros(m, np.int8)
+    tmp = np.zeros((8, 3), np.int64)
+    for k in range(m):
+        idx = results[k]
+        for i in range(NSLOTS):
+            boards[k, i] = pool[idx, i]
+        flip_into(boards[k], flipped[k])
+        c = extract_hops(idx, parent, hfrom, hto, hhit, tmp)
+        counts[k] = c
+        for j in range(c):
+            for i in range(3):
+                hops[k, j, i] = tmp[j, i]
+    return n, boards, flipped, hops, counts
+
+
+@njit(cache=True)
 def count_batch(boards: Arr, dice: Arr, variant: int, opts: int, pool: Arr, phash: Arr, parent: Arr,
                 hfrom: Arr, hto: Arr, hhit: Arr, ptag: Arr, pterm: Arr, table: Arr, tstamp: Arr,
                 stampbox: Arr, results: Arr) -> int:
@@ -457,6 +486,16 @@ class Workspace:
     def args(self) -> tuple[np.ndarray, ...]:
         return (self.pool, self.phash, self.parent, self.hfrom, self.hto, self.hhit, self.ptag,
                 self.pterm, self.table, self.tstamp, self.stampbox, self.results)
+
+    def list_results(self, board: np.ndarray, d1: int, d2: int, variant: int,
+                     opts: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Run :func:`list_results`, growing the buffers when needed: the results (n x 64), the
+        same flipped, the hops of each (n x 4 x 3) and their counts (n), in generation order."""
+        while True:
+            n, boards, flipped, hops, counts = list_results(board, d1, d2, variant, opts, *self.args())
+            if n >= 0:
+                return boards, flipped, hops, counts
+            self.resize(self.capacity * 4)
 
     def generate(self, board: np.ndarray, d1: int, d2: int, variant: int, opts: int) -> int:
         """Run :func:`generate`, growing the buffers when needed; returns the result count."""

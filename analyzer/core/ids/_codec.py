@@ -116,10 +116,17 @@ class BitWriter:
         self.nbits += 1
 
     def unary(self, n: int) -> None:
-        """Append ``n`` as ``n`` ``1`` bits and a ``0``."""
-        for _ in range(n):
-            self.bit(1)
-        self.bit(0)
+        """Append ``n`` as ``n`` ``1`` bits and a ``0``.
+
+        >>> w = BitWriter()
+        >>> w.unary(3); w.unary(0); w.unary(2)
+        >>> w.nbits, format(w.value, "b")
+        (8, '1100111')
+        """
+        if n > 0:
+            self.value |= ((1 << n) - 1) << self.nbits
+            self.nbits += n
+        self.nbits += 1
 
     def to_bytes(self, nbytes: int | None = None) -> bytes:
         """The bits so far, zero-padded to ``nbytes`` (default: the fewest bytes that hold them)."""
