@@ -16,7 +16,7 @@ found among the legal plays by the position it produces, never by its text.
 
 >>> from analyzer.core.match import MatchState
 >>> from analyzer.eval.probabilities import Probabilities
->>> from analyzer.core.position import Position
+>>> from analyzer.core.position import Position, flip_boards
 >>> p = Probabilities(1.0, 0.0, 0.0, 0.0, 0.0)
 >>> equity_after(p, Position.start(), MatchState(), 0)
 1.0
@@ -26,12 +26,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 from analyzer.core.match import MatchState
-from analyzer.core.position import Position
-from analyzer.eval.cube import CubeDecision, cube_life_of, cubeful_emg
+from analyzer.core.position import Position, flip_boards
+from analyzer.eval.cube import CubeDecision, cube_life_of, cubeful_after_many, cubeful_emg
 from analyzer.eval.met import MatchEquityTable, emg_to_mwc
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter, RankedPlay
@@ -124,9 +126,10 @@ def _deepen(engine: Evaluator, plays: Sequence[RankedPlay], ply: int) -> list[Ra
     boards = np.stack([np.frombuffer(r.result.flip().board, dtype=np.int8) for r in plays])
     out = engine.evaluate_boards(boards, ply)
     deep: list[RankedPlay] = []
-    for r, o in zip(plays, out.tolist(), strict=True):
-        pr = Probabilities.from_outcomes([o[3], o[4], o[5], o[0], o[1], o[2]])  # back to the mover
-        deep.append(RankedPlay(r.play, r.result, pr.equity, pr, ply))
+    mover = out[:, [3, 4, 5, 0, 1, 2]]  # back to the mover
+    for r, o, m in zip(plays, out.tolist(), mover, strict=True):
+        pr = Probabilities.from_outcomes([o[3], o[4], o[5], o[0], o[1], o[2]])
+        deep.append(RankedPlay(r.play, r.result, pr.equity, pr, ply, outcomes=m))
     return deep
 
 
@@ -183,9 +186,18 @@ def analyze_checker(engine: Evaluator, position: Position, dice: tuple[int, int]
 
 def _candidates(pool: Sequence[RankedPlay], state: MatchState, player: int,
                 met: MatchEquityTable | None) -> list[Candidate]:
-    """Cubeful candidates, the deepest evaluations first, best first within a ply."""
-    cands = [Candidate(r.play, r.result, equity_after(r.probabilities, r.result, state, player, met),
-                       r.probabilities, r.ply) for r in pool]
+    """Cubeful candidates, the deepest evaluations first, best first within a ply.
+
+    Standard plays that carry the evaluator's outcomes are valued in one compiled call
+    (:func:`~analyzer.eval.cube.cubeful_after_many`: the same numbers as :func:`equity_after`)."""
+    rows = [r.outcomes for r in pool]
+    if pool and all(o is not None for o in rows) and all(r.result.spec.has_cube for r in pool):
+        theirs = np.stack(cast(list[NDArray[np.float32]], rows))[:, [3, 4, 5, 0, 1, 2]]  # the opponent's view
+        after = flip_boards(np.stack([np.frombuffer(r.result.board, dtype=np.int8) for r in pool]))
+        values = cubeful_after_many(theirs, after, np.arange(len(pool)), state, player, met).tolist()
+    else:
+        values = [equity_after(r.probabilities, r.result, state, player, met) for r in pool]
+    cands = [Candidate(r.play, r.result, v, r.probabilities, r.ply) for r, v in zip(pool, values, strict=True)]
     cands.sort(key=lambda c: (-c.ply, -c.equity))
     return cands
 

@@ -45,7 +45,7 @@ from numpy.typing import NDArray
 from analyzer.analysis.decisions import equity_after
 from analyzer.core.dice import ALL_21
 from analyzer.core.match import MatchState
-from analyzer.core.position import Position, flip_boards
+from analyzer.core.position import Position
 from analyzer.eval.cube import cubeful_after_many
 from analyzer.eval.met import MatchEquityTable, emg_to_mwc
 from analyzer.eval.probabilities import Probabilities
@@ -81,17 +81,15 @@ def roll_values(engine: Evaluator, position: Position, state: MatchState, player
             out[roll.dice] = max(equity_after(r.probabilities, r.result, state, player, met) for r in ranked)
         return out
     rules = find_variant(position.variant)
-    groups = [rules.legal_results(position, roll.dice) for roll in ALL_21]
-    results = np.concatenate(groups)
-    after = flip_boards(results)  # the opponent on roll after each play
+    # every roll's results in one compiled call; ``after``: the opponent on roll after each play
+    results, after, starts = rules.roll_results(position, [roll.dice for roll in ALL_21])
     raw = np.asarray(bulk(after, 0))
     mover = raw[:, [3, 4, 5, 0, 1, 2]]  # back to the mover's side
     equities = mover @ np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
-    start = 0
     chosen: list[NDArray[np.intp]] = []
-    for group in groups:
-        chosen.append(start + np.argsort(-equities[start : start + len(group)], kind="stable")[:CUBEFUL_CANDIDATES])
-        start += len(group)
+    bounds = starts.tolist()
+    for start, end in zip(bounds[:-1], bounds[1:], strict=True):
+        chosen.append(start + np.argsort(-equities[start:end], kind="stable")[:CUBEFUL_CANDIDATES])
     if position.spec.has_cube:  # the cube model compiled, every candidate of every roll in one call
         values = cubeful_after_many(raw, after, np.concatenate(chosen), state, player, met).tolist()
         start = 0

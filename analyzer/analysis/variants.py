@@ -40,7 +40,7 @@ from analyzer.analysis.decisions import DEEP_FILTER, Candidate, CheckerAnalysis
 from analyzer.core import layout as L
 from analyzer.core.dice import ALL_21
 from analyzer.core.errors import AnalyzerError
-from analyzer.core.position import Position, flip_boards
+from analyzer.core.position import Position
 from analyzer.core.variants import all_specs
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
@@ -260,9 +260,8 @@ def variant_roll_values(engine: Evaluator, position: Position) -> dict[tuple[int
     bulk = getattr(engine, "evaluate_boards", None)
     if bulk is None:
         return {roll.dice: max(c.equity for c in _ranked0(engine, rules, position, roll.dice)) for roll in ALL_21}
-    groups = [rules.legal_results(position, roll.dice) for roll in ALL_21]
-    results = np.concatenate(groups)
-    theirs = np.asarray(bulk(flip_boards(results), 0), dtype=np.float64)
+    results, after, starts = rules.roll_results(position, [roll.dice for roll in ALL_21])  # one compiled call
+    theirs = np.asarray(bulk(after, 0), dtype=np.float64)
     if theirs.ndim != 2 or theirs.shape[1] not in _POINTS:
         raise ValueError(f"evaluate_boards gave an array of shape {theirs.shape}, not n x 4, 5 or 6")
     equities = -(theirs @ _POINTS[theirs.shape[1]])  # the opponent is on roll after the play
@@ -272,12 +271,8 @@ def variant_roll_values(engine: Evaluator, position: Position) -> dict[tuple[int
         exact = terminal_value(rules, Position(results[i].tobytes(), position.variant))
         if exact is not None:
             equities[i] = exact
-    out: dict[tuple[int, int], float] = {}
-    start = 0
-    for roll, group in zip(ALL_21, groups, strict=True):
-        out[roll.dice] = float(equities[start : start + len(group)].max())
-        start += len(group)
-    return out
+    bounds = starts.tolist()
+    return {roll.dice: float(equities[bounds[r]: bounds[r + 1]].max()) for r, roll in enumerate(ALL_21)}
 
 
 def _mean36(values: Mapping[tuple[int, int], float]) -> float:

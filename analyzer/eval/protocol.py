@@ -79,14 +79,15 @@ class RankedPlay:
                  "_source")
     __match_args__ = ("play", "result", "equity", "probabilities", "ply")
 
-    def __init__(self, play: str, result: Position, equity: float, probabilities: Probabilities, ply: int) -> None:
+    def __init__(self, play: str, result: Position, equity: float, probabilities: Probabilities, ply: int, *,
+                 outcomes: NDArray[np.float32] | None = None) -> None:
         self._play: str | None = play
         self._result: Position | None = result
         self._equity = equity
         self._probabilities: Probabilities | None = probabilities
         self._ply = ply
         self._source: Listed | None = None
-        self._outcomes: NDArray[np.float32] | None = None
+        self._outcomes = None if outcomes is None else np.asarray(outcomes, np.float32).reshape(1, 6)
         self._index = self._row = 0
 
     @classmethod
@@ -137,6 +138,13 @@ class RankedPlay:
     def ply(self) -> int:
         """The ply the play was evaluated at."""
         return self._ply
+
+    @property
+    def outcomes(self) -> NDArray[np.float32] | None:
+        """The six outcome probabilities of the mover after the play as the evaluator gave them
+        (win single/gammon/backgammon, lose ...; :attr:`probabilities` is made from them), or
+        ``None`` when the play was made from its :class:`Probabilities` alone."""
+        return None if self._outcomes is None else self._outcomes[self._row]
 
     def _fields(self) -> tuple[str, Position, float, Probabilities, int]:
         return (self.play, self.result, self._equity, self.probabilities, self._ply)

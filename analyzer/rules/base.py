@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -228,6 +229,23 @@ class Variant:
         board = np.frombuffer(pos.board, dtype=np.int8)
         n = ws.generate(board, d1, d2, self.code, self.options)
         return ws.pool[ws.results[:n]].copy()
+
+    def roll_results(self, pos: Position,
+                     rolls: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`legal_results` of every roll of ``rolls`` in one compiled call: ``(boards, flipped,
+        starts)``, roll ``r``'s results (still seen from the mover; ``flipped``: the opponent on roll)
+        at rows ``starts[r]:starts[r + 1]``.
+
+        >>> from analyzer.rules import Standard
+        >>> boards, flipped, starts = Standard().roll_results(Position.start(), [(3, 1), (6, 6)])
+        >>> starts.tolist(), (boards[16:] == Standard().legal_results(Position.start(), (6, 6))).all()
+        ([0, 16, 27], np.True_)
+        """
+        self._check(pos)
+        dice = [check_dice(d) for d in rolls]
+        d1s = np.array([d[0] for d in dice], np.int64)
+        d2s = np.array([d[1] for d in dice], np.int64)
+        return _workspace().list_rolls(np.frombuffer(pos.board, dtype=np.int8), d1s, d2s, self.code, self.options)
 
     def legal_plays(self, pos: Position, dice: tuple[int, int]) -> list[LegalPlay]:
         """Every legal play, one per distinct resulting position, sorted by their text.

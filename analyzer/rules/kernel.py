@@ -426,6 +426,44 @@ def list_results(b0: Arr, d1: int, d2: int, variant: int, opts: int, pool: Arr, 
 
 
 @njit(cache=True)
+def list_rolls(b0: Arr, d1s: Arr, d2s: Arr, variant: int, opts: int, pool: Arr, phash: Arr, parent: Arr,
+               hfrom: Arr, hto: Arr, hhit: Arr, ptag: Arr, pterm: Arr, table: Arr, tstamp: Arr,
+               stampbox: Arr, results: Arr) -> tuple[int, Arr, Arr, Arr]:
+    """The legal results of every roll ``(d1s[r], d2s[r])`` from ``b0``, each roll's in generation
+    order, one roll after the other: ``(status, boards (n x 64 int8, still seen from the mover),
+    flipped (the same, the opponent on roll), starts)``: roll ``r``'s rows are
+    ``starts[r]:starts[r + 1]``. ``status`` is -1 (the arrays empty) when the work buffers are too
+    small."""
+    nr = d1s.shape[0]
+    starts = np.zeros(nr + 1, np.int64)
+    cap = 512
+    boards = np.empty((cap, NSLOTS), np.int8)
+    total = 0
+    for r in range(nr):
+        n = generate(b0, d1s[r], d2s[r], variant, opts, pool, phash, parent, hfrom, hto, hhit, ptag, pterm, table,
+                     tstamp, stampbox, results)
+        if n < 0:
+            return -1, boards[:0], boards[:0], starts
+        if total + n > cap:
+            while total + n > cap:
+                cap *= 2
+            grown = np.empty((cap, NSLOTS), np.int8)
+            grown[:total] = boards[:total]
+            boards = grown
+        for k in range(n):
+            idx = results[k]
+            for i in range(NSLOTS):
+                boards[total + k, i] = pool[idx, i]
+        total += n
+        starts[r + 1] = total
+    out = boards[:total].copy()
+    flipped = np.empty((total, NSLOTS), np.int8)
+    for k in range(total):
+        flip_into(out[k], flipped[k])
+    return 0, out, flipped, starts
+
+
+@njit(cache=True)
 def count_batch(boards: Arr, dice: Arr, variant: int, opts: int, pool: Arr, phash: Arr, parent: Arr,
                 hfrom: Arr, hto: Arr, hhit: Arr, ptag: Arr, pterm: Arr, table: Arr, tstamp: Arr,
                 stampbox: Arr, results: Arr) -> int:
@@ -495,6 +533,16 @@ class Workspace:
             n, boards, flipped, hops, counts = list_results(board, d1, d2, variant, opts, *self.args())
             if n >= 0:
                 return boards, flipped, hops, counts
+            self.resize(self.capacity * 4)
+
+    def list_rolls(self, board: np.ndarray, d1s: np.ndarray, d2s: np.ndarray, variant: int,
+                   opts: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Run :func:`list_rolls`, growing the buffers when needed: the results of every roll (n x 64),
+        the same flipped and where each roll's rows start."""
+        while True:
+            status, boards, flipped, starts = list_rolls(board, d1s, d2s, variant, opts, *self.args())
+            if status >= 0:
+                return boards, flipped, starts
             self.resize(self.capacity * 4)
 
     def generate(self, board: np.ndarray, d1: int, d2: int, variant: int, opts: int) -> int:
