@@ -89,12 +89,14 @@ class BitReader:
 
     def unary(self, limit: int) -> int:
         """A count written as that many ``1`` bits and a ``0``; more than ``limit`` is too many checkers."""
-        n = 0
-        while self.bit():
-            n += 1
-            if n > limit:
-                raise PositionError(f"{self.what}: more than {L.CHECKERS} checkers for one side",
-                                    token=self.token)
+        x = self.value >> self.pos
+        n = (x ^ (x + 1)).bit_length() - 1  # the run of 1 bits (the data holds no bit beyond its end)
+        if n > limit:
+            raise PositionError(f"{self.what}: more than {L.CHECKERS} checkers for one side",
+                                token=self.token)
+        if self.pos + n >= self.nbits:
+            raise ParseError(f"{self.what}: the data ends too early", token=self.token)
+        self.pos += n + 1
         return n
 
     def rest_is_zero(self) -> bool:
