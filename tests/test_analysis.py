@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -214,6 +215,25 @@ def test_luck_averages_to_zero(engine: Engine) -> None:
     values = roll_values(engine, pos, MatchState(), 0)
     assert sum(r.weight * luck_of(values, r.dice) for r in ALL_21) == pytest.approx(0.0, abs=1e-9)
     assert luck_of(values, (6, 6)) != luck_of(values, (6, 6), opening=True)
+
+
+def test_roll_values_batched_and_cached_as_one_roll_at_a_time(engine: Engine) -> None:
+    # the batch evaluates each distinct board once (41 and 32 can reach the same board) and keeps
+    # a position's evaluations for its next visit: the values are those of ranking each roll alone
+    from analyzer.analysis.luck import roll_values
+
+    class OneAtATime:  # no evaluate_boards: roll_values ranks the plays of each roll by itself
+        def __init__(self, inner: Engine) -> None:
+            self.inner = inner
+
+        def rank_plays(self, *args: Any) -> Any:
+            return self.inner.rank_plays(*args)
+
+    pos = Position.from_notation("P 24:2 13:5 8:3 6:5 | O 19:5 17:3 12:5 1:2")
+    met = met_by_name()
+    for state in (MatchState(length=7, score=(2, 4), cube=2, cube_owner=1), MatchState(), MatchState(length=7)):
+        slow = roll_values(OneAtATime(engine), pos, state, 0, met)
+        assert roll_values(engine, pos, state, 0, met) == pytest.approx(slow, abs=1e-12)
 
 
 def test_opening_luck_is_gnubgs_luck_first() -> None:

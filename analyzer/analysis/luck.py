@@ -37,7 +37,10 @@ agreement with gnubg (``bench/luck_agreement.py``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
 import numpy as np
 from numpy.typing import NDArray
@@ -45,7 +48,7 @@ from numpy.typing import NDArray
 from analyzer.analysis.decisions import equity_after
 from analyzer.core.dice import ALL_21
 from analyzer.core.match import MatchState
-from analyzer.core.position import Position
+from analyzer.core.position import Position, flip_boards
 from analyzer.eval.cube import cubeful_after_many
 from analyzer.eval.met import MatchEquityTable, emg_to_mwc
 from analyzer.eval.probabilities import Probabilities
@@ -63,6 +66,66 @@ def _key(dice: tuple[int, int]) -> tuple[int, int]:
 CUBEFUL_CANDIDATES = 4
 
 
+#: positions whose 0-ply evaluations of every roll's plays are kept, per engine (the openings and
+#: their first replies come back in every game of an archive)
+ROLL_CACHE_SIZE = 256
+
+
+@dataclass(frozen=True, slots=True)
+class _RollBoards:
+    """The plays of the 21 rolls of one position, evaluated: ``after`` (every distinct result of
+    every roll, the opponent on roll, rolls in :data:`ALL_21` order), ``raw`` (the opponent's 0-ply
+    outcomes there) and ``chosen`` (rows of ``after``: the :data:`CUBEFUL_CANDIDATES` best plays of
+    each roll by the mover's cubeless equity, rolls in order, best first, ties in generation order)
+    with ``cstarts``, where each roll's candidates begin in ``chosen``."""
+
+    after: NDArray[np.int8]
+    raw: NDArray[np.float32]
+    chosen: NDArray[np.intp]
+    cstarts: NDArray[np.intp]
+
+
+_roll_cache: WeakKeyDictionary[object, OrderedDict[tuple[bytes, str], _RollBoards]] = WeakKeyDictionary()
+
+
+def _roll_boards(bulk: Callable[[NDArray[np.int8], int], NDArray[np.float32]],
+                 position: Position) -> _RollBoards:
+    """Every play of the 21 rolls, each distinct board evaluated once (results reached by several
+    rolls, such as 41 and 32 moving one checker five pips, are evaluated once)."""
+    # every roll's results in one compiled call; ``after``: the opponent on roll after each play
+    _, after, bounds = find_variant(position.variant).roll_results(position, [roll.dice for roll in ALL_21])
+    sizes = np.diff(bounds).astype(np.intp)
+    rows = np.ascontiguousarray(after).view(np.dtype((np.void, after.shape[1]))).ravel()
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    raw = np.asarray(bulk(after[first], 0))[inverse.ravel()]
+    equities = raw[:, [3, 4, 5, 0, 1, 2]] @ np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])  # the mover's
+    roll_of = np.repeat(np.arange(len(sizes)), sizes)
+    by_equity = np.argsort(-equities, kind="stable")
+    order = by_equity[np.argsort(roll_of[by_equity], kind="stable")]  # by roll, then best first
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    rank = np.arange(len(order)) - starts[roll_of[order]]
+    cstarts = np.concatenate(([0], np.cumsum(np.minimum(sizes, CUBEFUL_CANDIDATES))[:-1]))
+    return _RollBoards(after, raw, order[rank < CUBEFUL_CANDIDATES], cstarts)
+
+
+def _cached_roll_boards(engine: Evaluator, bulk: Callable[[NDArray[np.int8], int], NDArray[np.float32]],
+                        position: Position) -> _RollBoards:
+    try:
+        cache = _roll_cache.setdefault(engine, OrderedDict())
+    except TypeError:  # an engine that cannot be weakly referenced: no cache
+        return _roll_boards(bulk, position)
+    key = (position.board, position.variant)
+    got = cache.get(key)
+    if got is not None:
+        cache.move_to_end(key)
+        return got
+    got = _roll_boards(bulk, position)
+    cache[key] = got
+    if len(cache) > ROLL_CACHE_SIZE:
+        cache.popitem(last=False)
+    return got
+
+
 def roll_values(engine: Evaluator, position: Position, state: MatchState, player: int,
                 met: MatchEquityTable | None = None) -> dict[tuple[int, int], float]:
     """The 0-ply value (cubeful EMG of ``player``) of the best play of each of the 21 rolls in
@@ -71,7 +134,8 @@ def roll_values(engine: Evaluator, position: Position, state: MatchState, player
     As in gnubg the best play is the one with the highest cubeful equity at the score: the
     :data:`CUBEFUL_CANDIDATES` plays with the highest 0-ply cubeless equity are valued cubefully and
     the highest counts. With an engine that evaluates raw boards in bulk (``evaluate_boards``) all
-    21 rolls are evaluated in one batch.
+    21 rolls are evaluated in one batch, and the evaluations of the last :data:`ROLL_CACHE_SIZE`
+    positions are kept (the engine's nets are assumed fixed).
     """
     bulk = getattr(engine, "evaluate_boards", None)
     out: dict[tuple[int, int], float] = {}
@@ -80,29 +144,18 @@ def roll_values(engine: Evaluator, position: Position, state: MatchState, player
             ranked = engine.rank_plays(position, roll.dice, 0)[:CUBEFUL_CANDIDATES]
             out[roll.dice] = max(equity_after(r.probabilities, r.result, state, player, met) for r in ranked)
         return out
-    rules = find_variant(position.variant)
-    # every roll's results in one compiled call; ``after``: the opponent on roll after each play
-    results, after, starts = rules.roll_results(position, [roll.dice for roll in ALL_21])
-    raw = np.asarray(bulk(after, 0))
-    mover = raw[:, [3, 4, 5, 0, 1, 2]]  # back to the mover's side
-    equities = mover @ np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
-    chosen: list[NDArray[np.intp]] = []
-    bounds = starts.tolist()
-    for start, end in zip(bounds[:-1], bounds[1:], strict=True):
-        chosen.append(start + np.argsort(-equities[start:end], kind="stable")[:CUBEFUL_CANDIDATES])
+    rb = _cached_roll_boards(engine, bulk, position)
+    starts = rb.cstarts  # every roll has a play (an unplayable roll: the position unchanged)
     if position.spec.has_cube:  # the cube model compiled, every candidate of every roll in one call
-        values = cubeful_after_many(raw, after, np.concatenate(chosen), state, player, met).tolist()
-        start = 0
-        for roll, rows in zip(ALL_21, chosen, strict=True):
-            out[roll.dice] = max(values[start : start + len(rows)])
-            start += len(rows)
-        return out
-    for roll, rows in zip(ALL_21, chosen, strict=True):
-        out[roll.dice] = max(
-            equity_after(Probabilities.from_outcomes(mover[i].tolist()),
-                         Position(results[i].tobytes(), position.variant), state, player, met)
-            for i in rows)
-    return out
+        cubeful = cubeful_after_many(rb.raw, rb.after, rb.chosen, state, player, met)
+        best = np.maximum.reduceat(cubeful, starts).tolist()
+        return {roll.dice: v for roll, v in zip(ALL_21, best, strict=True)}
+    results = flip_boards(rb.after[rb.chosen])
+    mover = rb.raw[rb.chosen][:, [3, 4, 5, 0, 1, 2]].tolist()
+    values = [equity_after(Probabilities.from_outcomes(m), Position(r.tobytes(), position.variant), state, player, met)
+              for m, r in zip(mover, results, strict=True)]
+    ends = [*starts[1:].tolist(), len(values)]
+    return {roll.dice: max(values[a:b]) for roll, a, b in zip(ALL_21, starts.tolist(), ends, strict=True)}
 
 
 def luck_of(values: Mapping[tuple[int, int], float], dice: tuple[int, int], *, opening: bool = False,
