@@ -330,6 +330,15 @@ def test_dask_local_cluster_equals_local_pool(mixed: Path, tmp_path: Path) -> No
     _same(tmp_path / "local", tmp_path / "dask")
 
 
+@pytest.mark.integration
+def test_local_dask_cluster_started_for_the_run(mixed: Path, tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    run_batch([str(mixed)], tmp_path / "pool", options=REPLAY, jobs=2)
+    res = run_batch([str(mixed)], tmp_path / "dask", options=REPLAY, scheduler="local", jobs=2)
+    assert res.files == 11
+    _same(tmp_path / "pool", tmp_path / "dask")
+
+
 def _kill_and_resume(tmp_path: Path, n_files: int, kill_after: int) -> None:
     folder = tmp_path / "in"
     _copy(GALAXY[:n_files], folder)

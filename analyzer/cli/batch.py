@@ -27,7 +27,8 @@ def batch(
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Local worker processes (default: cores).")]
     = None,
     scheduler: Annotated[str | None, typer.Option(
-        "--scheduler", help="Dask scheduler address (tcp://host:8786) to run on instead of local cores.")] = None,
+        "--scheduler", help="Dask scheduler address (tcp://host:8786) to run on instead of local cores; "
+                            "'local' starts a local Dask cluster of --jobs workers for the run.")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted run in --out.")] = False,
     thresholds: Annotated[str, typer.Option("--thresholds", "-t", help="Error classes: xg, gnubg or a JSON file.")]
     = "xg",
