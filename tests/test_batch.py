@@ -467,6 +467,35 @@ def test_game_phase_bar_is_contact() -> None:
     assert key_phase("nonsense") == "unknown"
 
 
+def test_key_phase_reads_the_keys_counts_as_position_phase() -> None:
+    # key_phase reads the checker counts of the key without building the position; along random
+    # games of every variant (pins in Mahbusa, the reserve in Dutch, both sides on roll) it gives
+    # the phase of the position itself
+    import random
+
+    from analyzer.batch.phase import position_phase
+    from analyzer.core.ids import encode_key
+    from analyzer.rules import find_variant
+
+    rng = random.Random(5)
+    seen: set[str] = set()
+    for variant in ("standard", "dutch", "mahbusa"):
+        rules = find_variant(variant)
+        for _game in range(6):
+            pos = rules.start()
+            for _ply in range(120):
+                for p in (pos, pos.flip()):
+                    phase = position_phase(p)
+                    assert key_phase(encode_key(p)) == phase
+                    seen.add(phase)
+                plays = rules.legal_plays(pos, (rng.randint(1, 6), rng.randint(1, 6)))
+                pos = rng.choice(plays).result
+                if pos.mover_off == 15 or pos.opponent_off == 15:
+                    break
+                pos = pos.flip()
+    assert seen == {"contact", "race", "bear-off"}
+
+
 def test_match_date_rejects_impossible_dates() -> None:
     assert match_date("2024.02.30") is None
     assert match_date("played 2024.12.31 18.00") == "2024-12-31"

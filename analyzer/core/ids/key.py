@@ -36,7 +36,7 @@ from analyzer.core.ids._codec import BitReader, BitWriter, b64, relocate, unb64
 from analyzer.core.position import Position
 from analyzer.core.variants import VariantSpec, all_specs
 
-__all__ = ["decode_key", "encode_key", "key_match"]
+__all__ = ["decode_key", "encode_key", "key_match", "key_slots"]
 
 
 def key_match(text: str) -> re.Match[str] | None:
@@ -113,16 +113,9 @@ def encode_key(pos: Position) -> str:
     return f"{spec.letter}.{b64(w.to_bytes(_key_bytes(spec)), url=True)}"
 
 
-def decode_key(text: str) -> Position:
-    """Read a key written by :func:`encode_key`.
-
-    >>> decode_key("S.4HPwATDgc_ABMA") == Position.start()
-    True
-    >>> decode_key("X.4HPw")
-    Traceback (most recent call last):
-    ...
-    analyzer.core.errors.ParseError: not a position key (S., D. or M. and base64url): 'X.4HPw'
-    """
+def _read_slots(text: str) -> tuple[str, VariantSpec, BitReader, list[int], list[int]]:
+    """The key's text stripped, its variant, the reader after both sides' blocks, and the mover's
+    and the opponent's checker counts, each side's slots in its own order."""
     tok = text.strip()
     mt = key_match(tok)
     if not mt:
@@ -143,6 +136,34 @@ def decode_key(text: str) -> Position:
             counts.append(r.unary(L.CHECKERS - sum(counts)))
         blocks.append(counts)
     opp_own, mov = blocks
+    return tok, spec, r, mov, opp_own
+
+
+def key_slots(text: str) -> tuple[VariantSpec, list[int], list[int]]:
+    """The variant and the checker counts of a key: the mover's and the opponent's, each side's
+    slots in its own order (points 1..24 of its numbering, then the bar and the reserve where the
+    variant has them). Read without building or checking the position (:func:`decode_key` does):
+    for bulk reads of keys this program wrote. Raises :class:`ParseError` for text that is no key.
+
+    >>> spec, mover, opponent = key_slots(encode_key(Position.start()))
+    >>> spec.name, mover[5], mover[12], opponent[23], len(mover)
+    ('standard', 5, 5, 2, 25)
+    """
+    _, spec, _, mov, opp_own = _read_slots(text)
+    return spec, mov, opp_own
+
+
+def decode_key(text: str) -> Position:
+    """Read a key written by :func:`encode_key`.
+
+    >>> decode_key("S.4HPwATDgc_ABMA") == Position.start()
+    True
+    >>> decode_key("X.4HPw")
+    Traceback (most recent call last):
+    ...
+    analyzer.core.errors.ParseError: not a position key (S., D. or M. and base64url): 'X.4HPw'
+    """
+    tok, spec, r, mov, opp_own = _read_slots(text)
     opp = list(reversed(opp_own[:24]))
     kw: dict[str, Any] = {}
     extra = 24
