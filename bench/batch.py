@@ -2,7 +2,7 @@
 
     python bench/batch.py [--corpus tests/data/corpus] [--analysis-files 12] [--ply 0]
                           [--analysis-jobs 1,2] [--archive-matches 5000]
-                          [--skip-replay] [--skip-analysis] [--skip-archive]
+                          [--dask] [--skip-replay] [--skip-analysis] [--skip-archive]
 
 Every run is a fresh ``python -m analyzer batch`` process into a temporary dataset folder, so the
 figures include process start, worker start-up (spawned pool workers load the compiled kernels)
@@ -13,7 +13,8 @@ single process.
 
 1. ``--replay-only`` over the whole corpus with 1 and 2 workers (scaling from 1 to 2).
 2. 0-ply analysis (``--ply``) of the first ``--analysis-files`` corpus files with 1 and 2 workers
-   (``--analysis-files 0 --analysis-jobs 2``: the whole corpus on both cores, about half an hour).
+   (``--analysis-files 0 --analysis-jobs 2``: the whole corpus on both cores); with ``--dask`` each
+   pool run is followed by the same run on a local Dask cluster (``--scheduler local``).
 3. Memory does not grow with the archive: one file of ``--archive-matches`` matches (the corpus
    files concatenated over and over) is run with ``--replay-only --jobs 1``; workers stream the
    matches one at a time and the parent keeps one small row per match. Target: < 1 GB.
@@ -74,12 +75,18 @@ def show(label: str, r: dict[str, float]) -> None:
           f"  [{int(r['errors'])} error rows]")
 
 
-def scaling(label: str, inputs: list[str], extra: list[str], tmp: Path, jobs: tuple[int, ...] = (1, 2)) -> None:
+def scaling(label: str, inputs: list[str], extra: list[str], tmp: Path, jobs: tuple[int, ...] = (1, 2),
+            dask: bool = False) -> None:
     walls: dict[int, float] = {}
     for n in jobs:
         r = run(inputs, tmp / f"{label}-{n}", [*extra, "--jobs", str(n)])
         show(f"{label}, {n} worker{'s' if n > 1 else ''}", r)
         walls[n] = r["wall"]
+        if dask:
+            r = run(inputs, tmp / f"{label}-{n}-dask", [*extra, "--jobs", str(n), "--scheduler", "local"])
+            show(f"{label}, Dask {n} worker{'s' if n > 1 else ''}", r)
+            print(f"{label}: Dask local cluster / process pool, {n} worker{'s' if n > 1 else ''}: "
+                  f"{r['wall'] / walls[n]:.2f}x the time")
     if 1 in walls and 2 in walls:
         print(f"{label}: speed-up 1 -> 2 workers: {walls[1] / walls[2]:.2f}x")
 
@@ -92,6 +99,8 @@ def main() -> None:
     ap.add_argument("--archive-matches", type=int, default=5000)
     ap.add_argument("--analysis-jobs", default="1,2",
                     help="worker counts for the analysis runs, comma-separated (e.g. 2 for the whole corpus)")
+    ap.add_argument("--dask", action="store_true",
+                    help="also run the analysis on a local Dask cluster (--scheduler local) beside each pool run")
     ap.add_argument("--skip-replay", action="store_true")
     ap.add_argument("--skip-analysis", action="store_true")
     ap.add_argument("--skip-archive", action="store_true")
@@ -105,7 +114,7 @@ def main() -> None:
         if not args.skip_analysis:
             subset = [str(f) for f in (files[:args.analysis_files] if args.analysis_files > 0 else files)]
             jobs = tuple(int(j) for j in args.analysis_jobs.split(","))
-            scaling(f"{args.ply}-ply, {len(subset)} files", subset, ["--ply", str(args.ply)], tmp, jobs)
+            scaling(f"{args.ply}-ply, {len(subset)} files", subset, ["--ply", str(args.ply)], tmp, jobs, args.dask)
         if not args.skip_archive:
             archive = tmp / "archive.txt"
             n = 0
