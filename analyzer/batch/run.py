@@ -3,10 +3,8 @@
 Workers run in this process (``jobs=1``), in a local :class:`~concurrent.futures.ProcessPoolExecutor`
 (the default, one worker per core), on an existing Dask distributed cluster (``scheduler``, e.g.
 ``"tcp://host:8786"``) or on a local Dask cluster started for the run (``scheduler="local"``, ``jobs``
-workers). Local workers share the cores out: each one's compiled kernels use ``cores // jobs``
-threads (:func:`worker_threads`). Each worker processes whole files and writes its own part files
-into the dataset folder (with Dask that folder must be reachable from the workers under the same
-path).
+workers). Each worker processes whole files and writes its own part files into the dataset
+folder (with Dask that folder must be reachable from the workers under the same path).
 
 ``resume=True`` continues an interrupted run in the same folder: units whose marker is in place
 for the same input version are skipped, and inside an unfinished unit every match whose part file
@@ -65,7 +63,7 @@ from .tables import Tables, rebuild_tables, write_tables
 from .units import BatchOptions, Unit, UnitResult, error_row, make_unit, prepare_folders, process_unit, unit_done
 
 __all__ = ["DEFAULT_OUT", "LOCAL_SCHEDULER", "BatchError", "BatchProgress", "BatchResult", "ProgressCallback",
-           "run_batch", "worker_threads"]
+           "run_batch"]
 
 DEFAULT_OUT = Path("reports") / "batch"
 MANIFEST_VERSION = 1
@@ -252,8 +250,7 @@ def _pool(units: list[Unit], out: str, options: BatchOptions,
     ctx = multiprocessing.get_context("spawn")
     left = list(units)
     for start in range(POOL_STARTS):
-        pool = ProcessPoolExecutor(max_workers=min(jobs, len(left)), mp_context=ctx, initializer=_share_cores,
-                                   initargs=(worker_threads(jobs),))
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(left)), mp_context=ctx)
         broken: list[Unit] = []
         try:
             futures: dict[Future[UnitResult], Unit] = {pool.submit(process_unit, u, out, options): u for u in left}
@@ -295,11 +292,11 @@ def _dask(units: list[Unit], out: str, options: BatchOptions, scheduler: str,
             cluster = stack.enter_context(LocalCluster(  # type: ignore[no-untyped-call]
                 n_workers=min(jobs, len(units)), threads_per_worker=1, processes=True, dashboard_address=None,
                 host="127.0.0.1"))
-            address, threads = cluster.scheduler_address, worker_threads(jobs)
+            address = cluster.scheduler_address
         else:
-            address, threads = scheduler, None  # the cluster's workers are set up by their owner
+            address = scheduler
         client = stack.enter_context(Client(address))  # type: ignore[no-untyped-call]
-        futures = {client.submit(_threaded_unit, u, out, options, threads, pure=False): u for u in units}
+        futures = {client.submit(process_unit, u, out, options, pure=False): u for u in units}
         for fut in dask_completed(list(futures)):  # type: ignore[no-untyped-call]
             try:
                 res: UnitResult | BaseException = fut.result()
@@ -310,30 +307,6 @@ def _dask(units: list[Unit], out: str, options: BatchOptions, scheduler: str,
 
 LOCAL_SCHEDULER = "local"
 """The ``scheduler`` that starts a local Dask cluster (one worker process per job) for the run."""
-
-
-def worker_threads(jobs: int, cores: int | None = None) -> int:
-    """The compiled kernels' threads of each of ``jobs`` workers on ``cores`` (default: this
-    machine's): the cores shared out, at least one each, so that workers that search in parallel
-    (2-ply and deeper) do not fight over the cores.
-
-    >>> worker_threads(2, 2), worker_threads(1, 8), worker_threads(3, 8), worker_threads(16, 8)
-    (1, 8, 2, 1)
-    """
-    return max(1, (cores if cores is not None else (os.cpu_count() or 1)) // max(1, jobs))
-
-
-def _share_cores(threads: int | None) -> None:
-    """Limit this worker's kernel threads (a pool worker's initializer, a Dask task's first step)."""
-    if threads is not None:
-        from numba import get_num_threads, set_num_threads
-
-        set_num_threads(min(threads, get_num_threads()))
-
-
-def _threaded_unit(unit: Unit, out: str, options: BatchOptions, threads: int | None) -> UnitResult:
-    _share_cores(threads)
-    return process_unit(unit, out, options)
 
 
 def run_batch(paths: Sequence[str], out_dir: str | os.PathLike[str] = DEFAULT_OUT, *,
