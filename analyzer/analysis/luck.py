@@ -37,10 +37,8 @@ agreement with gnubg (``bench/luck_agreement.py``).
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from weakref import WeakKeyDictionary
 
 import numpy as np
 from numpy.typing import NDArray
@@ -51,6 +49,7 @@ from analyzer.core.match import MatchState
 from analyzer.core.position import Position, flip_boards
 from analyzer.eval.cube import cubeful_after_many
 from analyzer.eval.met import MatchEquityTable, emg_to_mwc
+from analyzer.eval.net import OUTCOME_POINTS
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import Evaluator
 from analyzer.rules import find_variant
@@ -64,11 +63,6 @@ def _key(dice: tuple[int, int]) -> tuple[int, int]:
 
 #: plays of a roll, best first by 0-ply cubeless equity, whose cubeful value is compared
 CUBEFUL_CANDIDATES = 4
-
-
-#: positions whose 0-ply evaluations of every roll's plays are kept, per engine (the openings and
-#: their first replies come back in every game of an archive)
-ROLL_CACHE_SIZE = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,9 +79,6 @@ class _RollBoards:
     cstarts: NDArray[np.intp]
 
 
-_roll_cache: WeakKeyDictionary[object, OrderedDict[tuple[bytes, str], _RollBoards]] = WeakKeyDictionary()
-
-
 def _roll_boards(bulk: Callable[[NDArray[np.int8], int], NDArray[np.float32]],
                  position: Position) -> _RollBoards:
     """Every play of the 21 rolls, each distinct board evaluated once (results reached by several
@@ -98,7 +89,7 @@ def _roll_boards(bulk: Callable[[NDArray[np.int8], int], NDArray[np.float32]],
     rows = np.ascontiguousarray(after).view(np.dtype((np.void, after.shape[1]))).ravel()
     _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
     raw = np.asarray(bulk(after[first], 0))[inverse.ravel()]
-    equities = raw[:, [3, 4, 5, 0, 1, 2]] @ np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])  # the mover's
+    equities = raw[:, [3, 4, 5, 0, 1, 2]] @ OUTCOME_POINTS  # the mover's
     roll_of = np.repeat(np.arange(len(sizes)), sizes)
     by_equity = np.argsort(-equities, kind="stable")
     order = by_equity[np.argsort(roll_of[by_equity], kind="stable")]  # by roll, then best first
@@ -106,24 +97,6 @@ def _roll_boards(bulk: Callable[[NDArray[np.int8], int], NDArray[np.float32]],
     rank = np.arange(len(order)) - starts[roll_of[order]]
     cstarts = np.concatenate(([0], np.cumsum(np.minimum(sizes, CUBEFUL_CANDIDATES))[:-1]))
     return _RollBoards(after, raw, order[rank < CUBEFUL_CANDIDATES], cstarts)
-
-
-def _cached_roll_boards(engine: Evaluator, bulk: Callable[[NDArray[np.int8], int], NDArray[np.float32]],
-                        position: Position) -> _RollBoards:
-    try:
-        cache = _roll_cache.setdefault(engine, OrderedDict())
-    except TypeError:  # an engine that cannot be weakly referenced: no cache
-        return _roll_boards(bulk, position)
-    key = (position.board, position.variant)
-    got = cache.get(key)
-    if got is not None:
-        cache.move_to_end(key)
-        return got
-    got = _roll_boards(bulk, position)
-    cache[key] = got
-    if len(cache) > ROLL_CACHE_SIZE:
-        cache.popitem(last=False)
-    return got
 
 
 def roll_values(engine: Evaluator, position: Position, state: MatchState, player: int,
@@ -134,8 +107,7 @@ def roll_values(engine: Evaluator, position: Position, state: MatchState, player
     As in gnubg the best play is the one with the highest cubeful equity at the score: the
     :data:`CUBEFUL_CANDIDATES` plays with the highest 0-ply cubeless equity are valued cubefully and
     the highest counts. With an engine that evaluates raw boards in bulk (``evaluate_boards``) all
-    21 rolls are evaluated in one batch, and the evaluations of the last :data:`ROLL_CACHE_SIZE`
-    positions are kept (the engine's nets are assumed fixed).
+    21 rolls are evaluated in one batch.
     """
     bulk = getattr(engine, "evaluate_boards", None)
     out: dict[tuple[int, int], float] = {}
@@ -144,7 +116,7 @@ def roll_values(engine: Evaluator, position: Position, state: MatchState, player
             ranked = engine.rank_plays(position, roll.dice, 0)[:CUBEFUL_CANDIDATES]
             out[roll.dice] = max(equity_after(r.probabilities, r.result, state, player, met) for r in ranked)
         return out
-    rb = _cached_roll_boards(engine, bulk, position)
+    rb = _roll_boards(bulk, position)
     starts = rb.cstarts  # every roll has a play (an unplayable roll: the position unchanged)
     if position.spec.has_cube:  # the cube model compiled, every candidate of every roll in one call
         cubeful = cubeful_after_many(rb.raw, rb.after, rb.chosen, state, player, met)
@@ -183,7 +155,8 @@ def stake(state: MatchState, player: int, met: MatchEquityTable | None) -> float
     match (half the MWC gap between winning and losing the cube's points), points (the cube's
     value) in money play or without a table.
 
-    >>> from analyzer.eval.met import met_by_name
+    >>> from analyzer.eval.net import OUTCOME_POINTS
+from analyzer.eval.met import met_by_name
     >>> stake(MatchState(length=1), 0, met_by_name()), stake(MatchState(cube=4), 0, None)
     (0.5, 4.0)
     """
@@ -199,7 +172,8 @@ def mwc_luck(luck: float, state: MatchState, player: int, met: MatchEquityTable 
     The cube counts: at 4-2 to 7 a 4-cube puts the match on the game, so each EMG there is worth
     more than four times an EMG of the same game at a 1-cube.
 
-    >>> from analyzer.eval.met import met_by_name
+    >>> from analyzer.eval.net import OUTCOME_POINTS
+from analyzer.eval.met import met_by_name
     >>> from dataclasses import replace
     >>> s = MatchState(length=7, score=(4, 2))
     >>> mwc_luck(0.5, s, 0, met_by_name()) * 4 < mwc_luck(0.5, replace(s, cube=4), 0, met_by_name())
