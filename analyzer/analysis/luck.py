@@ -155,8 +155,7 @@ def stake(state: MatchState, player: int, met: MatchEquityTable | None) -> float
     match (half the MWC gap between winning and losing the cube's points), points (the cube's
     value) in money play or without a table.
 
-    >>> from analyzer.eval.net import OUTCOME_POINTS
-from analyzer.eval.met import met_by_name
+    >>> from analyzer.eval.met import met_by_name
     >>> stake(MatchState(length=1), 0, met_by_name()), stake(MatchState(cube=4), 0, None)
     (0.5, 4.0)
     """
@@ -172,8 +171,7 @@ def mwc_luck(luck: float, state: MatchState, player: int, met: MatchEquityTable 
     The cube counts: at 4-2 to 7 a 4-cube puts the match on the game, so each EMG there is worth
     more than four times an EMG of the same game at a 1-cube.
 
-    >>> from analyzer.eval.net import OUTCOME_POINTS
-from analyzer.eval.met import met_by_name
+    >>> from analyzer.eval.met import met_by_name
     >>> from dataclasses import replace
     >>> s = MatchState(length=7, score=(4, 2))
     >>> mwc_luck(0.5, s, 0, met_by_name()) * 4 < mwc_luck(0.5, replace(s, cube=4), 0, met_by_name())
