@@ -150,15 +150,20 @@ def _load_nets(path: str) -> NetSet:
     return load_nets(path)
 
 
-def _gnubg_duel(a: NetSet, pairs: int, seed: int) -> np.ndarray:
+def _gnubg_duel(a: NetSet, pairs: int, seed: int, bearoff: bool = False) -> np.ndarray:
     """Duplicate-dice duel against GNU Backgammon's 0-ply (``gnubg`` wheel, referee only): for
     each roll gnubg's player evaluates every legal result of *our* move generator with
-    ``gnubg.evaluate`` and plays the best. Python loop, so slower than the compiled duels."""
+    ``gnubg.evaluate`` and plays the best. Python loop, so slower than the compiled duels.
+    ``bearoff``: our side plays the product's 0-ply (the nets and our bear-off databases, as
+    ``Engine`` evaluates; gnubg's 0-ply reads its own databases too) instead of the nets alone."""
     import gnubg  # type: ignore[import-not-found]
 
     from analyzer.core.position import Position
+    from analyzer.eval.engine import Engine
     from analyzer.eval.net import evaluate_boards
     from analyzer.rules.standard import Standard
+
+    engine = Engine(a, use_bearoff=True) if bearoff else None
 
     gnubg.command("set evaluation chequerplay evaluation plies 0")
     gnubg.command("set evaluation chequerplay evaluation cubeful off")
@@ -190,7 +195,8 @@ def _gnubg_duel(a: NetSet, pairs: int, seed: int) -> np.ndarray:
                     break
                 fl = flipped(res)
                 if side == 0:
-                    eq = -(evaluate_boards(a, fl) @ eqw)
+                    probs = evaluate_boards(a, fl) if engine is None else engine.evaluate_boards(fl)
+                    eq = -(probs @ eqw)
                 else:
                     eq = np.array([-gnubg.evaluate(gnubg.position_from_id(encode_position_id(Position(b.tobytes()))))[5]
                                    for b in fl])
@@ -200,11 +206,12 @@ def _gnubg_duel(a: NetSet, pairs: int, seed: int) -> np.ndarray:
     return pts
 
 
-def run(a: NetSet, opponent: str, pairs: int, seed: int = 2026) -> dict[str, float]:
-    """Duel ``a`` against ``opponent``; returns ppg, its standard error and the win rate."""
+def run(a: NetSet, opponent: str, pairs: int, seed: int = 2026, bearoff: bool = False) -> dict[str, float]:
+    """Duel ``a`` against ``opponent``; returns ppg, its standard error and the win rate
+    (``bearoff``: against gnubg, our side with the bear-off databases, see :func:`_gnubg_duel`)."""
     if opponent == "gnubg":
         t0 = time.time()
-        pts = _gnubg_duel(a, pairs, seed)
+        pts = _gnubg_duel(a, pairs, seed, bearoff)
         pair = pts.reshape(-1, 2).mean(axis=1)
         return {"games": 2 * pairs, "ppg": float(pts.mean()), "se": float(pair.std(ddof=1) / math.sqrt(pairs)),
                 "win_rate": float((pts > 0).mean()), "seconds": round(time.time() - t0, 1)}
@@ -236,9 +243,15 @@ def main() -> int:
     ap.add_argument("--opponent", default="pubeval", help="pubeval | gnubg | heuristic | nets:PATH")
     ap.add_argument("--pairs", type=int, default=1000, help="dice sequences (2 games each)")
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--bearoff", action="store_true",
+                    help="against gnubg: our side evaluates with the bear-off databases as the product's 0-ply does "
+                         "(gnubg's 0-ply reads its own); without it, the nets alone")
     args = ap.parse_args()
+    if args.bearoff and args.opponent != "gnubg":
+        ap.error("--bearoff applies to --opponent gnubg (the compiled duels play the nets alone on both sides)")
     a = _load_nets(args.checkpoint or args.nets or "data/nets/standard.npz")
-    res = run(a, args.opponent, args.pairs, args.seed)
+    res = run(a, args.opponent, args.pairs, args.seed, args.bearoff)
+    res["bearoff"] = bool(args.bearoff)
     sys.stdout.write(json.dumps(res) + "\n")
     return 0
 
