@@ -46,12 +46,26 @@ MIDDLE_GAME_ID = "4Dl4ADOw5+ABMA"  # bench/speed.py's MIDDLE_GAME: P 24:2 13:4 8
 OPENING_ID = "4HPwATDgc/ABMA"
 
 
+def child_env(pythonpath: str | None = None) -> dict[str, str]:
+    """The environment of a timed command: this one, with ``COLUMNS`` set, the byte-code cache on (the
+    warm-up writes the ``.pyc`` files an installed package has; ``PYTHONDONTWRITEBYTECODE`` in a
+    developer's shell would otherwise leave every changed module to be compiled again in each run), and
+    ``PYTHONPATH`` replaced when given (``--before``: another checkout)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["COLUMNS"] = "100"
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
+    return env
+
+
 @dataclass
 class Case:
-    """One timed command: ``argv(run)`` is the command line of run number ``run`` (-1: the warm-up)."""
+    """One timed command: ``argv(run)`` is the command line of run number ``run`` (-1: the warm-up), run
+    in the environment ``env``."""
 
     name: str
     argv: Callable[[int], list[str]]
+    env: dict[str, str] = field(default_factory=child_env)
     times: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
 
@@ -68,8 +82,10 @@ def gnubg_script(work: Path, name: str, commands: Sequence[str]) -> list[str]:
     return [GNUBG, "-t", "-q", "-r", "-c", str(path)]
 
 
-def cases(work: Path, only: Sequence[str], sample: Path) -> tuple[list[Case], dict[str, str]]:
-    """The timed commands and, for each of ours, the gnubg case it is compared with."""
+def cases(work: Path, only: Sequence[str], sample: Path,
+          before: str | None = None) -> tuple[list[Case], dict[str, str]]:
+    """The timed commands and, for each of ours, the gnubg case it is compared with; with ``before`` (a
+    checkout's root), each of ours also run from that checkout (``NAME (before)``)."""
     ours: dict[str, Callable[[int], list[str]]] = {
         "analyze": lambda i: bgreview("analyze", str(sample), "--ply", "0", "-o", str(work / f"a{i}")),
         "analyze --no-html": lambda i: bgreview("analyze", str(sample), "--ply", "0", "--no-html",
@@ -82,6 +98,9 @@ def cases(work: Path, only: Sequence[str], sample: Path) -> tuple[list[Case], di
     chosen = [n for n in ours if not only or n.split()[0] in only or n in only]
     out = [Case(n, ours[n]) for n in chosen]
     pairs = {n: referee[n] for n in chosen}
+    if before is not None:
+        out += [Case(f"{n} (before)", ours[n], child_env(before)) for n in chosen]
+        pairs.update({f"{n} (before)": referee[n] for n in chosen})
     if Path(GNUBG).exists():
         scripts = {
             "gnubg analyse 0-ply": [f"import mat {sample}", "set analysis chequerplay evaluation plies 0",
@@ -105,13 +124,14 @@ def children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def run(case: Case, i: int) -> tuple[float, float]:
-    """Wall time and CPU time of one run of ``case`` (its output is captured; a failure stops the bench)."""
+def run(case: Case, i: int, cwd: Path) -> tuple[float, float]:
+    """Wall time and CPU time of one run of ``case`` in the folder ``cwd`` (not the checkout: ``python -m``
+    would import the package found there before ``PYTHONPATH``'s); its output is captured; a failure
+    stops the bench."""
     argv = case.argv(i)
     c = children_cpu()
     t = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False,
-                          env={**os.environ, "COLUMNS": "100"})
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False, env=case.env, cwd=cwd)
     wall = time.perf_counter() - t
     if proc.returncode != 0:
         raise SystemExit(f"{case.name}: exit {proc.returncode}: {' '.join(argv)}\n{proc.stderr[-2000:]}")
@@ -123,19 +143,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=5, help="timed runs of each command (default 5)")
     ap.add_argument("--only", nargs="*", default=[], help="commands to time: analyze hint moves (default all)")
     ap.add_argument("--file", default=str(SAMPLE), help="match file to analyse (default: the 7-point sample)")
+    ap.add_argument("--before", metavar="CHECKOUT",
+                    help="also time each command from this checkout's root (PYTHONPATH), in the same rounds")
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="bgr_cold_"))
     try:
-        todo, pairs = cases(work, args.only, Path(args.file).resolve())
+        before = str(Path(args.before).resolve()) if args.before else None
+        todo, pairs = cases(work, args.only, Path(args.file).resolve(), before)
         for case in todo:
-            run(case, -1)  # warm the numba cache, the file cache, gnubg's weights
+            run(case, -1, work)  # warm the numba cache, the byte-code cache, the file cache, gnubg's weights
+            for folder in work.glob("[an]-1"):
+                shutil.rmtree(folder, ignore_errors=True)
         for i in range(args.runs):
             for case in todo:
-                wall, cpu = run(case, i)
+                wall, cpu = run(case, i, work)
                 case.times.append(wall)
                 case.cpu.append(cpu)
-                shutil.rmtree(work / f"a{i}", ignore_errors=True)
-                shutil.rmtree(work / f"n{i}", ignore_errors=True)
+                for folder in work.glob(f"[an]{i}"):
+                    shutil.rmtree(folder, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     med = {c.name: statistics.median(c.times) for c in todo}
@@ -143,17 +168,17 @@ def main(argv: list[str] | None = None) -> int:
     cpu = {c.name: statistics.median(c.cpu) for c in todo}
     print(f"whole-process wall times, median (best) of {args.runs} runs after a warm-up, and the median CPU "
           f"time (user + system; less sensitive to a busy machine); load average {os.getloadavg()[0]:.2f}")
-    print(f"{'command':<18} {'ours s':>14} {'cpu':>5} {'gnubg':<20} {'gnubg s':>14} {'cpu':>5} {'ratio':>6} {'cpu':>6}")
+    print(f"{'command':<27} {'ours s':>14} {'cpu':>5} {'gnubg':<20} {'gnubg s':>14} {'cpu':>5} {'ratio':>6} {'cpu':>6}")
     for c in todo:
         ref = pairs.get(c.name)
         if ref is None and pairs:
             continue
         ours = f"{med[c.name]:.3f} ({best[c.name]:.3f})"
         if ref is None:
-            print(f"{c.name:<18} {ours:>14} {cpu[c.name]:>5.2f}")
+            print(f"{c.name:<27} {ours:>14} {cpu[c.name]:>5.2f}")
             continue
         theirs = f"{med[ref]:.3f} ({best[ref]:.3f})"
-        print(f"{c.name:<18} {ours:>14} {cpu[c.name]:>5.2f} {ref:<20} {theirs:>14} {cpu[ref]:>5.2f} "
+        print(f"{c.name:<27} {ours:>14} {cpu[c.name]:>5.2f} {ref:<20} {theirs:>14} {cpu[ref]:>5.2f} "
               f"{med[c.name] / med[ref]:>5.2f}x {cpu[c.name] / cpu[ref]:>5.2f}x")
     return 0
 
