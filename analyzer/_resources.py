@@ -17,12 +17,24 @@ True
 
 from __future__ import annotations
 
+import os
 import shutil
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
 
-__all__ = ["copy_sample", "data_dir", "data_path", "sample_names", "sample_path"]
+__all__ = ["cache_root", "copy_sample", "data_dir", "data_path", "sample_names", "sample_path"]
+
+
+def cache_root() -> Path:
+    """The folder of what bgreview builds once and keeps between runs (the bear-off databases, the compiled
+    report templates): ``$BGREVIEW_CACHE``, else ``~/.cache/bgreview``. It may not exist yet.
+
+    >>> cache_root().name in ("bgreview", os.path.basename(os.environ.get("BGREVIEW_CACHE", "")))
+    True
+    """
+    env = os.environ.get("BGREVIEW_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "bgreview"
 
 @cache
 def data_dir() -> Path:

@@ -35,15 +35,19 @@ import base64
 import gzip
 import json
 import math
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+import jinja2
 import polars as pl
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment, FileSystemBytecodeCache, PackageLoader, StrictUndefined
+from jinja2.bccache import Bucket
 from markupsafe import Markup
 
+from analyzer._resources import cache_root
 from analyzer.analysis.stats import XG_APPROXIMATE, gnubg_rating, xg_rating
 from analyzer.analysis.summary import GameResult, PlayerStats
 from analyzer.analysis.thresholds import Thresholds, thresholds_from
@@ -138,9 +142,27 @@ def fmt_rate(x: float | None) -> str:
     return "-" if x is None else f"{1000 * x:.1f}"
 
 
+class _CompiledTemplates(FileSystemBytecodeCache):
+    """The templates' compiled code kept between processes under :func:`analyzer._resources.cache_root`
+    (jinja2 compiles a template's source to Python the first time a process uses it: about a tenth of a
+    second for the report's templates). jinja2 checks the source's checksum before it uses a cached
+    compilation; a folder that cannot be written costs only the saving."""
+
+    def __init__(self) -> None:
+        super().__init__(str(cache_root() / f"templates-jinja2-{jinja2.__version__}"))
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
 def _environment() -> Environment:
     env = Environment(loader=PackageLoader(*TEMPLATE_PACKAGE), autoescape=True, undefined=StrictUndefined,
-                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                      bytecode_cache=_CompiledTemplates())
     env.filters["equity"] = fmt_equity
     env.filters["emg"] = fmt_emg
     env.filters["pct"] = fmt_pct
