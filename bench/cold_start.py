@@ -21,7 +21,13 @@ The table also gives the median CPU time (user and system) of each command and i
 machine the wall times stretch, the CPU times much less. ``hint`` at 2-ply may use two threads (its CPU time
 counts both).
 
-Run: ``python bench/cold_start.py [--runs 5] [--only analyze hint]``.
+``--before CHECKOUT`` also times our commands from another checkout (its root as ``PYTHONPATH``) in the same
+rounds; ``--floor`` also times what any process of ours pays before its own work: the interpreter, numpy,
+numba, the first cached compiled kernel (numba's initialisation), polars, typer and rich, matplotlib, each a
+whole process with the layers above it. The children run in a temporary folder with the byte-code cache on
+(the warm-up writes the ``.pyc`` files an installed package has).
+
+Run: ``python bench/cold_start.py [--runs 5] [--only analyze hint] [--before ../main] [--floor]``.
 """
 
 from __future__ import annotations
@@ -82,10 +88,44 @@ def gnubg_script(work: Path, name: str, commands: Sequence[str]) -> list[str]:
     return [GNUBG, "-t", "-q", "-r", "-c", str(path)]
 
 
-def cases(work: Path, only: Sequence[str], sample: Path,
-          before: str | None = None) -> tuple[list[Case], dict[str, str]]:
+FLOOR_KERNEL = """from numba import njit
+
+
+@njit(cache=True)
+def one(x):
+    return x + 1
+"""
+# What any process of ours pays before its own work, one layer more on each line (each a whole process).
+FLOOR: dict[str, str] = {
+    "floor: python": "pass",
+    "floor: + numpy": "import numpy",
+    "floor: + numba": "import numpy, numba",
+    "floor: + 1st kernel": "import gc, numpy, numba, floor_kernel; floor_kernel.one(1); gc.freeze()",
+    "floor: + polars": "import gc, numpy, numba, floor_kernel, polars; floor_kernel.one(1); gc.freeze()",
+    "floor: + typer, rich": ("import gc, numpy, numba, floor_kernel, polars, typer, rich.console, rich.table; "
+                             "floor_kernel.one(1); gc.freeze()"),
+    "floor: + matplotlib": ("import gc, numpy, numba, floor_kernel, polars, typer, rich.console, rich.table, "
+                            "matplotlib.figure, matplotlib.backends.backend_agg, matplotlib.backends.backend_svg; "
+                            "floor_kernel.one(1); gc.freeze()"),
+}
+
+
+def floor_cases(work: Path) -> list[Case]:
+    """The start-up floor of a process that uses numba kernels: the interpreter, then numpy, numba, the first
+    cached compiled kernel (numba's target context: typing and lowering registries, LLVM; a one-line kernel
+    cached in ``work``), polars, typer and rich, matplotlib (the charts), each line a whole process with
+    the layers above it (ours end with :func:`gc.freeze`, as ``bgreview`` does)."""
+    (work / "floor_kernel.py").write_text(FLOOR_KERNEL)
+    return [Case(name, lambda i, code=code: [sys.executable, "-c", code],
+                 child_env(os.pathsep.join([str(work), os.environ.get("PYTHONPATH", "")])))
+            for name, code in FLOOR.items()]
+
+
+def cases(work: Path, only: Sequence[str], sample: Path, before: str | None = None,
+          floor: bool = False) -> tuple[list[Case], dict[str, str]]:
     """The timed commands and, for each of ours, the gnubg case it is compared with; with ``before`` (a
-    checkout's root), each of ours also run from that checkout (``NAME (before)``)."""
+    checkout's root), each of ours also run from that checkout (``NAME (before)``); with ``floor``, the
+    start-up floor (:func:`floor_cases`), compared with gnubg's 0-ply analysis."""
     ours: dict[str, Callable[[int], list[str]]] = {
         "analyze": lambda i: bgreview("analyze", str(sample), "--ply", "0", "-o", str(work / f"a{i}")),
         "analyze --no-html": lambda i: bgreview("analyze", str(sample), "--ply", "0", "--no-html",
@@ -101,6 +141,9 @@ def cases(work: Path, only: Sequence[str], sample: Path,
     if before is not None:
         out += [Case(f"{n} (before)", ours[n], child_env(before)) for n in chosen]
         pairs.update({f"{n} (before)": referee[n] for n in chosen})
+    if floor:
+        out += floor_cases(work)
+        pairs.update({name: "gnubg analyse 0-ply" for name in FLOOR})
     if Path(GNUBG).exists():
         scripts = {
             "gnubg analyse 0-ply": [f"import mat {sample}", "set analysis chequerplay evaluation plies 0",
@@ -145,11 +188,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--file", default=str(SAMPLE), help="match file to analyse (default: the 7-point sample)")
     ap.add_argument("--before", metavar="CHECKOUT",
                     help="also time each command from this checkout's root (PYTHONPATH), in the same rounds")
+    ap.add_argument("--floor", action="store_true",
+                    help="also time the start-up floor: python, numpy, numba, its first kernel, polars, typer, ...")
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="bgr_cold_"))
     try:
         before = str(Path(args.before).resolve()) if args.before else None
-        todo, pairs = cases(work, args.only, Path(args.file).resolve(), before)
+        todo, pairs = cases(work, args.only, Path(args.file).resolve(), before, args.floor)
         for case in todo:
             run(case, -1, work)  # warm the numba cache, the byte-code cache, the file cache, gnubg's weights
             for folder in work.glob("[an]-1"):
