@@ -495,3 +495,23 @@ def test_charts_drawn_once_give_the_same_report(sample: SampleAnalysis, report: 
     assert "id=\"chart1-" in render_html_report(sample, chart_svgs=svgs)
     without = render_html_report(sample, charts=False)
     assert without.count("<svg") < report.count("<svg")
+
+
+def test_compiled_templates_are_kept_and_give_the_same_report(sample: SampleAnalysis, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from analyzer.render import html
+
+    monkeypatch.setenv("BGREVIEW_CACHE", str(tmp_path / "cache"))
+    html._env.cache_clear()
+    try:
+        fresh = render_html_report(sample)  # compiles the templates and keeps their code
+        kept = sorted((tmp_path / "cache").glob("templates-jinja2-*/*.cache"))
+        assert len(kept) >= 2
+        html._env.cache_clear()
+        assert render_html_report(sample) == fresh  # from the kept code
+        (tmp_path / "blocked").write_text("a file where the cache folder would go")
+        monkeypatch.setenv("BGREVIEW_CACHE", str(tmp_path / "blocked"))
+        html._env.cache_clear()
+        assert render_html_report(sample) == fresh  # nowhere to keep it: the same report all the same
+    finally:
+        html._env.cache_clear()

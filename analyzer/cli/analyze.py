@@ -189,7 +189,8 @@ def analyze(
                                       lambda m: err.print(m, markup=False, highlight=False, soft_wrap=True))
         summaries.append({**analysis.summary.as_dict(), "files": [str(p) for p in written]})
         views.append((analysis, written))
-        reviewed.append((record, analysis.decisions.to_dicts()))
+        if sgf is not None:  # the rows as dicts only for the SGF writer
+            reviewed.append((record, analysis.decisions.to_dicts()))
     if sgf is not None:
         from analyzer.analysis.sgf_export import write_analysis_sgf
 
