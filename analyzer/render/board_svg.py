@@ -34,6 +34,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from analyzer.core.position import Position
@@ -212,6 +213,19 @@ class _Node:
             out.append(f"</{self.tag}>")
         else:
             out.append(" />")
+
+
+class _Written(_Node):
+    """Markup already written (a point drawn before: :func:`_point`), put out as it is."""
+
+    __slots__ = ()
+
+    def __init__(self, markup: str) -> None:
+        super().__init__("")
+        self.text = markup
+
+    def _write(self, out: list[str]) -> None:
+        out.append(self.text or "")
 
 
 _ATTR_NAMES: dict[str, str] = {}  # keyword -> attribute name: stroke_width -> stroke-width, class_ -> class
@@ -457,22 +471,34 @@ def _points(cv: _Canvas, root: _Node, lay: _Layout, pos: Position) -> None:
     pin_m, pin_o = set(pos.pinned_mover), set(pos.pinned_opponent)
     mover, opponent = pos.mover, pos.opponent
     for row, points in ((0, top_row), (1, bottom_row)):
-        edge = lay.inner_top if row == 0 else lay.inner_bottom
-        direction = 1 if row == 0 else -1
         for column, p in enumerate(points):
-            nx, no = mover[p - 1], opponent[p - 1]
-            g = cv.el(root, "g", "point", data_point=str(p), data_x=str(nx), data_o=str(no))
-            cx = lay.point_x(column) + PW / 2
-            if p in pin_o:  # an O checker under X's stack
-                _checker(cv, g, cx, edge + direction * (R + 2), "o", pinned=True)
-                _stack(cv, g, cx, edge, direction, "x", nx, first_slot=1)
-            elif p in pin_m:
-                _checker(cv, g, cx, edge + direction * (R + 2), "x", pinned=True)
-                _stack(cv, g, cx, edge, direction, "o", no, first_slot=1)
-            elif nx:
-                _stack(cv, g, cx, edge, direction, "x", nx)
-            elif no:
-                _stack(cv, g, cx, edge, direction, "o", no)
+            root.children.append(_Written(_point(cv.width, cv.mirror, cv.mover_dark, cv.styled, lay, row, column, p,
+                                                 mover[p - 1], opponent[p - 1], p in pin_o, p in pin_m)))
+
+
+@lru_cache(maxsize=8192)
+def _point(width: float, mirror: bool, mover_dark: bool, styled: bool, lay: _Layout, row: int, column: int, p: int,
+           nx: int, no: int, pinned_o: bool, pinned_m: bool) -> str:
+    """The markup of point ``p`` (in ``column`` of ``row``: 0 top, 1 bottom) holding ``nx`` of X's checkers and
+    ``no`` of O's, one pinned under the other's stack when ``pinned_o`` or ``pinned_m``, on a canvas of
+    ``width`` (mirrored, dark mover, styled as :class:`_Canvas`). The same few thousand points come back
+    in every board of a report: each is drawn once."""
+    cv = _Canvas(width, mirror, mover_dark, styled)
+    edge = lay.inner_top if row == 0 else lay.inner_bottom
+    direction = 1 if row == 0 else -1
+    g = cv.el(_Node("g"), "g", "point", data_point=str(p), data_x=str(nx), data_o=str(no))
+    cx = lay.point_x(column) + PW / 2
+    if pinned_o:  # an O checker under X's stack
+        _checker(cv, g, cx, edge + direction * (R + 2), "o", pinned=True)
+        _stack(cv, g, cx, edge, direction, "x", nx, first_slot=1)
+    elif pinned_m:
+        _checker(cv, g, cx, edge + direction * (R + 2), "x", pinned=True)
+        _stack(cv, g, cx, edge, direction, "o", no, first_slot=1)
+    elif nx:
+        _stack(cv, g, cx, edge, direction, "x", nx)
+    elif no:
+        _stack(cv, g, cx, edge, direction, "o", no)
+    return g.tostring()
 
 
 def _bar(cv: _Canvas, root: _Node, lay: _Layout, pos: Position) -> None:

@@ -32,6 +32,7 @@ is written with ``<``, ``>`` and ``&`` as ``\\u`` escapes (:func:`script_json`).
 from __future__ import annotations
 
 import base64
+import contextlib
 import gzip
 import json
 import math
@@ -146,17 +147,19 @@ class _CompiledTemplates(FileSystemBytecodeCache):
     """The templates' compiled code kept between processes under :func:`analyzer._resources.cache_root`
     (jinja2 compiles a template's source to Python the first time a process uses it: about a tenth of a
     second for the report's templates). jinja2 checks the source's checksum before it uses a cached
-    compilation; a folder that cannot be written costs only the saving."""
+    compilation; a folder that cannot be read or written costs only the saving."""
 
     def __init__(self) -> None:
         super().__init__(str(cache_root() / f"templates-jinja2-{jinja2.__version__}"))
 
+    def load_bytecode(self, bucket: Bucket) -> None:
+        with contextlib.suppress(OSError):  # jinja2 passes over only some of them (not a folder that is a file)
+            super().load_bytecode(bucket)
+
     def dump_bytecode(self, bucket: Bucket) -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.makedirs(self.directory, exist_ok=True)
             super().dump_bytecode(bucket)
-        except OSError:
-            pass
 
 
 def _environment() -> Environment:
