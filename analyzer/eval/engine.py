@@ -19,11 +19,12 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeAlias, cast
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import get_num_threads, njit, prange, typeof
 from numpy.typing import NDArray
 
 from analyzer._resources import data_path
@@ -35,8 +36,8 @@ from analyzer.eval.bearoff import bearoff_class, race_probs_board, two_sided_win
 from analyzer.eval.net import NOUT, NetSet, equity6, eval_board, forward_one, swap_outcomes
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, PLAY_FILTER, CachedEvaluations, EvalCache, MoveFilter, RankedPlay
-from analyzer.rules.base import PlayListing
-from analyzer.rules.kernel import flip_into, generate
+from analyzer.rules.base import PlayListing, check_dice, work_buffers
+from analyzer.rules.kernel import LISTING_WIDTH, fill_listing, flip_into, full_hash, generate
 from analyzer.rules.standard import Standard
 
 DEFAULT_NETS = data_path("nets", "standard.npz")
@@ -322,6 +323,191 @@ def flip_many(boards: np.ndarray, out: np.ndarray) -> None:
         flip_into(boards[i], out[i])
 
 
+# ---------------------------------------------------------------------------------- 0-ply cache
+# The engine's 0-ply evaluations live in a compiled table, so that the ranking kernel below looks them
+# up without coming back to Python: open addressing, the whole board compared on a hit (so a cached
+# value is the value itself). A board's hash is the Zobrist hash of the position before the turn
+# passed (the board flipped; :func:`~analyzer.rules.kernel.full_hash`): the move generator has it
+# already for every play's result. An empty slot holds hash 0 (a board hashing to 0 is filed under 1).
+# ``meta`` holds the count of entries and the most the engine keeps (its ``cache_size``): at that count
+# the table starts again empty. Python grows it (:class:`_Table0`) when it is half full.
+T0_START = 4096
+
+
+@njit(cache=True)
+def _t0_find(keys: np.ndarray, hashes: np.ndarray, b: np.ndarray, h: np.uint64) -> int:
+    """The slot holding board ``b`` (hash ``h``), or ``-1 - s`` for the empty slot ``s`` where it would go."""
+    mask = hashes.shape[0] - 1
+    s = np.int64(h & np.uint64(mask))
+    while True:
+        hs = hashes[s]
+        if hs == 0:
+            return int(-1 - s)
+        if hs == h:
+            same = True
+            for i in range(NSLOTS):
+                if keys[s, i] != b[i]:
+                    same = False
+                    break
+            if same:
+                return int(s)
+        s = (s + 1) & mask
+
+
+@njit(cache=True)
+def _t0_put(keys: np.ndarray, vals: np.ndarray, hashes: np.ndarray, meta: np.ndarray, b: np.ndarray, h: np.uint64,
+            s: int, val: np.ndarray) -> None:
+    """Keep ``val`` for board ``b`` (hash ``h``, missing: ``s`` is :func:`_t0_find`'s answer), unless the
+    engine keeps nothing (``meta[1] == 0``) or the table is too full until it grows."""
+    if meta[1] <= 0 or 4 * (meta[0] + 1) > 3 * hashes.shape[0]:
+        return
+    if meta[0] >= meta[1]:  # as many as the engine keeps: start again
+        hashes[:] = 0
+        meta[0] = 0
+        s = _t0_find(keys, hashes, b, h)
+    s = -1 - s
+    for i in range(NSLOTS):
+        keys[s, i] = b[i]
+    for i in range(NOUT):
+        vals[s, i] = val[i]
+    hashes[s] = h
+    meta[0] += 1
+
+
+@njit(cache=True)
+def _t0_lookup(boards: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, first: np.ndarray,
+               win2: np.ndarray, keys: np.ndarray, vals: np.ndarray, hashes: np.ndarray, meta: np.ndarray,
+               out: np.ndarray) -> bool:
+    """The 0-ply outcome distribution of every board into ``out``: from the table when it holds it, else
+    evaluated (:func:`_eval0`) and kept. True when the table should grow."""
+    nh = max(W[0].shape[1], W[4].shape[1], W[8].shape[1])
+    xc = np.zeros(F.N_CONTACT_EXT, np.float32)
+    xr = np.zeros(F.N_RACE, np.float32)
+    hid = np.zeros(nh, np.float32)
+    tmp = np.empty(NSLOTS, np.int8)
+    for k in range(boards.shape[0]):
+        b = boards[k]
+        flip_into(b, tmp)
+        h = full_hash(tmp)
+        if h == 0:
+            h = np.uint64(1)
+        s = _t0_find(keys, hashes, b, h)
+        if s >= 0:
+            for i in range(NOUT):
+                out[k, i] = vals[s, i]
+        else:
+            _eval0(b, W, use_db, dist, first, win2, xc, xr, hid, out[k])
+            _t0_put(keys, vals, hashes, meta, b, h, s, out[k])
+    return bool(2 * meta[0] > hashes.shape[0])
+
+
+@njit(cache=True)
+def _t0_rehash(keys: np.ndarray, vals: np.ndarray, hashes: np.ndarray, nkeys: np.ndarray, nvals: np.ndarray,
+               nhashes: np.ndarray) -> None:
+    for s in range(hashes.shape[0]):
+        if hashes[s] != 0:
+            t = -1 - _t0_find(nkeys, nhashes, keys[s], hashes[s])
+            nkeys[t] = keys[s]
+            nvals[t] = vals[s]
+            nhashes[t] = hashes[s]
+
+
+class _Table0:
+    """The engine's compiled 0-ply cache: ``arrays`` (``keys``, ``vals``, ``hashes``, ``meta``) for the
+    kernels above, keeping up to ``size`` boards."""
+
+    def __init__(self, size: int) -> None:
+        self.meta = np.array([0, max(0, size)], np.int64)
+        self._alloc(T0_START)
+
+    def _alloc(self, cap: int) -> None:
+        self.keys = np.zeros((cap, NSLOTS), np.int8)
+        self.vals = np.zeros((cap, NOUT), np.float32)
+        self.hashes = np.zeros(cap, np.uint64)
+        self.arrays = (self.keys, self.vals, self.hashes, self.meta)
+
+    @property
+    def size(self) -> int:
+        return int(self.meta[1])
+
+    @size.setter
+    def size(self, size: int) -> None:
+        self.meta[1] = max(0, size)
+        if self.meta[0] > self.meta[1]:
+            self.clear()
+
+    def __len__(self) -> int:
+        return int(self.meta[0])
+
+    def grow(self) -> None:
+        """Double the slots (while half of them cannot hold ``size`` boards)."""
+        if self.hashes.shape[0] >= 2 * self.meta[1]:
+            return
+        old = self.arrays
+        self._alloc(2 * self.hashes.shape[0])
+        _t0_rehash(old[0], old[1], old[2], self.keys, self.vals, self.hashes)
+
+    def clear(self) -> None:
+        """Forget every board (and give back the memory)."""
+        self.meta[0] = 0
+        self._alloc(T0_START)
+
+
+@njit(cache=True)
+def _rank0(b0: np.ndarray, d1: int, d2: int, opts: int, ws: GenBuffers, W: NetArgs, use_db: bool,
+           dist: np.ndarray, first: np.ndarray, win2: np.ndarray, keys: np.ndarray, vals: np.ndarray,
+           hashes: np.ndarray, meta: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                          bool, bool, bool]:
+    """The 0-ply ranking of every play of ``(d1, d2)`` from ``b0`` in one call: the listing
+    (:func:`~analyzer.rules.kernel.fill_listing`), the 0-ply evaluations of the results (opponent on
+    roll) through the table, and :func:`_rank_kernel`. Returns ``(n, block, p, eq, order, tied, ok,
+    grow)``: ``eq`` (2 x n) holds :func:`_rank_kernel`'s ``eq0`` and ``eqs``; ``grow``: the table
+    should grow; ``n`` is -1 when the move generation buffers are too small."""
+    n = generate(b0, d1, d2, VAR_STANDARD, opts, ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8],
+                 ws[9], ws[10], ws[11])
+    m = max(n, 0)
+    blk = np.empty((m, LISTING_WIDTH), np.int8)
+    phash, results = ws[1], ws[11]
+    fill_listing(m, ws[0], ws[2], ws[3], ws[4], ws[5], results, blk)
+    raw = np.empty((m, NOUT), np.float32)
+    xc = xr = hid = np.zeros(0, np.float32)  # the scratch of the evaluations: made at the first miss
+    for k in range(m):
+        b = blk[k, NSLOTS: 2 * NSLOTS]
+        h = phash[results[k]]  # full_hash of the result before it was flipped: the table's hash of b
+        if h == 0:
+            h = np.uint64(1)
+        s = _t0_find(keys, hashes, b, h)
+        if s >= 0:
+            for i in range(NOUT):
+                raw[k, i] = vals[s, i]
+            continue
+        if xc.shape[0] == 0:
+            xc = np.zeros(F.N_CONTACT_EXT, np.float32)
+            xr = np.zeros(F.N_RACE, np.float32)
+            hid = np.zeros(max(W[0].shape[1], W[4].shape[1], W[8].shape[1]), np.float32)
+        _eval0(b, W, use_db, dist, first, win2, xc, xr, hid, raw[k])
+        _t0_put(keys, vals, hashes, meta, b, h, s, raw[k])
+    p, eq0, eqs, order, tied, ok = _rank_kernel(raw)
+    eq = np.empty((2, m), np.float64)
+    eq[0] = eq0
+    eq[1] = eqs
+    return n, blk, p, eq, order, tied, ok, bool(2 * meta[0] > hashes.shape[0])
+
+
+def entry_point(dispatcher: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
+    """The compiled code of the kernel ``dispatcher`` for the types of ``args`` (from numba's cache, or
+    compiled now), to be called directly: without the dispatcher's look-up of every argument's type
+    on each call (microseconds for tuples of arrays), so only with arguments of these same types
+    (arrays of the same dtypes, dimensions and layouts; ints for ints).
+
+    >>> f = entry_point(flip_many, (np.zeros((1, NSLOTS), np.int8), np.zeros((1, NSLOTS), np.int8)))
+    >>> b = np.frombuffer(Position.start().board, np.int8)[None, :]
+    >>> out = np.zeros_like(b); f(b.copy(), out); out.tobytes() == Position.start().flip().board
+    True
+    """
+    return cast(Callable[..., Any], dispatcher.compile(tuple(cast(Any, typeof)(a) for a in args)))
+
+
 class _LevelWorkspace:
     """Move-generation buffers, one set per recursion level (and per thread when ``threads``)."""
 
@@ -405,7 +591,40 @@ class Engine(CachedEvaluations):
         self.threads = max(1, int(get_num_threads()))
         self._pws: _LevelWorkspace | None = None
         self._rules = Standard()
-        self._cache = EvalCache(NOUT, cache_size)
+        self._cache = EvalCache(NOUT, cache_size)  # the deeper plies'
+        self._t0 = _Table0(cache_size)  # 0-ply
+        self._t0_args = self._t0_call_args()
+        self._rank0: Callable[..., Any] | None = None  # _rank0's compiled code for this engine's arguments
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_rank0"] = None  # compiled code: found again on the first ranking
+        return state
+
+    def _t0_call_args(self) -> tuple[Any, ...]:
+        """The evaluator and 0-ply table arguments of :func:`_rank0` and :func:`_t0_lookup`."""
+        return (self._W, self.use_bearoff, *self._db, *self._t0.arrays)
+
+    @property
+    def cache_size(self) -> int:
+        """How many evaluations the engine keeps (of each kind: 0-ply, deeper)."""
+        return self._cache.size
+
+    @cache_size.setter
+    def cache_size(self, size: int) -> None:
+        self._cache.size = size
+        self._t0.size = size
+        self._t0_args = self._t0_call_args()
+
+    def clear_cache(self) -> None:
+        """Forget the cached evaluations."""
+        self._cache.clear()
+        self._t0.clear()
+        self._t0_args = self._t0_call_args()
+
+    def _t0_grow(self) -> None:
+        self._t0.grow()
+        self._t0_args = self._t0_call_args()
 
     # ----------------------------------------------------------------- raw arrays
     def evaluator_args(self, *, prune: bool = True) -> EvalArgs:
@@ -441,7 +660,12 @@ class Engine(CachedEvaluations):
         return out
 
     def _cached(self, boards: NDArray[np.int8], ply: int) -> NDArray[np.float32]:
-        return self._cache.lookup(boards, ply, self.evaluate_boards)
+        if ply:
+            return self._cache.lookup(boards, ply, self.evaluate_boards)
+        out = np.zeros((boards.shape[0], NOUT), np.float32)
+        if cast(Any, _t0_lookup)(np.ascontiguousarray(boards, dtype=np.int8), *self._t0_args, out):
+            self._t0_grow()
+        return out
 
     # ----------------------------------------------------------------- positions
     def evaluate(self, pos: Position, ply: int = 0) -> Probabilities:
@@ -465,21 +689,39 @@ class Engine(CachedEvaluations):
         :meth:`~analyzer.rules.base.Variant.legal_plays`. The plays' texts, positions and
         probabilities are made only when read (:class:`RankedPlay`).
         """
-        self._check(pos)
+        if not pos.spec.has_cube:
+            self._check(pos)
         if not 0 <= ply <= MAX_PLY:
             raise ValueError(f"ply must be 0..{MAX_PLY}")
-        listing = self._rules.listing(pos, dice)
-        p0, eq0, eqs, order = _ranked(self._cached(listing.flipped, 0), listing)
+        d1, d2 = check_dice(dice)
+        board = np.frombuffer(pos.board, np.int8)
+        ws = work_buffers()
+        while True:
+            args = (board, d1, d2, self._rules.options, ws.args(), *self._t0_args)
+            if self._rank0 is None:
+                self._rank0 = entry_point(_rank0, args)
+            n, blk, p0, eq, order, tied, ok, grow = self._rank0(*args)
+            if n >= 0:
+                break
+            ws.resize(ws.capacity * 4)
+        if grow:
+            self._t0_grow()
+        if not ok:
+            raise ValueError("outcome probabilities sum to zero")
+        listing = PlayListing("standard", blk)
+        eqs = eq[1].tolist()
+        ranked = _ties_broken(order.tolist(), eq[0], order, listing) if tied else order.tolist()
         listed = RankedPlay.listed
         if ply == 0:
-            return [listed(listing, i, eqs[i], p0, i, 0) for i in order]
-        best = eq0[order[0]]
-        deep = [i for i in order[: move_filter.count] if eq0[i] >= best - move_filter.threshold]
+            return [listed(listing, i, eqs[i], p0, i, 0) for i in ranked]
+        eq0 = eq[0]
+        best = eq0[ranked[0]]
+        deep = [i for i in ranked[: move_filter.count] if eq0[i] >= best - move_filter.threshold]
         pd, _, deq, _ = _ranked(self._cached(listing.flipped[deep], ply))
         out = [listed(listing, i, deq[j], pd, j, ply) for j, i in enumerate(deep)]
         out.sort(key=lambda r: -r.equity)
         chosen = set(deep)
-        out.extend(listed(listing, i, eqs[i], p0, i, 0) for i in order if i not in chosen)
+        out.extend(listed(listing, i, eqs[i], p0, i, 0) for i in ranked if i not in chosen)
         return out
 
     def best_play(
@@ -562,16 +804,24 @@ def _ranked(raw: NDArray[np.float32], listing: PlayListing | None = None
         raise ValueError("outcome probabilities sum to zero")
     ranked: list[int] = order.tolist()
     if tied and listing is not None:
-        s = eq0[order]
-        i, n = 0, len(ranked)
-        while i < n:  # each run of equal equities sorted by the listing's order
-            j = i + 1
-            while j < n and s[j] == s[i]:
-                j += 1
-            if j - i > 1:
-                ranked[i:j] = sorted(ranked[i:j], key=listing.sort_key)
-            i = j
+        ranked = _ties_broken(ranked, eq0, order, listing)
     return p, eq0, cast(list[float], eqs.tolist()), ranked
+
+
+def _ties_broken(ranked: list[int], eq0: NDArray[np.float64], order: NDArray[np.int64],
+                 listing: PlayListing) -> list[int]:
+    """``ranked`` (the plays by ``eq0``, best first, from ``order``) with each run of equal equities
+    sorted by the listing's order (:meth:`PlayListing.sort_key`)."""
+    s = eq0[order]
+    i, n = 0, len(ranked)
+    while i < n:
+        j = i + 1
+        while j < n and s[j] == s[i]:
+            j += 1
+        if j - i > 1:
+            ranked[i:j] = sorted(ranked[i:j], key=listing.sort_key)
+        i = j
+    return ranked
 
 
 def eval_parallel(engine: Engine, boards: NDArray[np.int8], ply: int = 0) -> NDArray[np.float32]:

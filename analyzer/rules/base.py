@@ -43,12 +43,16 @@ class LegalPlay:
         return len(self.hops)
 
 
+_H0 = 2 * L.NSLOTS  # where a listing row's hops start, and their count (after 4 x 3)
+
+
 class PlayListing:
-    """The legal plays of one roll as arrays, in the move generator's order: ``boards`` (n x 64 int8,
-    each result still seen from the side that moved), ``flipped`` (the same with the opponent on
-    roll), ``hops`` (n x 4 x 3 int8: from, to, hit, in play order) and ``counts`` (the hops of each
-    play). Play objects, texts and positions are made
-    only on request, for the plays that need them (:meth:`Variant.listing`).
+    """The legal plays of one roll as arrays, in the move generator's order, all views of one block
+    (n x :data:`~analyzer.rules.kernel.LISTING_WIDTH` int8, as the compiled listing fills it):
+    ``boards`` (n x 64 int8, each result still seen from the side that moved), ``flipped`` (the same
+    with the opponent on roll), ``hops`` (n x 4 x 3 int8: from, to, hit, in play order) and
+    ``counts`` (the hops of each play). Play objects, texts and positions are made only on request,
+    for the plays that need them (:meth:`Variant.listing`).
 
     >>> from analyzer.rules import Standard
     >>> lst = Standard().listing(Position.start(), (3, 1))
@@ -56,32 +60,52 @@ class PlayListing:
     (16, ['13/10 6/5', '13/10 8/7'])
     >>> lst.play(lst.order()[0]) == Standard().legal_plays(Position.start(), (3, 1))[0]
     True
+    >>> lst.hops.shape, lst.counts.tolist()[:3], lst.flipped[0].tobytes() == lst.result(0).flip().board
+    ((16, 4, 3), [2, 2, 2], True)
     """
 
-    __slots__ = ("boards", "counts", "flipped", "hops", "variant")
+    __slots__ = ("block", "variant")
 
-    def __init__(self, variant: str, boards: np.ndarray, flipped: np.ndarray, hops: np.ndarray,
-                 counts: np.ndarray) -> None:
+    def __init__(self, variant: str, block: np.ndarray) -> None:
         self.variant = variant
-        self.boards = boards
-        self.flipped = flipped
-        self.hops = hops
-        self.counts = counts
+        self.block = block
+
+    @property
+    def boards(self) -> np.ndarray:
+        """The results (n x 64), still seen from the side that moved."""
+        return self.block[:, : L.NSLOTS]
+
+    @property
+    def flipped(self) -> np.ndarray:
+        """The results with the opponent on roll (n x 64)."""
+        return self.block[:, L.NSLOTS: _H0]
+
+    @property
+    def hops(self) -> np.ndarray:
+        """The hops of each play (n x 4 x 3: from, to, hit, in play order; zero beyond its count)."""
+        return self.block[:, _H0: _H0 + 12].reshape(-1, 4, 3)
+
+    @property
+    def counts(self) -> np.ndarray:
+        """How many hops each play has."""
+        return self.block[:, _H0 + 12]
 
     def __len__(self) -> int:
-        return int(self.boards.shape[0])
+        return int(self.block.shape[0])
 
     def result(self, i: int) -> Position:
         """The position play ``i`` reaches (still seen from the side that moved)."""
-        return Position(self.boards[i].tobytes(), self.variant)
+        return Position(self.block[i, : L.NSLOTS].tobytes(), self.variant)
 
     def play_hops(self, i: int) -> tuple[Hop, ...]:
         """The hops of play ``i``, in play order."""
-        return tuple(Hop(a, b, c) for a, b, c in self.hops[i, : self.counts[i]].tolist())
+        row = self.block[i].tolist()
+        return tuple(Hop(*row[k: k + 3]) for k in range(_H0, _H0 + 3 * row[_H0 + 12], 3))
 
     def text(self, i: int) -> str:
         """The canonical notation of play ``i`` (``""`` for the empty play)."""
-        return format_play(self.play_hops(i)) if self.counts[i] else ""
+        hops = self.play_hops(i)
+        return format_play(hops) if hops else ""
 
     def play(self, i: int) -> LegalPlay:
         """Play ``i`` as a :class:`LegalPlay`."""
@@ -91,7 +115,7 @@ class PlayListing:
     def sort_key(self, i: int) -> tuple[int, str, bytes]:
         """Where play ``i`` stands in :meth:`Variant.legal_plays`' order: the most dice used first,
         then by text, then by the resulting board."""
-        return (-int(self.counts[i]), self.text(i), self.boards[i].tobytes())
+        return (-int(self.block[i, _H0 + 12]), self.text(i), self.block[i, : L.NSLOTS].tobytes())
 
     def order(self) -> list[int]:
         """The plays' indices in :meth:`Variant.legal_plays`' order."""
@@ -127,7 +151,7 @@ def race_outcome(pos: Position, mars_name: str = "mars") -> Outcome | None:
 _local = threading.local()
 
 
-def _workspace() -> Workspace:
+def work_buffers() -> Workspace:
     """This thread's work buffers of the compiled generator (imported on first use: one-off
     queries through :meth:`Variant.reference_plays` never load the compiler)."""
     ws = getattr(_local, "ws", None)
@@ -225,7 +249,7 @@ class Variant:
         """
         self._check(pos)
         d1, d2 = check_dice(dice)
-        ws = _workspace()
+        ws = work_buffers()
         board = np.frombuffer(pos.board, dtype=np.int8)
         n = ws.generate(board, d1, d2, self.code, self.options)
         return ws.pool[ws.results[:n]].copy()
@@ -245,7 +269,7 @@ class Variant:
         dice = [check_dice(d) for d in rolls]
         d1s = np.array([d[0] for d in dice], np.int64)
         d2s = np.array([d[1] for d in dice], np.int64)
-        return _workspace().list_rolls(np.frombuffer(pos.board, dtype=np.int8), d1s, d2s, self.code, self.options)
+        return work_buffers().list_rolls(np.frombuffer(pos.board, dtype=np.int8), d1s, d2s, self.code, self.options)
 
     def legal_plays(self, pos: Position, dice: tuple[int, int]) -> list[LegalPlay]:
         """Every legal play, one per distinct resulting position, sorted by their text.
@@ -263,8 +287,8 @@ class Variant:
         is made for a play until asked for."""
         self._check(pos)
         d1, d2 = check_dice(dice)
-        return PlayListing(self.name, *_workspace().list_results(np.frombuffer(pos.board, dtype=np.int8), d1, d2,
-                                                                 self.code, self.options))
+        blk = work_buffers().list_results(np.frombuffer(pos.board, dtype=np.int8), d1, d2, self.code, self.options)
+        return PlayListing(self.name, blk)
 
     def reference_plays(self, pos: Position, dice: tuple[int, int]) -> list[LegalPlay]:
         """The same plays as :meth:`legal_plays`, from the plain-Python reference generator

@@ -396,33 +396,43 @@ def extract_hops(idx: int, parent: Arr, hfrom: Arr, hto: Arr, hhit: Arr, out: Ar
     return m
 
 
+LISTING_WIDTH = 2 * NSLOTS + 13
+"""Columns of a row of a listing block (:func:`fill_listing`): the result (``NSLOTS``, still seen from
+the mover), the same flipped (``NSLOTS``, the opponent on roll), the hops (4 x 3: from, to, hit, in
+play order, zero beyond the play's) and their count."""
+
+
+@njit(cache=True)
+def fill_listing(n: int, pool: Arr, parent: Arr, hfrom: Arr, hto: Arr, hhit: Arr, results: Arr, blk: Arr) -> None:
+    """Copy the ``n`` legal results of the last :func:`generate` (in generation order) into the rows of
+    ``blk`` (at least n x :data:`LISTING_WIDTH` int8), with their flipped boards and their hops."""
+    tmp = np.zeros((8, 3), np.int64)
+    h0 = 2 * NSLOTS
+    for k in range(n):
+        idx = results[k]
+        row = blk[k]
+        for i in range(NSLOTS):
+            row[i] = pool[idx, i]
+        flip_into(row[:NSLOTS], row[NSLOTS:h0])
+        c = extract_hops(idx, parent, hfrom, hto, hhit, tmp)
+        for j in range(4):
+            for i in range(3):
+                row[h0 + 3 * j + i] = tmp[j, i] if j < c else 0
+        row[h0 + 12] = c
+
+
 @njit(cache=True)
 def list_results(b0: Arr, d1: int, d2: int, variant: int, opts: int, pool: Arr, phash: Arr, parent: Arr,
                  hfrom: Arr, hto: Arr, hhit: Arr, ptag: Arr, pterm: Arr, table: Arr, tstamp: Arr,
-                 stampbox: Arr, results: Arr) -> tuple[int, Arr, Arr, Arr, Arr]:
+                 stampbox: Arr, results: Arr) -> tuple[int, Arr]:
     """:func:`generate`, then the legal results copied out in generation order with the hops of
-    each: ``(n, boards (n x 64 int8, still seen from the mover), flipped (the same, the opponent
-    on roll), hops (n x 4 x 3 int8: from, to, hit), counts (n))``; ``n`` is -1 (and the arrays
-    empty) when the work buffers are too small."""
+    each: ``(n, block)``, the block n x :data:`LISTING_WIDTH` (:func:`fill_listing`); ``n`` is -1 (and
+    the block empty) when the work buffers are too small."""
     n = generate(b0, d1, d2, variant, opts, pool, phash, parent, hfrom, hto, hhit, ptag, pterm, table, tstamp,
                  stampbox, results)
-    m = max(n, 0)
-    boards = np.empty((m, NSLOTS), np.int8)
-    flipped = np.empty((m, NSLOTS), np.int8)
-    hops = np.zeros((m, 4, 3), np.int8)
-    counts = np.zeros(m, np.int8)
-    tmp = np.zeros((8, 3), np.int64)
-    for k in range(m):
-        idx = results[k]
-        for i in range(NSLOTS):
-            boards[k, i] = pool[idx, i]
-        flip_into(boards[k], flipped[k])
-        c = extract_hops(idx, parent, hfrom, hto, hhit, tmp)
-        counts[k] = c
-        for j in range(c):
-            for i in range(3):
-                hops[k, j, i] = tmp[j, i]
-    return n, boards, flipped, hops, counts
+    blk = np.empty((max(n, 0), LISTING_WIDTH), np.int8)
+    fill_listing(n, pool, parent, hfrom, hto, hhit, results, blk)
+    return n, blk
 
 
 @njit(cache=True)
@@ -520,19 +530,21 @@ class Workspace:
         self.stampbox = np.zeros(1, np.int64)
         self.results = np.zeros(capacity, np.int64)
         self.hops = np.zeros((8, 3), np.int64)
+        self._args = (self.pool, self.phash, self.parent, self.hfrom, self.hto, self.hhit, self.ptag,
+                      self.pterm, self.table, self.tstamp, self.stampbox, self.results)
 
     def args(self) -> tuple[np.ndarray, ...]:
-        return (self.pool, self.phash, self.parent, self.hfrom, self.hto, self.hhit, self.ptag,
-                self.pterm, self.table, self.tstamp, self.stampbox, self.results)
+        """The 12 buffers in :func:`generate`'s order (the same tuple until :meth:`resize`)."""
+        return self._args
 
-    def list_results(self, board: np.ndarray, d1: int, d2: int, variant: int,
-                     opts: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Run :func:`list_results`, growing the buffers when needed: the results (n x 64), the
-        same flipped, the hops of each (n x 4 x 3) and their counts (n), in generation order."""
+    def list_results(self, board: np.ndarray, d1: int, d2: int, variant: int, opts: int) -> np.ndarray:
+        """Run :func:`list_results`, growing the buffers when needed: the listing block (n x
+        :data:`LISTING_WIDTH`: each result, the same flipped, its hops and their count), in
+        generation order."""
         while True:
-            n, boards, flipped, hops, counts = list_results(board, d1, d2, variant, opts, *self.args())
+            n, blk = list_results(board, d1, d2, variant, opts, *self._args)
             if n >= 0:
-                return boards, flipped, hops, counts
+                return blk
             self.resize(self.capacity * 4)
 
     def list_rolls(self, board: np.ndarray, d1s: np.ndarray, d2s: np.ndarray, variant: int,
@@ -540,7 +552,7 @@ class Workspace:
         """Run :func:`list_rolls`, growing the buffers when needed: the results of every roll (n x 64),
         the same flipped and where each roll's rows start."""
         while True:
-            status, boards, flipped, starts = list_rolls(board, d1s, d2s, variant, opts, *self.args())
+            status, boards, flipped, starts = list_rolls(board, d1s, d2s, variant, opts, *self._args)
             if status >= 0:
                 return boards, flipped, starts
             self.resize(self.capacity * 4)
@@ -548,7 +560,7 @@ class Workspace:
     def generate(self, board: np.ndarray, d1: int, d2: int, variant: int, opts: int) -> int:
         """Run :func:`generate`, growing the buffers when needed; returns the result count."""
         while True:
-            n = int(generate(board, d1, d2, variant, opts, *self.args()))
+            n = int(generate(board, d1, d2, variant, opts, *self._args))
             if n >= 0:
                 return n
             self.resize(self.capacity * 4)
