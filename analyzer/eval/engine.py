@@ -498,7 +498,8 @@ def entry_point(dispatcher: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
     """The compiled code of the kernel ``dispatcher`` for the types of ``args`` (from numba's cache, or
     compiled now), to be called directly: without the dispatcher's look-up of every argument's type
     on each call (microseconds for tuples of arrays), so only with arguments of these same types
-    (arrays of the same dtypes, dimensions and layouts; ints for ints).
+    (arrays of the same dtypes, dimensions and layouts, read-only or not alike: numba lays both
+    out the same; ints for ints).
 
     >>> f = entry_point(flip_many, (np.zeros((1, NSLOTS), np.int8), np.zeros((1, NSLOTS), np.int8)))
     >>> b = np.frombuffer(Position.start().board, np.int8)[None, :]
@@ -594,11 +595,12 @@ class Engine(CachedEvaluations):
         self._cache = EvalCache(NOUT, cache_size)  # the deeper plies'
         self._t0 = _Table0(cache_size)  # 0-ply
         self._t0_args = self._t0_call_args()
-        self._rank0: Callable[..., Any] | None = None  # _rank0's compiled code for this engine's arguments
+        # the compiled code of _rank0 and _t0_lookup for this engine's arguments (entry_point), found at first use
+        self._entries: dict[Any, Callable[..., Any]] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        state["_rank0"] = None  # compiled code: found again on the first ranking
+        state["_entries"] = {}  # compiled code: found again at first use
         return state
 
     def _t0_call_args(self) -> tuple[Any, ...]:
@@ -663,7 +665,11 @@ class Engine(CachedEvaluations):
         if ply:
             return self._cache.lookup(boards, ply, self.evaluate_boards)
         out = np.zeros((boards.shape[0], NOUT), np.float32)
-        if cast(Any, _t0_lookup)(np.ascontiguousarray(boards, dtype=np.int8), *self._t0_args, out):
+        args = (np.ascontiguousarray(boards, dtype=np.int8), *self._t0_args, out)
+        f = self._entries.get(_t0_lookup)
+        if f is None:
+            f = self._entries[_t0_lookup] = entry_point(_t0_lookup, args)
+        if f(*args):
             self._t0_grow()
         return out
 
@@ -698,9 +704,10 @@ class Engine(CachedEvaluations):
         ws = work_buffers()
         while True:
             args = (board, d1, d2, self._rules.options, ws.args(), *self._t0_args)
-            if self._rank0 is None:
-                self._rank0 = entry_point(_rank0, args)
-            n, blk, p0, eq, order, tied, ok, grow = self._rank0(*args)
+            f = self._entries.get(_rank0)
+            if f is None:
+                f = self._entries[_rank0] = entry_point(_rank0, args)
+            n, blk, p0, eq, order, tied, ok, grow = f(*args)
             if n >= 0:
                 break
             ws.resize(ws.capacity * 4)
