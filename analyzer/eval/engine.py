@@ -355,6 +355,20 @@ def _t0_find(keys: np.ndarray, hashes: np.ndarray, b: np.ndarray, h: np.uint64) 
 
 
 @njit(cache=True)
+def _t0_get(keys: np.ndarray, vals: np.ndarray, hashes: np.ndarray, b: np.ndarray, h: np.uint64,
+            out: np.ndarray) -> tuple[int, np.uint64]:
+    """Look board ``b`` up under the table's hash ``h`` (a board hashing to 0 is filed under 1): on a hit
+    its distribution into ``out``. Returns :func:`_t0_find`'s answer and the hash filed."""
+    if h == 0:
+        h = np.uint64(1)
+    s = _t0_find(keys, hashes, b, h)
+    if s >= 0:
+        for i in range(NOUT):
+            out[i] = vals[s, i]
+    return s, h
+
+
+@njit(cache=True)
 def _t0_put(keys: np.ndarray, vals: np.ndarray, hashes: np.ndarray, meta: np.ndarray, b: np.ndarray, h: np.uint64,
             s: int, val: np.ndarray) -> None:
     """Keep ``val`` for board ``b`` (hash ``h``, missing: ``s`` is :func:`_t0_find`'s answer), unless the
@@ -388,14 +402,8 @@ def _t0_lookup(boards: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, f
     for k in range(boards.shape[0]):
         b = boards[k]
         flip_into(b, tmp)
-        h = full_hash(tmp)
-        if h == 0:
-            h = np.uint64(1)
-        s = _t0_find(keys, hashes, b, h)
-        if s >= 0:
-            for i in range(NOUT):
-                out[k, i] = vals[s, i]
-        else:
+        s, h = _t0_get(keys, vals, hashes, b, full_hash(tmp), out[k])
+        if s < 0:
             _eval0(b, W, use_db, dist, first, win2, xc, xr, hid, out[k])
             _t0_put(keys, vals, hashes, meta, b, h, s, out[k])
     return bool(2 * meta[0] > hashes.shape[0])
@@ -413,18 +421,20 @@ def _t0_rehash(keys: np.ndarray, vals: np.ndarray, hashes: np.ndarray, nkeys: np
 
 
 class _Table0:
-    """The engine's compiled 0-ply cache: ``arrays`` (``keys``, ``vals``, ``hashes``, ``meta``) for the
-    kernels above, keeping up to ``size`` boards."""
+    """The engine's compiled 0-ply cache, keeping up to ``size`` boards: ``args``, the evaluator
+    ``prefix`` (``W, use_db, dist, first, win2``) and the table (``keys``, ``vals``, ``hashes``, ``meta``),
+    as :func:`_rank0` and :func:`_t0_lookup` take them."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, prefix: tuple[Any, ...]) -> None:
         self.meta = np.array([0, max(0, size)], np.int64)
+        self._prefix = prefix
         self._alloc(T0_START)
 
     def _alloc(self, cap: int) -> None:
         self.keys = np.zeros((cap, NSLOTS), np.int8)
         self.vals = np.zeros((cap, NOUT), np.float32)
         self.hashes = np.zeros(cap, np.uint64)
-        self.arrays = (self.keys, self.vals, self.hashes, self.meta)
+        self.args = (*self._prefix, self.keys, self.vals, self.hashes, self.meta)
 
     @property
     def size(self) -> int:
@@ -443,14 +453,35 @@ class _Table0:
         """Double the slots (while half of them cannot hold ``size`` boards)."""
         if self.hashes.shape[0] >= 2 * self.meta[1]:
             return
-        old = self.arrays
-        self._alloc(2 * self.hashes.shape[0])
-        _t0_rehash(old[0], old[1], old[2], self.keys, self.vals, self.hashes)
+        keys, vals, hashes = self.keys, self.vals, self.hashes
+        self._alloc(2 * hashes.shape[0])
+        _t0_rehash(keys, vals, hashes, self.keys, self.vals, self.hashes)
 
     def clear(self) -> None:
         """Forget every board (and give back the memory)."""
         self.meta[0] = 0
         self._alloc(T0_START)
+
+
+class _Caches(EvalCache):
+    """The engine's evaluation caches: the deeper plies' (an :class:`EvalCache`) and the 0-ply table
+    ``t0`` (:class:`_Table0`), both keeping up to ``size`` evaluations and cleared together."""
+
+    def __init__(self, size: int, t0: _Table0) -> None:
+        self.t0 = t0
+        super().__init__(NOUT, size)
+
+    @property
+    def size(self) -> int:
+        return self.t0.size
+
+    @size.setter
+    def size(self, size: int) -> None:
+        self.t0.size = size
+
+    def clear(self) -> None:
+        super().clear()
+        self.t0.clear()
 
 
 @njit(cache=True)
@@ -473,13 +504,9 @@ def _rank0(b0: np.ndarray, d1: int, d2: int, opts: int, ws: GenBuffers, W: NetAr
     xc = xr = hid = np.zeros(0, np.float32)  # the scratch of the evaluations: made at the first miss
     for k in range(m):
         b = blk[k, NSLOTS: 2 * NSLOTS]
-        h = phash[results[k]]  # full_hash of the result before it was flipped: the table's hash of b
-        if h == 0:
-            h = np.uint64(1)
-        s = _t0_find(keys, hashes, b, h)
+        # phash: full_hash of the result before it was flipped, the table's hash of b
+        s, h = _t0_get(keys, vals, hashes, b, phash[results[k]], raw[k])
         if s >= 0:
-            for i in range(NOUT):
-                raw[k, i] = vals[s, i]
             continue
         if xc.shape[0] == 0:
             xc = np.zeros(F.N_CONTACT_EXT, np.float32)
@@ -559,7 +586,8 @@ class Engine(CachedEvaluations):
     bear-off databases (built into the cache on first use) for races with every checker home;
     ``two_sided=False`` leaves out the exact two-sided table, so those races come from the
     one-sided database's convolution (for benchmarks of the race evaluation).
-    Results are cached by (position, ply) up to ``cache_size`` entries.
+    Results are cached by (position, ply): up to ``cache_size`` 0-ply entries (a compiled table) and as
+    many deeper ones.
 
     Its capabilities (:class:`analyzer.eval.protocol.Evaluator`): standard backgammon, with the cube
     (``cubeful``), variance-reduced and truncatable rollouts, search up to :data:`MAX_PLY`.
@@ -592,9 +620,8 @@ class Engine(CachedEvaluations):
         self.threads = max(1, int(get_num_threads()))
         self._pws: _LevelWorkspace | None = None
         self._rules = Standard()
-        self._cache = EvalCache(NOUT, cache_size)  # the deeper plies'
-        self._t0 = _Table0(cache_size)  # 0-ply
-        self._t0_args = self._t0_call_args()
+        self._t0 = _Table0(cache_size, (self._W, self.use_bearoff, *self._db))
+        self._cache = _Caches(cache_size, self._t0)
         # the compiled code of _rank0 and _t0_lookup for this engine's arguments (entry_point), found at first use
         self._entries: dict[Any, Callable[..., Any]] = {}
 
@@ -602,31 +629,6 @@ class Engine(CachedEvaluations):
         state = self.__dict__.copy()
         state["_entries"] = {}  # compiled code: found again at first use
         return state
-
-    def _t0_call_args(self) -> tuple[Any, ...]:
-        """The evaluator and 0-ply table arguments of :func:`_rank0` and :func:`_t0_lookup`."""
-        return (self._W, self.use_bearoff, *self._db, *self._t0.arrays)
-
-    @property
-    def cache_size(self) -> int:
-        """How many evaluations the engine keeps (of each kind: 0-ply, deeper)."""
-        return self._cache.size
-
-    @cache_size.setter
-    def cache_size(self, size: int) -> None:
-        self._cache.size = size
-        self._t0.size = size
-        self._t0_args = self._t0_call_args()
-
-    def clear_cache(self) -> None:
-        """Forget the cached evaluations."""
-        self._cache.clear()
-        self._t0.clear()
-        self._t0_args = self._t0_call_args()
-
-    def _t0_grow(self) -> None:
-        self._t0.grow()
-        self._t0_args = self._t0_call_args()
 
     # ----------------------------------------------------------------- raw arrays
     def evaluator_args(self, *, prune: bool = True) -> EvalArgs:
@@ -665,12 +667,12 @@ class Engine(CachedEvaluations):
         if ply:
             return self._cache.lookup(boards, ply, self.evaluate_boards)
         out = np.zeros((boards.shape[0], NOUT), np.float32)
-        args = (np.ascontiguousarray(boards, dtype=np.int8), *self._t0_args, out)
+        args = (np.ascontiguousarray(boards, dtype=np.int8), *self._t0.args, out)
         f = self._entries.get(_t0_lookup)
         if f is None:
             f = self._entries[_t0_lookup] = entry_point(_t0_lookup, args)
         if f(*args):
-            self._t0_grow()
+            self._t0.grow()
         return out
 
     # ----------------------------------------------------------------- positions
@@ -703,7 +705,7 @@ class Engine(CachedEvaluations):
         board = np.frombuffer(pos.board, np.int8)
         ws = work_buffers()
         while True:
-            args = (board, d1, d2, self._rules.options, ws.args(), *self._t0_args)
+            args = (board, d1, d2, self._rules.options, ws.args(), *self._t0.args)
             f = self._entries.get(_rank0)
             if f is None:
                 f = self._entries[_rank0] = entry_point(_rank0, args)
@@ -712,7 +714,7 @@ class Engine(CachedEvaluations):
                 break
             ws.resize(ws.capacity * 4)
         if grow:
-            self._t0_grow()
+            self._t0.grow()
         if not ok:
             raise ValueError("outcome probabilities sum to zero")
         listing = PlayListing("standard", blk)
