@@ -533,6 +533,8 @@ def entry_point(dispatcher: Any, args: tuple[Any, ...]) -> Callable[..., Any]:
     >>> out = np.zeros_like(b); f(b.copy(), out); out.tobytes() == Position.start().flip().board
     True
     """
+    if not hasattr(dispatcher, "compile"):  # NUMBA_DISABLE_JIT: a plain function
+        return cast(Callable[..., Any], dispatcher)
     return cast(Callable[..., Any], dispatcher.compile(tuple(cast(Any, typeof)(a) for a in args)))
 
 
