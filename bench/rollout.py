@@ -43,13 +43,18 @@ import subprocess
 import sys
 import time
 
+import psutil
+
 from analyzer.core.position import Position
 from analyzer.eval.engine import Engine
-from analyzer.eval.rollout import RolloutSettings, rollout
+from analyzer.eval.rollout import RolloutSettings, close_pool, rollout
 
 MIDDLE = Position.from_points({20: 2, 13: 4, 8: 3, 6: 4, 5: 2}, {4: 2, 12: 4, 17: 2, 18: 2, 19: 4, 21: 1})
 """A middle game: both sides hold an anchor on the other's 5- or 4-point, the side on roll 4 pips ahead."""
 POSITIONS = {"opening": Position.start(), "middle": MIDDLE}
+WARM = Position.from_points({1: 2, 2: 1}, {24: 1, 23: 2})
+"""A bear-off position (its games stop at once) for loading the kernels and starting the worker processes:
+it leaves nothing in the evaluation caches that the timed positions could use."""
 
 GNUBG_SCRIPT = r"""
 import json, sys, time
@@ -90,14 +95,26 @@ def xgid(pos: Position) -> str:
 
 
 def _cpu_seconds() -> float:
-    """CPU seconds of this process and of its finished children (the rollout's worker processes)."""
+    """CPU seconds of this process and of its children, finished or alive (the rollout's worker
+    processes, kept from one rollout to the next)."""
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    live = 0.0
+    for child in psutil.Process().children(recursive=True):
+        try:
+            t = child.cpu_times()
+        except psutil.Error:  # finished meanwhile: counted by RUSAGE_CHILDREN once waited for
+            continue
+        live += t.user + t.system
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime + live
 
 
 def ours(engine: Engine, pos: Position, trials: int, workers: int, vr: bool, truncate: int,
-         cubeful: bool, luck_prune: bool = False) -> tuple[float, float, float, float]:
-    """(games/s, games per CPU second, cubeless or cubeful equity, its standard error) of one timed rollout."""
+         cubeful: bool, luck_prune: bool = False, cold_pool: bool = False) -> tuple[float, float, float, float]:
+    """(games/s, games per CPU second, cubeless or cubeful equity, its standard error) of one timed
+    rollout; ``cold_pool``: its worker processes started inside the timing (not kept from the last one)."""
+    close_pool()  # new workers, empty caches: nothing left from the last run
+    if not cold_pool:  # started before the timing, as a review's rollouts find them (kept from the last one)
+        rollout(engine, WARM, RolloutSettings(trials=72, workers=workers, cubeful=False, variance_reduction=False))
     t, c0 = time.perf_counter(), _cpu_seconds()
     r = rollout(engine, pos, RolloutSettings(trials=trials, workers=workers, cubeful=cubeful, cube_play=cubeful,
                                              variance_reduction=vr, truncate=truncate or None, seed=1,
@@ -158,6 +175,8 @@ def main() -> None:
     ap.add_argument("--luck-prune", action="store_true",
                     help="variance-reduced runs twice: exact luck, and luck from the pruned 0-ply plays (luck_prune)")
     ap.add_argument("--no-gnubg", action="store_true")
+    ap.add_argument("--cold-pool", action="store_true",
+                    help="start our worker processes inside each timed rollout (not kept from the warm-up's)")
     ap.add_argument("--variant", choices=("dutch", "mahbusa", "plakoto"), help="time the variant rollouts")
     a = ap.parse_args()
     if a.variant:
@@ -165,7 +184,7 @@ def main() -> None:
         return
     engine = Engine()
     warm = RolloutSettings(trials=36, workers=1, cubeful=True, cube_play=True, variance_reduction=True, truncate=2)
-    rollout(engine, Position.start(), warm)  # compile / load the kernels
+    rollout(engine, WARM, warm)  # compile / load the kernels
     runs = [] if a.only_vr else [(False, a.trials, False)]
     if a.vr or a.only_vr:
         runs.append((True, a.vr_trials, False))
@@ -177,7 +196,7 @@ def main() -> None:
         for trunc in a.truncate:
             g_vr: tuple[float, float] | None = None
             for vr, n, lp in runs:
-                gps, gpc, eq, se = ours(engine, pos, n, a.workers, vr, trunc, a.cubeful, lp)
+                gps, gpc, eq, se = ours(engine, pos, n, a.workers, vr, trunc, a.cubeful, lp, a.cold_pool)
                 how = "played out" if trunc <= 0 else f"{trunc}-ply truncated"
                 cube = "cubeful" if a.cubeful else "cubeless"
                 what = (f"{n} {'played-out' if trunc <= 0 else f'{trunc}-ply truncated'} 0-ply "

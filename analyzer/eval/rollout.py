@@ -43,9 +43,12 @@ after ``truncate`` plies (then the 0-ply evaluation). See :mod:`analyzer.eval._r
 
 from __future__ import annotations
 
+import atexit
+import hashlib
 import math
+import os
 from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
 from typing import Any, cast, overload
 
@@ -73,7 +76,7 @@ from analyzer.eval.variants.rollout import VariantRolloutResult, _rollout_varian
 from analyzer.rules.kernel import Workspace
 
 __all__ = ["CACHE_BITS", "CHUNK", "DEFAULT_SETTINGS", "EARLY_CACHE_BITS", "ROUND", "Z95", "ProgressFn",
-           "RolloutCandidate", "RolloutResult", "RolloutSettings", "VariantRolloutResult", "played_cube",
+           "RolloutCandidate", "RolloutResult", "RolloutSettings", "VariantRolloutResult", "close_pool", "played_cube",
            "pool_context", "rollout", "rollout_cube", "trial_dice"]
 
 ROUND = 324
@@ -190,16 +193,65 @@ class RolloutResult:
 
 
 # ------------------------------------------------------------------------------ workers
+# Each process's evaluator, move buffers and evaluation cache; and the worker processes kept from one
+# rollout to the next (``_POOL``: executor, its evaluator's key, the process that started it).
 _STATE: dict[str, Any] = {}
+_POOL: dict[str, Any] = {}
+
+
+def _evaluator_key(W: tuple[NDArray[np.float32], ...], use_db: bool,
+                   P: tuple[NDArray[np.float32], ...] | None) -> str:
+    """A digest of the evaluator the kernels get (weights, bear-off databases on or off, pruning
+    net): workers made for one never serve another (the weights may have changed in place)."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(b"db" if use_db else b"--")
+    for a in (*W, *(P if P is not None else ())):
+        h.update(str(a.shape).encode())
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
 
 
 def _init_worker(W: tuple[NDArray[np.float32], ...], use_db: bool,
-                 P: tuple[NDArray[np.float32], ...] | None = None) -> None:
+                 P: tuple[NDArray[np.float32], ...] | None = None, key: str = "") -> None:
     # the kernels' evaluator (Engine.evaluator_args) without pruning in the plays made; the
     # pruning net ``P`` only serves the luck of ``luck_prune`` (without one, the contact net's
-    # four arrays, of the pruning net's types, fill its slot)
+    # four arrays, of the pruning net's types, fill its slot). A process keeps its buffers and
+    # cache while the evaluator stays the same: the cache holds exact values, so what it holds
+    # from earlier rollouts saves work and never changes a number.
+    if key and _STATE.get("key") == key:
+        return
     _STATE.update(ev=(W, use_db, *bearoff_arrays(use_db), W[:4] if P is None else P, False), ws=Workspace(8192),
-                  cache=K.new_cache(CACHE_BITS, EARLY_CACHE_BITS))
+                  cache=K.new_cache(CACHE_BITS, EARLY_CACHE_BITS), key=key)
+
+
+def _worker_pool(workers: int, W: tuple[NDArray[np.float32], ...], use_db: bool,
+                 P: tuple[NDArray[np.float32], ...] | None, key: str) -> ProcessPoolExecutor:
+    """The rollout worker processes for this evaluator: those of the last rollout when it had the
+    same evaluator and number of workers (starting processes costs about 80 ms a rollout), else
+    new ones (the old ones stopped). A forked child never uses its parent's pool."""
+    if _POOL.get("pid") == os.getpid() and _POOL.get("key") == (workers, key):
+        return cast(ProcessPoolExecutor, _POOL["executor"])
+    close_pool()
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=pool_context(), initializer=_init_worker,
+                             initargs=(W, use_db, P, key))
+    _POOL.update(executor=ex, key=(workers, key), pid=os.getpid())
+    return ex
+
+
+def close_pool() -> None:
+    """Stop the worker processes kept between rollouts (if any; they also stop when the process
+    exits). A later rollout with workers starts new ones.
+
+    >>> close_pool(); _POOL
+    {}
+    """
+    ex, pid = _POOL.get("executor"), _POOL.get("pid")
+    _POOL.clear()
+    if ex is not None and pid == os.getpid():
+        ex.shutdown(wait=True, cancel_futures=True)
+
+
+atexit.register(close_pool)
 
 
 _Task = tuple[NDArray[np.int8], int, int, int, int, int, bool, bool, NDArray[np.float64], NDArray[np.int64], bool,
@@ -425,12 +477,12 @@ def _rollout_standard(engine: Engine, pos: Position, settings: RolloutSettings, 
                  owners, dice is not None, mc, lp) for j in range(0, n, CHUNK)]
 
     queued: dict[int, list[Future[tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64]]]]] = {}
+    key = _evaluator_key(W, engine.use_bearoff, P)
+    if workers > 1 and trials > CHUNK:
+        executor = _worker_pool(workers, W, engine.use_bearoff, P, key)
+    else:
+        _init_worker(W, engine.use_bearoff, P, key)
     try:
-        if workers > 1 and trials > CHUNK:
-            executor = ProcessPoolExecutor(max_workers=workers, mp_context=pool_context(),
-                                           initializer=_init_worker, initargs=(W, engine.use_bearoff, P))
-        else:
-            _init_worker(W, engine.use_bearoff, P)
         for rnd, first in enumerate(firsts):
             n = min(ROUND, trials - first)
             if executor is not None:  # the next round queued before this one is collected: no idle worker
@@ -452,9 +504,12 @@ def _rollout_standard(engine: Engine, pos: Position, settings: RolloutSettings, 
                 if float(se[:, 5].max()) < target_se:
                     stopped = True
                     break
-    finally:
-        if executor is not None:
-            executor.shutdown(cancel_futures=True)
+    except BaseException:
+        if executor is not None:  # interrupted or a worker lost: the workers go with the queued tasks
+            close_pool()
+        raise
+    left = [f for fs in queued.values() for f in fs if not f.cancel()]
+    wait(left)  # stopped early: the next round's tasks already started finish, unused (the workers stay)
     x = np.concatenate(chunks_out)
     mean, se = _summaries(x)
     allp = np.concatenate(plies_out)
