@@ -53,8 +53,8 @@ from analyzer.eval import features as F
 from analyzer.eval import jitcache
 from analyzer.eval._cube_kernel import cube_life, cube_values
 from analyzer.eval.bearoff import bearoff_class
-from analyzer.eval.engine import PRUNE_KEEP, _after_play, _generate, best_reply, eval0, new_scratch
-from analyzer.eval.net import NOUT, equity6, forward_one, swap_outcomes
+from analyzer.eval.engine import PRUNE_KEEP, _after_play_into, _generate, best_reply, eval0, new_scratch
+from analyzer.eval.net import EVAL_INTS, NOUT, equity6, forward_into, swap_outcomes
 from analyzer.rules.kernel import flip_into
 
 MAX_TRIAL_PLIES = 2000
@@ -204,21 +204,23 @@ def new_cache(bits: int, early_bits: int = -1) -> tuple:  # type: ignore[type-ar
 @njit
 def _early_plies(vr: bool) -> int:
     """The plies of a trial served by the early cache: those whose positions and rolls recur across
-    trials (the first roll is stratified over 36 trials; with variance reduction the 21 rolls of the
-    second ply repeat for each first roll too)."""
-    return 2 if vr else 1
+    trials. The first roll is stratified over 36 trials, so the first ply's 21 (board, roll) pairs
+    recur; every pair of first two rolls comes once in 1,296 trials, so the second ply's 441 pairs
+    (21 boards after the first roll, 21 rolls) come about three times each (with variance reduction
+    the 21 rolls of the second ply are met for each first roll anyway)."""
+    return 2
 
 
 @njit
 def _value_cached(cand: Arr, h: np.uint64, W: tuple, use_db: bool, dist: Arr, first: Arr,  # type: ignore[type-arg]
                   win2: Arr, xc: Arr, xr: Arr, hid: Arr, tmp: Arr, pa: Arr, pb: Arr, cb: Arr, cv: Arr,
-                  full: Arr, ch: Arr) -> float:
+                  full: Arr, ch: Arr, iw: Arr) -> float:
     """:func:`analyzer.eval.engine._after_play` of the play result ``cand`` (pool hash ``h``):
     its distribution (mover's view) in ``pb`` and its equity, from the cache ``(cb, cv, full, ch)``
     (``ch``: the slots' hashes, compared before the boards) when it holds it. (Flat arguments, as
-    ``_after_play``'s: the hot path takes nothing out of tuples.)"""
+    ``_after_play``'s: the hot path takes nothing out of tuples; ``iw``: the evaluation's integer space.)"""
     if cand[26] >= 15:
-        return float(_after_play(cand, W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb))
+        return float(_after_play_into(cand, W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb, iw))
     slot = int(h & np.uint64(cb.shape[0] - 1))
     key = cb[slot]
     val = cv[slot]
@@ -232,7 +234,7 @@ def _value_cached(cand: Arr, h: np.uint64, W: tuple, use_db: bool, dist: Arr, fi
         for i in range(NOUT):
             pb[i] = val[i]
         return float(equity6(pb))
-    e = _after_play(cand, W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb)
+    e = _after_play_into(cand, W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb, iw)
     for i in range(NSLOTS):
         key[i] = cand[i]
     for i in range(NOUT):
@@ -243,7 +245,8 @@ def _value_cached(cand: Arr, h: np.uint64, W: tuple, use_db: bool, dist: Arr, fi
 
 
 @njit
-def _prune_order(b: Arr, n: int, ev: tuple, ws: tuple, sc: tuple, xp: Arr, hp: Arr) -> Arr:  # type: ignore[type-arg]
+def _prune_order(b: Arr, n: int, ev: tuple, ws: tuple, sc: tuple, xp: Arr, hp: Arr,  # type: ignore[type-arg]
+                 iw: Arr) -> Arr:
     """The order in which :func:`analyzer.eval.engine.best_reply` with pruning ranks the ``n``
     plays of the last generation by the pruning net ``ev[5]`` (it evaluates the first
     ``PRUNE_KEEP`` fully), or an empty array where it does not prune (a race, few plays)."""
@@ -260,7 +263,7 @@ def _prune_order(b: Arr, n: int, ev: tuple, ws: tuple, sc: tuple, xp: Arr, hp: A
         else:
             flip_into(cand, tmp)
             F.encode_raw(tmp, xp)
-            forward_one(xp, P[0], P[1], P[2], P[3], hp, pa)
+            forward_into(xp, P[0], P[1], P[2], P[3], hp, pa, iw)
             score[k] = -equity6(pa)
     return np.argsort(-score)
 
@@ -268,7 +271,7 @@ def _prune_order(b: Arr, n: int, ev: tuple, ws: tuple, sc: tuple, xp: Arr, hp: A
 @njit
 def _best_cached(b: Arr, d1: int, d2: int, ev: tuple, ws: tuple, sc: tuple,  # type: ignore[type-arg]
                  cache: tuple, bestp: Arr, mode: int, xp: Arr, hp: Arr,  # type: ignore[type-arg]
-                 lbest: Arr) -> tuple[int, int]:
+                 lbest: Arr, iw: Arr) -> tuple[int, int]:
     """The 0-ply best play of (d1, d2) from ``b``: :func:`analyzer.eval.engine.best_reply`
     without pruning (every play evaluated in the generator's order, the first of equal equities
     kept). Returns its pool row (-1 on overflow) and ``bestp`` its distribution (mover's view).
@@ -295,7 +298,7 @@ def _best_cached(b: Arr, d1: int, d2: int, ev: tuple, ws: tuple, sc: tuple,  # t
         best_row = int(results[0])
         for kk in range(n):
             row = int(results[kk])
-            e = _after_play(pool[row], W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb)
+            e = _after_play_into(pool[row], W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb, iw)
             if e > best:
                 best = e
                 best_row = row
@@ -304,14 +307,14 @@ def _best_cached(b: Arr, d1: int, d2: int, ev: tuple, ws: tuple, sc: tuple,  # t
         for i in range(NOUT):
             lbest[i] = bestp[i]
         return best_row, best_row
-    order = _prune_order(b, n, ev, ws, sc, xp, hp) if mode != 3 else np.empty(0, np.int64)
+    order = _prune_order(b, n, ev, ws, sc, xp, hp, iw) if mode != 3 else np.empty(0, np.int64)
     if mode == 1 and order.shape[0] > 0:
         best = -1e30
         best_row = int(results[0])
         for kk in range(PRUNE_KEEP):
             row = int(results[order[kk]])
             e = _value_cached(pool[row], phash[row], W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb,
-                              cb, cv, full, ch)
+                              cb, cv, full, ch, iw)
             if e > best:
                 best = e
                 best_row = row
@@ -326,7 +329,7 @@ def _best_cached(b: Arr, d1: int, d2: int, ev: tuple, ws: tuple, sc: tuple,  # t
     for kk in range(n):
         row = int(results[kk])
         e = _value_cached(pool[row], phash[row], W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb,
-                              cb, cv, full, ch)
+                              cb, cv, full, ch, iw)
         if keep:
             eqs[kk] = e
             for i in range(NOUT):
@@ -433,6 +436,7 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     xp = np.zeros(F.N_RAW, np.float32)
     hp = np.zeros(ev[5][0].shape[1], np.float32)
     lbest = np.zeros(NOUT, np.float32)  # the roll thrown: the distribution after the play its luck is measured with
+    iw = np.empty(EVAL_INTS, np.int64)  # the evaluations' integer work space
     mode_mean = 1 if luck_prune else 3
     mode_thrown = (2 if luck_prune else 3) if vr else 0
     main, early = cache
@@ -509,7 +513,7 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
                 for c in range(1, a + 1):
                     if a == hi and c == lo:
                         continue
-                    r = _best_cached(board, a, c, ev, ws, sc, cache_t, bestp, mode_mean, xp, hp, lbest)[0]
+                    r = _best_cached(board, a, c, ev, ws, sc, cache_t, bestp, mode_mean, xp, hp, lbest, iw)[0]
                     if r < 0:
                         return -1
                     wt = 1.0 if a == c else 2.0
@@ -524,7 +528,7 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
                             else:
                                 cmean[g] += wt * _after_value(pool[r], bestp, tmp, oppv, cv, opp_owner)
         row, lrow = _best_cached(board, hi, lo, ev, ws, sc, cache_t, bestp,
-                                 mode_thrown if mode_thrown != 0 or t >= n_early else 3, xp, hp, lbest)
+                                 mode_thrown if mode_thrown != 0 or t >= n_early else 3, xp, hp, lbest, iw)
         if row < 0:
             return -1
         if vr:

@@ -33,7 +33,7 @@ from analyzer.core.position import Position
 from analyzer.eval import features as F
 from analyzer.eval import jitcache
 from analyzer.eval.bearoff import bearoff_class, race_probs_board, two_sided_win_board
-from analyzer.eval.net import NOUT, NetSet, equity6, eval_board, forward_one, swap_outcomes
+from analyzer.eval.net import EVAL_INTS, NOUT, NetSet, equity6, eval_board_into, forward_one, swap_outcomes
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, PLAY_FILTER, CachedEvaluations, EvalCache, MoveFilter, RankedPlay
 from analyzer.rules.base import PlayListing, check_dice, work_buffers
@@ -109,6 +109,13 @@ def level(ws: GenBuffers, i: int) -> GenBuffers:
 @njit(cache=True)
 def _eval0(b: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
            xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, out: np.ndarray) -> None:
+    _eval0_into(b, W, use_db, dist, first, win2, xc, xr, hid, out, np.empty(EVAL_INTS, np.int64))
+
+
+@njit(cache=True)
+def _eval0_into(b: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
+                xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, out: np.ndarray, iw: np.ndarray) -> None:
+    """:func:`_eval0` with the integer work space of :func:`analyzer.eval.net.eval_board_into` given."""
     if use_db and F.classify(b) == F.CLASS_RACE:
         k = bearoff_class(b)
         if k == 2 and win2.shape[0] > 1:  # a 1 x 1 dummy: no exact table, the one-sided DB below
@@ -128,7 +135,7 @@ def _eval0(b: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, first: np.
             out[4] = c[3] - c[4]
             out[5] = c[4]
             return
-    eval_board(b, W, xc, xr, hid, out)
+    eval_board_into(b, W, xc, xr, hid, out, iw)
 
 
 @njit(cache=True)
@@ -146,6 +153,15 @@ def _after_play(cand: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, fi
     """0-ply outcome distribution (into ``pb``, the mover's view) and equity of the position
     ``cand`` reached by a play, still seen from the side that moved; exact once the game is over.
     (Flat arguments: the hot path takes nothing out of tuples.)"""
+    return _after_play_into(cand, W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb,
+                            np.empty(EVAL_INTS, np.int64))
+
+
+@njit(cache=True)
+def _after_play_into(cand: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, first: np.ndarray,
+                     win2: np.ndarray, xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, tmp: np.ndarray,
+                     pa: np.ndarray, pb: np.ndarray, iw: np.ndarray) -> float:
+    """:func:`_after_play` with the integer work space of :func:`analyzer.eval.net.eval_board_into` given."""
     if cand[26] >= 15:
         o = F.game_over_outcome(cand)
         for i in range(NOUT):
@@ -153,7 +169,7 @@ def _after_play(cand: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, fi
         pb[o] = 1.0
     else:
         flip_into(cand, tmp)
-        _eval0(tmp, W, use_db, dist, first, win2, xc, xr, hid, pa)
+        _eval0_into(tmp, W, use_db, dist, first, win2, xc, xr, hid, pa, iw)
         swap_outcomes(pa, pb)
     return equity6(pb)
 
@@ -198,9 +214,10 @@ def best_reply(b: np.ndarray, d1: int, d2: int, ev: EvalArgs, ws: GenBuffers, sc
         nk = PRUNE_KEEP
     best = -1e30
     best_row = int(results[0])
+    iw = np.empty(EVAL_INTS, np.int64)
     for kk in range(nk):
         row = results[order[kk]] if pruned else results[kk]
-        e = _after_play(pool[row], W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb)
+        e = _after_play_into(pool[row], W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb, iw)
         if e > best:
             best = e
             best_row = int(row)

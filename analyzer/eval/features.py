@@ -99,6 +99,9 @@ X_SPREAD = 4
 N_EXTRA = 5
 EXTRA_OFFSET = N_CONTACT
 N_CONTACT_EXT = N_CONTACT + 2 * N_EXTRA
+ENCODE_INTS = 3 * 26
+"""The integer work space of :func:`encode_contact_into` and :func:`encode_race_into` (both sides'
+checker counts and the points reached)."""
 
 FEATURE_VERSION = 2
 
@@ -660,15 +663,36 @@ def _side_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, k: int, re
 @njit(cache=True)
 def _encode_contact(b: np.ndarray, out: np.ndarray, n: int) -> None:
     """The first ``n`` contact inputs of ``b`` (``N_CONTACT`` or ``N_CONTACT_EXT``) into ``out``."""
-    me = np.zeros(26, np.int64)
-    them = np.zeros(26, np.int64)
-    reach = np.zeros(26, np.int64)
+    encode_contact_into(b, out, n, np.empty(ENCODE_INTS, np.int64))
+
+
+@njit(cache=True)
+def encode_contact_into(b: np.ndarray, out: np.ndarray, n: int, iw: np.ndarray) -> None:
+    """:func:`_encode_contact` with its integer work space ``iw`` given (at least
+    :data:`ENCODE_INTS` int64): nothing allocated, for the hot loops that keep one."""
+    me = iw[0:26]
+    them = iw[26:52]
+    reach = iw[52:78]
     sides(b, me, them)
+    for i in range(26):
+        reach[i] = 0
     for i in range(n):
         out[i] = 0.0
     ext = n >= N_CONTACT_EXT
     _side_features(me, them, out, 0, reach, EXTRA_OFFSET if ext else -1)
     _side_features(them, me, out, SIDE_INPUTS, reach, EXTRA_OFFSET + N_EXTRA if ext else -1)
+
+
+@njit(cache=True)
+def encode_race_into(b: np.ndarray, out: np.ndarray, iw: np.ndarray) -> None:
+    """:func:`encode_race` with its integer work space ``iw`` given (at least :data:`ENCODE_INTS` int64)."""
+    me = iw[0:26]
+    them = iw[26:52]
+    sides(b, me, them)
+    for i in range(N_RACE):
+        out[i] = 0.0
+    _race_side(me, out, 0)
+    _race_side(them, out, RACE_SIDE)
 
 
 @njit(cache=True)
@@ -736,13 +760,7 @@ def _race_side(me: np.ndarray, out: np.ndarray, k: int) -> None:
 @njit(cache=True)
 def encode_race(b: np.ndarray, out: np.ndarray) -> None:
     """Write the ``N_RACE`` race inputs of board ``b`` (a race position) into ``out``."""
-    me = np.zeros(26, np.int64)
-    them = np.zeros(26, np.int64)
-    sides(b, me, them)
-    for i in range(N_RACE):
-        out[i] = 0.0
-    _race_side(me, out, 0)
-    _race_side(them, out, RACE_SIDE)
+    encode_race_into(b, out, np.empty(ENCODE_INTS, np.int64))
 
 
 @njit(cache=True)

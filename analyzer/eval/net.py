@@ -42,6 +42,22 @@ FloatArray = NDArray[np.float32]
 jitcache.refresh()
 
 
+def aligned(a: NDArray[Any]) -> FloatArray:
+    """A C-contiguous float32 copy of ``a`` starting on a 64-byte boundary: a 128-unit row of hidden
+    weights then fills 8 cache lines, not 9 (the forward pass gathers rows; the same numbers).
+
+    >>> w = aligned(np.arange(6.0).reshape(2, 3))
+    >>> w.ctypes.data % 64, w.dtype.name, w.tolist()
+    (0, 'float32', [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
+    """
+    src = np.asarray(a, dtype=np.float32)
+    buf = np.empty(src.size + 16, np.float32)
+    off = (-buf.ctypes.data % 64) // 4
+    out: FloatArray = buf[off:off + src.size].reshape(src.shape)
+    out[...] = src
+    return out
+
+
 @dataclass
 class Net:
     """One MLP: ``w1`` (inputs x hidden), ``b1``, ``w2`` (hidden x 6), ``b2``; float32."""
@@ -72,7 +88,7 @@ class Net:
         )
 
     def copy(self) -> Net:
-        return Net(self.w1.copy(), self.b1.copy(), self.w2.copy(), self.b2.copy())
+        return Net(aligned(self.w1), aligned(self.b1), aligned(self.w2), aligned(self.b2))
 
     def forward(self, x: FloatArray) -> FloatArray:
         """Outcome probabilities for a batch of inputs ``x`` (n x inputs) -> (n x 6)."""
@@ -179,15 +195,14 @@ class NetSet:
         if n is None:
             n = Net(np.zeros((F.N_RAW, 1), np.float32), np.zeros(1, np.float32), np.zeros((1, NOUT), np.float32),
                     np.zeros(NOUT, np.float32))
-        return (np.ascontiguousarray(n.w1), np.ascontiguousarray(n.b1), np.ascontiguousarray(n.w2.T),
-                np.ascontiguousarray(n.b2))
+        return (np.ascontiguousarray(n.w1), np.ascontiguousarray(n.b1), aligned(n.w2.T), np.ascontiguousarray(n.b2))
 
     def kernel_args(self) -> tuple[FloatArray, ...]:
         """The 12 weight arrays in the order the compiled kernels expect (per net: ``w1``,
         ``b1``, ``w2`` transposed to 6 x hidden, ``b2``)."""
         out: list[FloatArray] = []
         for n in (self.contact, self.crashed, self.race):
-            out += [np.ascontiguousarray(n.w1), np.ascontiguousarray(n.b1), np.ascontiguousarray(n.w2.T),
+            out += [np.ascontiguousarray(n.w1), np.ascontiguousarray(n.b1), aligned(n.w2.T),
                     np.ascontiguousarray(n.b2)]
         return tuple(out)
 
@@ -221,12 +236,10 @@ class NetSet:
         with np.load(path) as z:
             nets = {}
             for key in CLASS_KEYS:
-                nets[key] = Net(*(np.ascontiguousarray(z[f"{key}_{s}"], dtype=np.float32)
-                                  for s in ("w1", "b1", "w2", "b2")))
+                nets[key] = Net(*(aligned(z[f"{key}_{s}"]) for s in ("w1", "b1", "w2", "b2")))
             prune = None
             if "prune_w1" in z.files:
-                prune = Net(*(np.ascontiguousarray(z[f"prune_{s}"], dtype=np.float32)
-                              for s in ("w1", "b1", "w2", "b2")))
+                prune = Net(*(aligned(z[f"prune_{s}"]) for s in ("w1", "b1", "w2", "b2")))
         meta: dict[str, Any] = {}
         mpath = path.with_suffix(".json")
         if mpath.exists():
@@ -241,25 +254,47 @@ def forward_one(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2t: np.ndarray, 
     """Softmax probabilities of one input vector ``x`` into ``out``, one per row of ``w2t``, the
     output layer transposed (outputs x hidden: 6 for the standard nets, 4 or 5 for the variant
     nets); skips zero inputs. The net reads the first ``w1.shape[0]`` entries of ``x``. ``hid``
-    is scratch space of at least the hidden size."""
+    is scratch space of at least the hidden size. (:func:`forward_into` with its index space.)"""
+    forward_into(x, w1, b1, w2t, b2, hid, out, np.empty(w1.shape[0], np.int64))
+
+
+@njit(cache=True, fastmath=True)
+def forward_into(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2t: np.ndarray, b2: np.ndarray,
+                 hid: np.ndarray, out: np.ndarray, nz: np.ndarray) -> None:
+    """:func:`forward_one` with the indices of the non-zero inputs gathered into ``nz`` (int64, at
+    least ``w1.shape[0]`` entries): nothing allocated, for the hot loops that keep one."""
     nh = w1.shape[1]
     nout = w2t.shape[0]
     nin = w1.shape[0]
     # the non-zero inputs first, without a branch (a test per input mispredicts on sparse inputs);
-    # then the same sums in the same order
-    nz = np.empty(nin, np.int64)
+    # then the same sums in the same order, four input rows at a time (each hidden unit's sum stays
+    # in a register across the four: the same additions, a quarter of the loads and stores)
     m = 0
     for i in range(nin):
         nz[m] = i
         m += x[i] != 0.0
     for j in range(nh):
         hid[j] = b1[j]
-    for k in range(m):
+    k = 0
+    while k + 4 <= m:
+        i0, i1, i2, i3 = nz[k], nz[k + 1], nz[k + 2], nz[k + 3]
+        v0, v1, v2, v3 = x[i0], x[i1], x[i2], x[i3]
+        r0, r1, r2, r3 = w1[i0], w1[i1], w1[i2], w1[i3]
+        for j in range(nh):
+            h = hid[j]
+            h += v0 * r0[j]
+            h += v1 * r1[j]
+            h += v2 * r2[j]
+            h += v3 * r3[j]
+            hid[j] = h
+        k += 4
+    while k < m:
         i = nz[k]
         v = x[i]
         row = w1[i]
         for j in range(nh):
             hid[j] += v * row[j]
+        k += 1
     for j in range(nh):
         hid[j] = 1.0 / (1.0 + math.exp(-hid[j]))
     zmax = -1e30
@@ -280,6 +315,11 @@ def forward_one(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2t: np.ndarray, 
         out[k] /= tot
 
 
+EVAL_INTS = F.N_CONTACT_EXT + F.ENCODE_INTS
+"""The integer work space of :func:`eval_board_into`: the non-zero inputs' indices (as many as the
+widest net's inputs), then the encoders' (:data:`analyzer.eval.features.ENCODE_INTS`)."""
+
+
 @njit(cache=True)
 def eval_board(b: np.ndarray, W: tuple, xc: np.ndarray, xr: np.ndarray, hid: np.ndarray,  # type: ignore[type-arg]
                out: np.ndarray) -> int:
@@ -288,22 +328,32 @@ def eval_board(b: np.ndarray, W: tuple, xc: np.ndarray, xr: np.ndarray, hid: np.
     ``W`` is :meth:`NetSet.kernel_args`; ``xc``/``xr``/``hid`` are scratch buffers
     (``N_CONTACT_EXT``, ``N_RACE`` and at least the largest hidden size). A contact or crashed
     net with more than ``N_CONTACT`` inputs reads the extended encoding.
+    (:func:`eval_board_into` with its integer space.)
     """
+    return eval_board_into(b, W, xc, xr, hid, out, np.empty(EVAL_INTS, np.int64))
+
+
+@njit(cache=True)
+def eval_board_into(b: np.ndarray, W: tuple, xc: np.ndarray, xr: np.ndarray,  # type: ignore[type-arg]
+                    hid: np.ndarray, out: np.ndarray, iw: np.ndarray) -> int:
+    """:func:`eval_board` with its integer work space ``iw`` given (at least :data:`EVAL_INTS`
+    int64): nothing allocated, for the hot loops that keep one."""
     c = F.classify(b)
+    enc = iw[F.N_CONTACT_EXT:]
     if c == F.CLASS_OVER:
         k = F.game_over_outcome(b)
         for i in range(NOUT):
             out[i] = 0.0
         out[k] = 1.0
     elif c == F.CLASS_RACE:
-        F.encode_race(b, xr)
-        forward_one(xr, W[8], W[9], W[10], W[11], hid, out)
+        F.encode_race_into(b, xr, enc)
+        forward_into(xr, W[8], W[9], W[10], W[11], hid, out, iw)
     elif c == F.CLASS_CRASHED:
-        F.encode_contact_for(b, xc, W[4].shape[0])
-        forward_one(xc, W[4], W[5], W[6], W[7], hid, out)
+        F.encode_contact_into(b, xc, F.N_CONTACT_EXT if W[4].shape[0] > F.N_CONTACT else F.N_CONTACT, enc)
+        forward_into(xc, W[4], W[5], W[6], W[7], hid, out, iw)
     else:
-        F.encode_contact_for(b, xc, W[0].shape[0])
-        forward_one(xc, W[0], W[1], W[2], W[3], hid, out)
+        F.encode_contact_into(b, xc, F.N_CONTACT_EXT if W[0].shape[0] > F.N_CONTACT else F.N_CONTACT, enc)
+        forward_into(xc, W[0], W[1], W[2], W[3], hid, out, iw)
     return c
 
 
