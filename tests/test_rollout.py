@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import psutil
 import pytest
 
 from analyzer.core.match import MatchState
@@ -75,6 +76,41 @@ def test_same_seed_same_result_bit_for_bit_with_one_or_two_workers(engine: Engin
     assert a.as_dict() == c.as_dict()
     d = rollout(engine, START, RolloutSettings(workers=1, trials=80, truncate=3, seed=12))
     assert _numbers(d) != _numbers(a)
+
+
+def test_worker_processes_are_kept_between_rollouts_and_stopped(engine: Engine) -> None:
+    R.close_pool()
+    kw = {"trials": 72, "truncate": 2, "seed": 5, "cubeful": False}
+    a = _rollout_kw(engine, START, workers=2, **kw)
+    pool = R._POOL["executor"]
+    b = _rollout_kw(engine, START, workers=2, **kw)  # the same workers, their caches full: the same numbers
+    assert R._POOL["executor"] is pool and _numbers(a) == _numbers(b) == _numbers(_rollout_kw(engine, START, workers=1,
+                                                                                             **kw))
+    stop = _rollout_kw(engine, START, workers=2, trials=720, truncate=1, target_se=1.0, min_trials=36)
+    assert stop.stopped_early and R._POOL["executor"] is pool  # the queued round cancelled, the workers kept
+    assert _numbers(_rollout_kw(engine, START, workers=2, **kw)) == _numbers(a)
+    procs = list(pool._processes.values())
+    _rollout_kw(engine, START, workers=3, **kw)  # another pool for another number of workers
+    assert R._POOL["executor"] is not pool and not any(p.is_alive() for p in procs)
+    R.close_pool()
+    assert R._POOL == {}
+
+
+def _rollout_in_child() -> None:
+    rollout(Engine(), START, RolloutSettings(trials=72, truncate=1, workers=2, cubeful=False))
+
+
+def test_a_process_that_kept_rollout_workers_still_ends() -> None:
+    # a multiprocessing child (as a batch worker) joins its children before its atexit handlers run
+    child = R.pool_context().Process(target=_rollout_in_child)
+    child.start()
+    child.join(120)
+    alive = child.is_alive()
+    if alive:  # its rollout workers would outlive it: stop them too
+        for p in psutil.Process(child.pid).children(recursive=True):
+            p.kill()
+        child.kill()
+    assert not alive and child.exitcode == 0
 
 
 def test_variance_reduction_shrinks_the_standard_error(engine: Engine) -> None:

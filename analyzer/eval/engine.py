@@ -33,7 +33,7 @@ from analyzer.core.position import Position
 from analyzer.eval import features as F
 from analyzer.eval import jitcache
 from analyzer.eval.bearoff import bearoff_class, race_probs_board, two_sided_win_board
-from analyzer.eval.net import EVAL_INTS, NOUT, NetSet, equity6, eval_board_into, forward_one, swap_outcomes
+from analyzer.eval.net import EVAL_INTS, NOUT, NetSet, equity6, eval_class_into, forward_one, swap_outcomes
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, PLAY_FILTER, CachedEvaluations, EvalCache, MoveFilter, RankedPlay
 from analyzer.rules.base import PlayListing, check_dice, work_buffers
@@ -116,7 +116,8 @@ def _eval0(b: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, first: np.
 def _eval0_into(b: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, first: np.ndarray, win2: np.ndarray,
                 xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, out: np.ndarray, iw: np.ndarray) -> None:
     """:func:`_eval0` with the integer work space of :func:`analyzer.eval.net.eval_board_into` given."""
-    if use_db and F.classify(b) == F.CLASS_RACE:
+    cls = F.classify(b)
+    if use_db and cls == F.CLASS_RACE:
         k = bearoff_class(b)
         if k == 2 and win2.shape[0] > 1:  # a 1 x 1 dummy: no exact table, the one-sided DB below
             w = two_sided_win_board(win2, b)
@@ -135,7 +136,7 @@ def _eval0_into(b: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, first
             out[4] = c[3] - c[4]
             out[5] = c[4]
             return
-    eval_board_into(b, W, xc, xr, hid, out, iw)
+    eval_class_into(b, cls, W, xc, xr, hid, out, iw)
 
 
 @njit(cache=True)
@@ -286,8 +287,9 @@ def _eval_range(boards: np.ndarray, lo: int, hi: int, ply: int, ev: EvalArgs, ws
     if ply <= 0:  # the tuples taken apart once, not per board
         W, use_db, dist, first, win2, _, _ = ev
         xc, xr, hid = sc[0], sc[1], sc[2]
+        iw = np.empty(EVAL_INTS, np.int64)
         for i in range(lo, hi):
-            _eval0(boards[i], W, use_db, dist, first, win2, xc, xr, hid, out[i])
+            _eval0_into(boards[i], W, use_db, dist, first, win2, xc, xr, hid, out[i], iw)
         return 0
     for i in range(lo, hi):
         if eval_plied(boards[i], ply, ev, ws, sc, out[i]) < 0:
@@ -304,8 +306,9 @@ def _eval0_many(boards: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, 
     xc = np.zeros(F.N_CONTACT_EXT, np.float32)
     xr = np.zeros(F.N_RACE, np.float32)
     hid = np.zeros(nh, np.float32)
+    iw = np.empty(EVAL_INTS, np.int64)
     for i in range(boards.shape[0]):
-        _eval0(boards[i], W, use_db, dist, first, win2, xc, xr, hid, out[i])
+        _eval0_into(boards[i], W, use_db, dist, first, win2, xc, xr, hid, out[i], iw)
 
 
 @njit(cache=True)

@@ -338,7 +338,14 @@ def eval_board_into(b: np.ndarray, W: tuple, xc: np.ndarray, xr: np.ndarray,  # 
                     hid: np.ndarray, out: np.ndarray, iw: np.ndarray) -> int:
     """:func:`eval_board` with its integer work space ``iw`` given (at least :data:`EVAL_INTS`
     int64): nothing allocated, for the hot loops that keep one."""
-    c = F.classify(b)
+    return eval_class_into(b, F.classify(b), W, xc, xr, hid, out, iw)
+
+
+@njit(cache=True)
+def eval_class_into(b: np.ndarray, c: int, W: tuple, xc: np.ndarray, xr: np.ndarray,  # type: ignore[type-arg]
+                    hid: np.ndarray, out: np.ndarray, iw: np.ndarray) -> int:
+    """:func:`eval_board_into` of a board whose class ``c`` (:func:`analyzer.eval.features.classify`)
+    the caller knows."""
     enc = iw[F.N_CONTACT_EXT:]
     if c == F.CLASS_OVER:
         k = F.game_over_outcome(b)

@@ -46,6 +46,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import math
+import multiprocessing.util as mp_util
 import os
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, wait
@@ -235,6 +236,9 @@ def _worker_pool(workers: int, W: tuple[NDArray[np.float32], ...], use_db: bool,
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=pool_context(), initializer=_init_worker,
                              initargs=(W, use_db, P, key))
     _POOL.update(executor=ex, key=(workers, key), pid=os.getpid())
+    # a process of multiprocessing (a batch worker) joins its children when it ends, before any
+    # atexit handler: stop the workers first, or it waits for them forever
+    mp_util.Finalize(None, close_pool, exitpriority=100)
     return ex
 
 
