@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -111,6 +112,28 @@ def test_a_process_that_kept_rollout_workers_still_ends() -> None:
             p.kill()
         child.kill()
     assert not alive and child.exitcode == 0
+
+
+def _rollout_then_wait(ready: Any) -> None:
+    _rollout_in_child()
+    ready.set()
+    time.sleep(300)
+
+
+def test_kept_workers_end_when_their_process_is_killed() -> None:
+    ctx = R.pool_context()
+    ready = ctx.Event()
+    child = ctx.Process(target=_rollout_then_wait, args=(ready,))
+    child.start()
+    assert ready.wait(120)
+    workers = psutil.Process(child.pid).children()
+    assert len(workers) == 2
+    child.kill()  # no atexit, no finaliser: the workers see their parent gone
+    child.join()
+    _, alive = psutil.wait_procs(workers, timeout=20)
+    for p in alive:
+        p.kill()
+    assert not alive
 
 
 def test_variance_reduction_shrinks_the_standard_error(engine: Engine) -> None:

@@ -542,8 +542,6 @@ def _extra_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, x: int, l
 def _side_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, k: int, reach: np.ndarray, x: int) -> None:
     """Write the raw units and the hand-made features of side ``me`` at ``out[k:]``, and with
     ``x`` >= 0 its extended units at ``out[x:]``."""
-    for p in range(1, 25):
-        _point_units(out, k + 4 * (p - 1), me[p])
     nb = me[25]
     kb = k + 96
     if nb >= 1:
@@ -555,52 +553,61 @@ def _side_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, k: int, re
     if nb > 3:
         out[kb + 3] = (nb - 3) * 0.5
     h = k + HAND_OFFSET
-    pips = 25 * me[25]
-    for p in range(1, 25):
-        pips += p * me[p]
-    out[h + F_PIPS] = pips / 167.0
-    off = me[0]
-    out[h + F_OFF1] = min(off, 5) / 5.0
-    out[h + F_OFF2] = min(max(off - 5, 0), 5) / 5.0
-    out[h + F_OFF3] = min(max(off - 10, 0), 5) / 5.0
-    back = 0
-    if me[25] > 0:
-        back = 25
-    else:
-        for p in range(24, 0, -1):
-            if me[p] > 0:
-                back = p
-                break
-    out[h + F_BACK] = back / 24.0
-    nback = me[25]
+    # one pass over the points: the raw units and the counts of the features below
+    pips = 25 * nb
+    back = 25 if nb > 0 else 0  # the back checker: the bar, else the highest point held
+    nback = nb
     anchors = 0
-    for p in range(19, 25):
-        nback += me[p]
-        if me[p] >= 2:
-            anchors += 1
-    out[h + F_BACK_COUNT] = nback / 5.0
-    out[h + F_ANCHORS] = anchors / 3.0
     fwd = 0
-    for p in range(13, 25):
-        if me[p] >= 2:
-            fwd = p
-            break
-    out[h + F_FWD_ANCHOR] = (fwd - 12) / 12.0 if fwd > 0 else 0.0
     home = 0
-    for p in range(1, 7):
-        if me[p] >= 2:
-            home += 1
-    out[h + F_HOME_POINTS] = home / 6.0
     best = 0
     run = 0
+    blots = 0
+    timing = 0
+    cross = 0
     for p in range(1, 25):
-        if me[p] >= 2:
+        n = me[p]
+        _point_units(out, k + 4 * (p - 1), n)
+        pips += p * n
+        if n > 0:
+            if nb == 0:
+                back = p
+            if p >= 7:
+                timing += n * (p - 6)
+                cross += n * ((p - 1) // 6)
+        if n == 1:
+            blots += 1
+        if p >= 19:
+            nback += n
+        if n >= 2:
+            if p >= 19:
+                anchors += 1
+            if p >= 13 and fwd == 0:
+                fwd = p
+            if p <= 6:
+                home += 1
             run += 1
             if run > best:
                 best = run
         else:
             run = 0
+    if nb > 0:
+        timing += nb * (25 - 6)
+        cross += nb * ((25 - 1) // 6)
+    out[h + F_PIPS] = pips / 167.0
+    off = me[0]
+    out[h + F_OFF1] = min(off, 5) / 5.0
+    out[h + F_OFF2] = min(max(off - 5, 0), 5) / 5.0
+    out[h + F_OFF3] = min(max(off - 10, 0), 5) / 5.0
+    out[h + F_BACK] = back / 24.0
+    out[h + F_BACK_COUNT] = nback / 5.0
+    out[h + F_ANCHORS] = anchors / 3.0
+    out[h + F_FWD_ANCHOR] = (fwd - 12) / 12.0 if fwd > 0 else 0.0
+    out[h + F_HOME_POINTS] = home / 6.0
     out[h + F_PRIME] = best / 6.0
+    out[h + F_BLOTS] = blots / 5.0
+    out[h + F_TIMING] = timing / 100.0
+    out[h + F_CROSSOVERS] = cross / 30.0
     # their back checker in our numbering (their bar = our 0); our points in the 12 pips ahead of it
     tb = -1
     if them[25] > 0:
@@ -625,25 +632,11 @@ def _side_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, k: int, re
     one, two, loss = _hit_stats(me, them, reach)
     out[h + F_HIT_ROLLS] = one / 36.0
     out[h + F_DOUBLE_HITS] = two / 36.0
-    blots = 0
-    for p in range(1, 25):
-        if me[p] == 1:
-            blots += 1
-    out[h + F_BLOTS] = blots / 5.0
     closed = 0
     for q in range(1, 7):
         if them[q] >= 2:
             closed += 1
     out[h + F_DANCE] = (closed / 6.0) ** 2
-    timing = 0
-    cross = 0
-    for p in range(7, 26):
-        n = me[p]
-        if n > 0:
-            timing += n * (p - 6)
-            cross += n * ((p - 1) // 6)
-    out[h + F_TIMING] = timing / 100.0
-    out[h + F_CROSSOVERS] = cross / 30.0
     # checkers that still have to pass an opponent checker
     if tb >= 0:
         inc = 0

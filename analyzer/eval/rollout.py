@@ -48,6 +48,8 @@ import hashlib
 import math
 import multiprocessing.util as mp_util
 import os
+import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
@@ -225,6 +227,20 @@ def _init_worker(W: tuple[NDArray[np.float32], ...], use_db: bool,
                   cache=K.new_cache(CACHE_BITS, EARLY_CACHE_BITS), key=key)
 
 
+def _watch_parent(parent: int) -> None:
+    """A worker's watch: end it once the process that started it is gone (killed, so that it could
+    not stop its workers), instead of waiting for tasks forever."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
+
+
+def _init_pool_worker(W: tuple[NDArray[np.float32], ...], use_db: bool, P: tuple[NDArray[np.float32], ...] | None,
+                      key: str, parent: int) -> None:
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    _init_worker(W, use_db, P, key)
+
+
 def _worker_pool(workers: int, W: tuple[NDArray[np.float32], ...], use_db: bool,
                  P: tuple[NDArray[np.float32], ...] | None, key: str) -> ProcessPoolExecutor:
     """The rollout worker processes for this evaluator: those of the last rollout when it had the
@@ -233,8 +249,8 @@ def _worker_pool(workers: int, W: tuple[NDArray[np.float32], ...], use_db: bool,
     if _POOL.get("pid") == os.getpid() and _POOL.get("key") == (workers, key):
         return cast(ProcessPoolExecutor, _POOL["executor"])
     close_pool()
-    ex = ProcessPoolExecutor(max_workers=workers, mp_context=pool_context(), initializer=_init_worker,
-                             initargs=(W, use_db, P, key))
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=pool_context(), initializer=_init_pool_worker,
+                             initargs=(W, use_db, P, key, os.getpid()))
     _POOL.update(executor=ex, key=(workers, key), pid=os.getpid())
     # a process of multiprocessing (a batch worker) joins its children when it ends, before any
     # atexit handler: stop the workers first, or it waits for them forever
