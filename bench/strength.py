@@ -24,7 +24,9 @@ import json
 import math
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -150,33 +152,20 @@ def _load_nets(path: str) -> NetSet:
     return load_nets(path)
 
 
-def _gnubg_duel(a: NetSet, pairs: int, seed: int, bearoff: bool = False) -> np.ndarray:
-    """Duplicate-dice duel against GNU Backgammon's 0-ply (``gnubg`` wheel, referee only): for
-    each roll gnubg's player evaluates every legal result of *our* move generator with
-    ``gnubg.evaluate`` and plays the best. Python loop, so slower than the compiled duels.
-    ``bearoff``: our side plays the product's 0-ply (the nets and our bear-off databases, as
-    ``Engine`` evaluates; gnubg's 0-ply reads its own databases too) instead of the nets alone."""
-    import gnubg  # type: ignore[import-not-found]
+Chooser = Callable[[int, Any, tuple[int, int], np.ndarray, int], int]
+"""``choose(side, position, dice, results, ply)``: the index of the play side ``side`` (0: ours) makes
+among ``results`` (n x 64, each flipped to the next side on roll) in ``position`` with ``dice``."""
 
+
+def duplicate_games(pairs: int, seed: int, choose: Chooser) -> np.ndarray:
+    """Points of ``2 * pairs`` cubeless games from the start, side 0's view: each pair's dice
+    (seeded by ``[seed, pair]``) are played twice, side 0 moving first in the first game and second
+    in the other; ``choose`` picks each play. Python loop (the referee duels and experiments)."""
     from analyzer.core.position import Position
-    from analyzer.eval.engine import Engine
-    from analyzer.eval.net import evaluate_boards
     from analyzer.rules.standard import Standard
 
-    engine = Engine(a, use_bearoff=True) if bearoff else None
-
-    gnubg.command("set evaluation chequerplay evaluation plies 0")
-    gnubg.command("set evaluation chequerplay evaluation cubeful off")
     rules = Standard()
-    eqw = np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
     pts = np.zeros(2 * pairs, np.int64)
-
-    def flipped(res: np.ndarray) -> np.ndarray:
-        out = np.zeros_like(res)
-        for i in range(len(res)):
-            flip_into(res[i], out[i])
-        return out
-
     for i in range(pairs):
         rng = np.random.default_rng([seed, i])
         dice = rng.integers(1, 7, size=(MAX_PLIES, 2))
@@ -186,24 +175,70 @@ def _gnubg_duel(a: NetSet, pairs: int, seed: int, bearoff: bool = False) -> np.n
             pos = Position.start()
             side = g
             for t in range(MAX_PLIES):
-                res = rules.legal_results(pos, (int(dice[t, 0]), int(dice[t, 1])))
+                d = (int(dice[t, 0]), int(dice[t, 1]))
+                res = rules.legal_results(pos, d)
                 over = res[:, 26] >= 15
                 if over.any():
                     k = int(np.argmax(over))
                     p6 = F.game_over_outcome(res[k]) + 1
                     pts[2 * i + g] = p6 if side == 0 else -p6
                     break
-                fl = flipped(res)
-                if side == 0:
-                    probs = evaluate_boards(a, fl) if engine is None else engine.evaluate_boards(fl)
-                    eq = -(probs @ eqw)
-                else:
-                    eq = np.array([-gnubg.evaluate(gnubg.position_from_id(encode_position_id(Position(b.tobytes()))))[5]
-                                   for b in fl])
-                k = int(np.argmax(eq))
+                fl = np.zeros_like(res)
+                for j in range(len(res)):
+                    flip_into(res[j], fl[j])
+                k = choose(side, pos, d, fl, t)
                 pos = Position(fl[k].tobytes())
                 side = 1 - side
     return pts
+
+
+def gnubg_equity(board: np.ndarray, plies: int = 0) -> float:
+    """GNU Backgammon's cubeless money equity (``gnubg`` wheel, a referee) of the side on roll of
+    ``board`` (our n x 64 layout, one row) at ``plies``."""
+    import gnubg  # type: ignore[import-not-found]
+
+    from analyzer.core.position import Position
+
+    pos = gnubg.position_from_id(encode_position_id(Position(board.tobytes())))
+    if plies == 0:
+        return float(gnubg.evaluate(pos)[5])
+    ctx = {"cubeful": 0, "plies": plies, "deterministic": 1, "prune": 1, "noise": 0.0}
+    return float(gnubg.evaluate(pos, gnubg.cubeinfo(), ctx)[5])
+
+
+def our_equities(a: NetSet, bearoff: bool = False) -> Callable[[np.ndarray], np.ndarray]:
+    """Our 0-ply cubeless equities of boards (n x 64, each for its side on roll): the nets alone, or
+    with ``bearoff`` the product's 0-ply (the nets and our bear-off databases, as ``Engine``)."""
+    from analyzer.eval.engine import Engine
+    from analyzer.eval.net import evaluate_boards
+
+    engine = Engine(a, use_bearoff=True) if bearoff else None
+    eqw = np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
+
+    def equities(boards: np.ndarray) -> np.ndarray:
+        probs = evaluate_boards(a, boards) if engine is None else engine.evaluate_boards(boards)
+        return np.asarray(probs @ eqw, np.float64)
+
+    return equities
+
+
+def _gnubg_duel(a: NetSet, pairs: int, seed: int, bearoff: bool = False) -> np.ndarray:
+    """Duplicate-dice duel against GNU Backgammon's 0-ply (``gnubg`` wheel, referee only): for
+    each roll gnubg's player evaluates every legal result of *our* move generator with
+    ``gnubg.evaluate`` and plays the best. Python loop, so slower than the compiled duels.
+    ``bearoff``: our side plays the product's 0-ply (the nets and our bear-off databases, as
+    ``Engine`` evaluates; gnubg's 0-ply reads its own databases too) instead of the nets alone."""
+    import gnubg
+
+    gnubg.command("set evaluation chequerplay evaluation plies 0")
+    gnubg.command("set evaluation chequerplay evaluation cubeful off")
+    ours = our_equities(a, bearoff)
+
+    def choose(side: int, pos: Any, dice: tuple[int, int], fl: np.ndarray, ply: int) -> int:
+        eq = -ours(fl) if side == 0 else np.array([-gnubg_equity(b) for b in fl])
+        return int(np.argmax(eq))
+
+    return duplicate_games(pairs, seed, choose)
 
 
 def run(a: NetSet, opponent: str, pairs: int, seed: int = 2026, bearoff: bool = False) -> dict[str, float]:

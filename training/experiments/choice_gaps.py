@@ -33,22 +33,11 @@ import numpy as np
 from analyzer.analysis.themes import game_phase, position_theme
 from analyzer.core.ids import encode_position_id
 from analyzer.core.position import Position
-from analyzer.eval import features as F
-from analyzer.eval.engine import Engine
-from analyzer.eval.net import NetSet, evaluate_boards
-from analyzer.rules.kernel import flip_into
-from analyzer.rules.standard import Standard
+from analyzer.eval.net import NetSet
 from analyzer.train.checkpoint import load_nets
 
-MAX_PLIES = 400
-EQW = np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
-
-
-def _flipped(res: np.ndarray) -> np.ndarray:
-    out = np.zeros_like(res)
-    for i in range(len(res)):
-        flip_into(res[i], out[i])
-    return out
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from strength import duplicate_games, gnubg_equity, our_equities  # noqa: E402  (the strength bench's games)
 
 
 def run(nets: NetSet, pairs: int, seed: int, bearoff: bool, ply: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -57,56 +46,28 @@ def run(nets: NetSet, pairs: int, seed: int, bearoff: bool, ply: int) -> tuple[d
 
     gnubg.command("set evaluation chequerplay evaluation plies 0")
     gnubg.command("set evaluation chequerplay evaluation cubeful off")
-    ctx0 = {"cubeful": 0, "plies": 0, "deterministic": 1, "prune": 0, "noise": 0.0}
-    ctxn = {"cubeful": 0, "plies": ply, "deterministic": 1, "prune": 1, "noise": 0.0}
-    engine = Engine(nets, use_bearoff=True) if bearoff else None
-    rules = Standard()
-
-    def g_eq(board: np.ndarray, ctx: dict[str, Any]) -> float:
-        """gnubg's cubeless equity of the side on roll of ``board`` (our int8 layout)."""
-        return float(gnubg.evaluate(gnubg.position_from_id(encode_position_id(Position(board.tobytes()))),
-                                    gnubg.cubeinfo(), ctx)[5])
-
-    pts = np.zeros(2 * pairs, np.int64)
+    ours = our_equities(nets, bearoff)
     choices: list[dict[str, Any]] = []
     decisions: dict[tuple[str, str], int] = defaultdict(int)
-    for i in range(pairs):
-        rng = np.random.default_rng([seed, i])
-        dice = rng.integers(1, 7, size=(MAX_PLIES, 2))
-        while dice[0, 0] == dice[0, 1]:
-            dice[0] = rng.integers(1, 7, size=2)
-        for g in range(2):
-            pos = Position.start()
-            side = g
-            for t in range(MAX_PLIES):
-                d = (int(dice[t, 0]), int(dice[t, 1]))
-                res = rules.legal_results(pos, d)
-                over = res[:, 26] >= 15
-                if over.any():
-                    k = int(np.argmax(over))
-                    p6 = F.game_over_outcome(res[k]) + 1
-                    pts[2 * i + g] = p6 if side == 0 else -p6
-                    break
-                fl = _flipped(res)
-                g0 = np.array([-g_eq(b, ctx0) for b in fl])
-                if side == 0:
-                    probs = evaluate_boards(nets, fl) if engine is None else engine.evaluate_boards(fl)
-                    eq = -(probs @ EQW)
-                    k = int(np.argmax(eq))
-                    if len(fl) > 1:
-                        theme, phase = position_theme(pos), game_phase(pos)
-                        decisions[(theme, phase)] += 1
-                        kg = int(np.argmax(g0))
-                        if kg != k and not np.array_equal(fl[kg], fl[k]):
-                            cost = -g_eq(fl[kg], ctxn) + g_eq(fl[k], ctxn)
-                            choices.append({"pair": i, "game": g, "ply": t, "position": encode_position_id(pos),
-                                            "dice": list(d), "ours": encode_position_id(Position(fl[k].tobytes())),
-                                            "gnubg": encode_position_id(Position(fl[kg].tobytes())),
-                                            "theme": theme, "phase": phase, "cost": cost})
-                else:
-                    k = int(np.argmax(g0))
-                pos = Position(fl[k].tobytes())
-                side = 1 - side
+
+    def choose(side: int, pos: Position, d: tuple[int, int], fl: np.ndarray, t: int) -> int:
+        g0 = np.array([-gnubg_equity(b) for b in fl])
+        if side != 0:
+            return int(np.argmax(g0))
+        k = int(np.argmax(-ours(fl)))
+        if len(fl) > 1:
+            theme, phase = position_theme(pos), game_phase(pos)
+            decisions[(theme, phase)] += 1
+            kg = int(np.argmax(g0))
+            if kg != k and not np.array_equal(fl[kg], fl[k]):
+                cost = -gnubg_equity(fl[kg], ply) + gnubg_equity(fl[k], ply)
+                choices.append({"ply": t, "position": encode_position_id(pos), "dice": list(d),
+                                "ours": encode_position_id(Position(fl[k].tobytes())),
+                                "gnubg": encode_position_id(Position(fl[kg].tobytes())),
+                                "theme": theme, "phase": phase, "cost": cost})
+        return k
+
+    pts = duplicate_games(pairs, seed, choose)
     games = 2 * pairs
     pair = pts.reshape(-1, 2).mean(axis=1)
     table: dict[str, Any] = {}
