@@ -77,8 +77,11 @@ def _kernel_equals_the_python_model(raw: list[float], state: MatchState, player:
         assert out[2] == (d.dp * state.cube if money else d.dp_mwc)
 
 
+# Cube lives: a dead cube (0) and any life from 1e-300 up. Below that the values underflow to subnormal
+# numbers, where the compiled and the interpreted arithmetic were seen to differ in the last bit
+# (x = 2.2e-308: -1.4833825723381344e-308 against -1.483382572338135e-308); cube_life_of never gives one.
 _MODEL_INPUTS = given(st.lists(st.floats(0.0, 1.0), min_size=6, max_size=6).filter(lambda v: sum(v) > 0.01),
-                      st.sampled_from(STATES), st.integers(0, 1), st.floats(0.0, 1.0))
+                      st.sampled_from(STATES), st.integers(0, 1), st.one_of(st.just(0.0), st.floats(1e-300, 1.0)))
 # the default tier tries 50 examples; the integration tier the full 300
 test_kernel_equals_the_python_model = settings(max_examples=50, deadline=None)(
     _MODEL_INPUTS(_kernel_equals_the_python_model))
