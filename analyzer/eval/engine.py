@@ -302,13 +302,10 @@ def _eval0_many(boards: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, 
                 win2: np.ndarray, out: np.ndarray) -> None:
     """0-ply outcome distributions of ``boards`` (each for its own side on roll): ``eval_many`` at
     0-ply, called with only what 0-ply reads."""
-    nh = max(W[0].shape[1], W[4].shape[1], W[8].shape[1])
-    xc = np.zeros(F.N_CONTACT_EXT, np.float32)
-    xr = np.zeros(F.N_RACE, np.float32)
-    hid = np.zeros(nh, np.float32)
+    sc = new_scratch(W)
     iw = np.empty(EVAL_INTS, np.int64)
     for i in range(boards.shape[0]):
-        _eval0_into(boards[i], W, use_db, dist, first, win2, xc, xr, hid, out[i], iw)
+        _eval0_into(boards[i], W, use_db, dist, first, win2, sc[0], sc[1], sc[2], out[i], iw)
 
 
 @njit(cache=True)
@@ -414,17 +411,15 @@ def _t0_lookup(boards: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, f
                out: np.ndarray) -> bool:
     """The 0-ply outcome distribution of every board into ``out``: from the table when it holds it, else
     evaluated (:func:`_eval0`) and kept. True when the table should grow."""
-    nh = max(W[0].shape[1], W[4].shape[1], W[8].shape[1])
-    xc = np.zeros(F.N_CONTACT_EXT, np.float32)
-    xr = np.zeros(F.N_RACE, np.float32)
-    hid = np.zeros(nh, np.float32)
-    tmp = np.empty(NSLOTS, np.int8)
+    sc = new_scratch(W)
+    iw = np.empty(EVAL_INTS, np.int64)
+    tmp = sc[3]
     for k in range(boards.shape[0]):
         b = boards[k]
         flip_into(b, tmp)
         s, h = _t0_get(keys, vals, hashes, b, full_hash(tmp), out[k])
         if s < 0:
-            _eval0(b, W, use_db, dist, first, win2, xc, xr, hid, out[k])
+            _eval0_into(b, W, use_db, dist, first, win2, sc[0], sc[1], sc[2], out[k], iw)
             _t0_put(keys, vals, hashes, meta, b, h, s, out[k])
     return bool(2 * meta[0] > hashes.shape[0])
 
@@ -522,6 +517,7 @@ def _rank0(b0: np.ndarray, d1: int, d2: int, opts: int, ws: GenBuffers, W: NetAr
     fill_listing(m, ws[0], ws[2], ws[3], ws[4], ws[5], results, blk)
     raw = np.empty((m, NOUT), np.float32)
     xc = xr = hid = np.zeros(0, np.float32)  # the scratch of the evaluations: made at the first miss
+    iw = np.zeros(0, np.int64)
     for k in range(m):
         b = blk[k, NSLOTS: 2 * NSLOTS]
         # phash: full_hash of the result before it was flipped, the table's hash of b
@@ -532,7 +528,8 @@ def _rank0(b0: np.ndarray, d1: int, d2: int, opts: int, ws: GenBuffers, W: NetAr
             xc = np.zeros(F.N_CONTACT_EXT, np.float32)
             xr = np.zeros(F.N_RACE, np.float32)
             hid = np.zeros(max(W[0].shape[1], W[4].shape[1], W[8].shape[1]), np.float32)
-        _eval0(b, W, use_db, dist, first, win2, xc, xr, hid, raw[k])
+            iw = np.empty(EVAL_INTS, np.int64)
+        _eval0_into(b, W, use_db, dist, first, win2, xc, xr, hid, raw[k], iw)
         _t0_put(keys, vals, hashes, meta, b, h, s, raw[k])
     p, eq0, eqs, order, tied, ok = _rank_kernel(raw)
     eq = np.empty((2, m), np.float64)
