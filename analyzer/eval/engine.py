@@ -716,8 +716,7 @@ class Engine(CachedEvaluations):
         :meth:`~analyzer.rules.base.Variant.legal_plays`. The plays' texts, positions and
         probabilities are made only when read (:class:`RankedPlay`).
         """
-        if not pos.spec.has_cube:
-            self._check(pos)
+        self._check(pos)
         if not 0 <= ply <= MAX_PLY:
             raise ValueError(f"ply must be 0..{MAX_PLY}")
         d1, d2 = check_dice(dice)
