@@ -347,3 +347,36 @@ def test_target_build_with_trials_labels_by_the_teachers_rollout(tmp_path: Path)
         ref = rollout(eng, Position(tb.boards[row].tobytes()), settings).probabilities.outcomes()
         assert np.allclose(tb.targets[row], ref, atol=1e-6)
     assert not np.allclose(tb.targets, eng.evaluate_boards(tb.boards, 2), atol=1e-3)
+
+
+def test_target_build_with_candidates_labels_the_results_of_the_best_plays(tmp_path: Path) -> None:
+    from analyzer.core.position import Position
+    from analyzer.eval import features as F
+    from analyzer.eval.engine import Engine
+    from analyzer.train.dataset import TargetBuilder, TargetsConfig
+
+    teacher = tmp_path / "teacher.npz"
+    NetSet.initial(hidden=8, race_hidden=8, seed=3).save(teacher)
+    pos_file = tmp_path / "pos.npz"
+    start = np.frombuffer(Position.start().board, np.int8)
+    np.savez_compressed(pos_file, boards=np.stack([start, start]), games=np.array([0, 0]))
+    cfg = TargetsConfig(teacher=str(teacher), ply=0, games_per_chunk=1, prune=0, positions_file=str(pos_file),
+                        candidates=3, margin=10.0, seed=7)
+    tb = TargetBuilder.create(tmp_path / "t.npz", cfg)
+    tb.run(positions=10**9)
+    eng = Engine(NetSet.load(teacher), cache_size=0, prune=False)
+    # each row of the start position gave its seeded roll's three best plays, the opponent on roll
+    rolls = []
+    for i in range(2):
+        rng = np.random.default_rng((7, 0, i))
+        rolls.append((int(rng.integers(1, 7)), int(rng.integers(1, 7))))
+    want: list[bytes] = []
+    for dice in rolls:
+        for r in eng.rank_plays(Position.start(), dice, 0)[:3]:
+            b = r.result.flip().board
+            if b not in want:
+                want.append(b)
+    assert [b.tobytes() for b in tb.boards] == want
+    assert all(F.classify(b) >= F.CLASS_CRASHED for b in tb.boards)
+    assert np.allclose(tb.targets, eng.evaluate_boards(tb.boards, 0), atol=1e-6)
+    assert not any(b.tobytes() == start.tobytes() for b in tb.boards)

@@ -365,8 +365,12 @@ def main(argv: list[str] | None = None) -> int:
     tg.add_argument("--teacher", default="data/nets/standard.npz", help="net set whose n-ply search labels")
     tg.add_argument("--positions", type=int, required=True, help="build until this many positions in total")
     tg.add_argument("--seed", type=int, default=21)
-    _add_overrides(tg, "ply:i noise:f games-per-chunk:i sample-every:i prune:i positions-file:s themes:s trials:i",
+    _add_overrides(tg, "ply:i noise:f games-per-chunk:i sample-every:i prune:i positions-file:s themes:s trials:i "
+                       "candidates:i margin:f",
                    {"positions-file": "label the positions of this file (corpus-positions) instead of self-play",
+                    "candidates": "label, instead of each kept position, the results of the teacher's best N "
+                                  "0-ply plays of one seeded roll in it (the choices the net must tell apart)",
+                    "margin": "with --candidates: only plays within this equity of the best",
                     "trials": "label by a cubeless rollout of this many trials (played out, no variance "
                               "reduction) instead of n-ply",
                     "themes": "keep only self-play positions of these themes (comma separated, "

@@ -91,11 +91,19 @@ class TargetsConfig(BaseTargetsConfig):
     instead of self-play ones: build game ``g`` is the file's game ``g``, every row kept, and the
     build ends with the file. ``themes`` (names of :data:`analyzer.analysis.themes.THEMES`, comma
     separated) keeps only the self-play positions of those themes, to over-sample them.
+
+    ``candidates`` > 0 replaces each kept position by the positions its *choices* lead to: one roll
+    drawn for it (seeded by the run seed, the game and the row), the teacher's 0-ply ranking of that
+    roll's plays, and the results of the best ``candidates`` plays within ``margin`` of the best
+    (each seen by the opponent, on roll next; races dropped). The net then learns the alternatives
+    it has to tell apart, not only the plays it made.
     """
 
     prune: int = 1
     positions_file: str = ""
     themes: str = ""
+    candidates: int = 0
+    margin: float = 0.16
 
 
 @dataclass
@@ -257,23 +265,56 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
             if g + 1 >= len(starts):
                 self.exhausted = True
                 return None
-            return boards[starts[g]:starts[g + 1]]
-        rows = super()._rows_of_game(g)
-        if rows is None or not self._themes:
+            rows: NDArray[np.int8] | None = boards[starts[g]:starts[g + 1]]
+        else:
+            rows = super()._rows_of_game(g)
+            if rows is not None and self._themes:
+                keep = [position_theme(Position(r.tobytes())) in self._themes for r in rows]
+                rows = rows[np.array(keep, np.bool_)]
+        if rows is None or self.cfg.candidates <= 0:
             return rows
-        keep = [position_theme(Position(r.tobytes())) in self._themes for r in rows]
-        return rows[np.array(keep, np.bool_)]
+        return self._candidate_rows(g, rows)
 
-    def _label(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
+    def _candidate_rows(self, g: int, rows: NDArray[np.int8]) -> NDArray[np.int8]:
+        """The results of the teacher's best 0-ply candidates of one seeded roll in each of ``rows``
+        (flipped: the opponent on roll), contact and crashed positions only, each result once per game."""
+        engine = self._teacher_engine()
+        out: list[NDArray[np.int8]] = []
+        seen: set[bytes] = set()
+        for i, r in enumerate(rows):
+            pos = Position(r.tobytes())
+            if F.classify(r) < F.CLASS_CRASHED:
+                continue
+            rng = np.random.default_rng((self.cfg.seed, g, i))
+            dice = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+            ranked = engine.rank_plays(pos, dice, 0)
+            if not ranked or not ranked[0].play:
+                continue
+            best = ranked[0].equity
+            for c in ranked[: self.cfg.candidates]:
+                if c.equity < best - self.cfg.margin:
+                    break
+                b = np.frombuffer(c.result.flip().board, np.int8)
+                key = b.tobytes()
+                if key not in seen and F.classify(b) >= F.CLASS_CRASHED:
+                    seen.add(key)
+                    out.append(b)
+        return np.stack(out) if out else np.zeros((0, 64), np.int8)
+
+    def _teacher_engine(self) -> Engine:
         if self._engine is None:
             self._engine = Engine(self.teacher, cache_size=0, prune=bool(self.cfg.prune))
+        return self._engine
+
+    def _label(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
+        engine = self._teacher_engine()
         if self.cfg.trials <= 0:
-            return self._engine.evaluate_boards(boards, self.cfg.ply)
+            return engine.evaluate_boards(boards, self.cfg.ply)
         out = np.zeros((len(boards), NOUT), np.float32)
         for j, b in enumerate(boards):
             settings = RolloutSettings(trials=self.cfg.trials, seed=row_seed(self.cfg.seed, self.positions + j),
                                        workers=1, cubeful=False, variance_reduction=False)
-            out[j] = rollout(self._engine, Position(b.tobytes()), settings).probabilities.outcomes()
+            out[j] = rollout(engine, Position(b.tobytes()), settings).probabilities.outcomes()
         return out
 
 
