@@ -445,6 +445,7 @@ class FitConfig(BaseFitConfig):
 
     extended: int = 0  # 1: contact and crashed nets read the extended encoding (NetSet.widened)
     fresh: int = 0  # 1: start the contact net from random weights (seeded by ``seed``)
+    hidden: int = 0  # > the nets' size: widen the contact and crashed nets to this many hidden units
 
 
 @dataclass
@@ -503,7 +504,9 @@ def fit_epochs(nets: dict[str, Net], inputs: Inputs, targets: NDArray[np.float32
 def starting_nets(nets: NetSet, cfg: FitConfig) -> NetSet:
     """The nets :func:`fit` starts from: ``nets``, widened to the extended encoding when
     ``cfg.extended``, with a freshly initialised contact net (same size) when ``cfg.fresh`` (the
-    crashed net, which sees far fewer positions, is kept); the race and pruning nets are kept.
+    crashed net, which sees far fewer positions, is kept), the contact and crashed nets widened to
+    ``cfg.hidden`` hidden units (the same outputs at the start) when that is more than they have;
+    the race and pruning nets are kept.
 
     >>> nets = NetSet.initial(hidden=4, race_hidden=3, seed=0)
     >>> s = starting_nets(nets, FitConfig(extended=1, fresh=1))
@@ -512,10 +515,19 @@ def starting_nets(nets: NetSet, cfg: FitConfig) -> NetSet:
     >>> kept = s.crashed.w1[:F.N_CONTACT] == nets.crashed.w1
     >>> bool(kept.all()), bool((s.contact.w1[:F.N_CONTACT] == nets.contact.w1).all())
     (True, False)
+    >>> w = starting_nets(nets, FitConfig(hidden=6))
+    >>> w.contact.hidden, w.crashed.hidden, w.race.hidden
+    (6, 6, 3)
     """
+    from analyzer.train.race import widen
+
     out = nets.widened() if cfg.extended else nets.copy()
     if cfg.fresh:
         out.contact = Net.initial(out.contact.n_inputs, out.contact.hidden, np.random.default_rng(cfg.seed))
+    if cfg.hidden:
+        rng = np.random.default_rng(cfg.seed + 1)
+        out.contact = widen(out.contact, cfg.hidden, rng)
+        out.crashed = widen(out.crashed, cfg.hidden, rng)
     return out
 
 
