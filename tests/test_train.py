@@ -380,3 +380,71 @@ def test_target_build_with_candidates_labels_the_results_of_the_best_plays(tmp_p
     assert all(F.classify(b) >= F.CLASS_CRASHED for b in tb.boards)
     assert np.allclose(tb.targets, eng.evaluate_boards(tb.boards, 0), atol=1e-6)
     assert not any(b.tobytes() == start.tobytes() for b in tb.boards)
+
+
+def test_the_choice_loss_gradients_match_finite_differences() -> None:
+    from analyzer.eval.net import Net
+    from analyzer.train.learner import EQUITY_WEIGHTS
+    from analyzer.train.optim import ChoiceLoss, loss_and_grads
+
+    rng = np.random.default_rng(4)
+    net = Net.initial(7, 5, rng)
+    net.w2 *= 3  # outputs away from uniform (but no probability near the log clamp of 1e-12)
+    x = rng.random((6, 7)).astype(np.float32)
+    t = rng.dirichlet(np.ones(6), size=6).astype(np.float32)
+    choice = ChoiceLoss(np.array([0, 0, 0, 1, 1, 2]), 50.0, EQUITY_WEIGHTS.astype(np.float32))
+    plain, _ = loss_and_grads(net, x, t)
+    loss, grads = loss_and_grads(net, x, t, choice)
+    assert loss > plain  # the decisions' centred residuals add to the cross-entropy
+    for name, g in zip(("w1", "b1", "w2", "b2"), grads, strict=True):
+        w = getattr(net, name)
+        w64 = w.astype(np.float64)
+        for flat in rng.choice(w.size, size=4, replace=False):
+            i = np.unravel_index(flat, w.shape)
+            h = 1e-2
+            vals = []
+            for sign in (1, -1):
+                w[...] = w64
+                w[i] = w64[i] + sign * h
+                vals.append(loss_and_grads(net, x, t, choice)[0])
+            w[...] = w64
+            numeric = (vals[0] - vals[1]) / (2 * h)
+            assert abs(numeric - float(g[i])) <= 2e-3 + 2e-2 * abs(numeric), (name, i, numeric, float(g[i]))
+
+
+def test_a_candidate_build_stores_its_decisions_and_a_fit_learns_their_ranking(tmp_path: Path) -> None:
+    from analyzer.train.base import read_checkpoint, write_checkpoint
+    from analyzer.train.dataset import FitConfig, TargetBuilder, TargetsConfig, decision_id, fit, load_groups
+
+    teacher = tmp_path / "teacher.npz"
+    NetSet.initial(hidden=8, race_hidden=8, seed=3).save(teacher)
+    cfg = TargetsConfig(teacher=str(teacher), ply=1, games_per_chunk=4, sample_every=2, prune=0, candidates=4,
+                        margin=10.0, seed=9)
+    tb = TargetBuilder.create(tmp_path / "t.npz", cfg)
+    tb.run(positions=10**9, should_stop=lambda: tb.chunks >= 1)
+    # each decision's rows are the candidates of one position of its game, in order
+    assert len(tb.groups) == tb.positions > 0 and np.all(tb.groups >= 0)
+    for g in np.unique(tb.games).tolist():
+        rows = tb.base_rows(g)
+        assert rows is not None
+        boards, index = tb.candidate_groups(g, rows)
+        mine = tb.games == g
+        assert np.array_equal(tb.boards[mine], boards)
+        assert np.array_equal(tb.groups[mine], decision_id(g, index))
+    # a file saved before decisions were stored finds them again when loaded
+    arrays, doc = read_checkpoint(tmp_path / "t.npz")
+    del arrays["groups"], arrays["state_json"]
+    write_checkpoint(tmp_path / "old.npz", arrays, doc)
+    assert np.array_equal(TargetBuilder.load(tmp_path / "old.npz").groups, tb.groups)
+    assert np.array_equal(load_groups([tmp_path / "t.npz", tmp_path / "old.npz"])[: tb.positions], tb.groups)
+    # the within-decision fit reports and lowers the held-out decisions' centred error
+    start = NetSet.initial(hidden=8, race_hidden=8, seed=5)
+    fcfg = FitConfig(epochs=6, lr=3e-3, holdout=2, choice=50.0, batch=16)
+    best, hist = fit(start, tb.boards, tb.targets, tb.games, fcfg, load_groups([tmp_path / "t.npz"]))
+    errs = [h["holdout"]["contact choice"] for h in hist]
+    assert min(errs[1:]) < errs[0]
+    assert not np.array_equal(best.contact.w1, start.contact.w1)
+    # without decisions (-1) the same fit is the plain one
+    plain, phist = fit(start, tb.boards, tb.targets, tb.games, FitConfig(epochs=2, lr=3e-3, holdout=2, batch=16),
+                       np.full(tb.positions, -1, np.int64))
+    assert "contact choice" not in phist[1]["holdout"]

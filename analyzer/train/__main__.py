@@ -225,16 +225,17 @@ def _cmd_corpus_positions(args: argparse.Namespace) -> int:
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
-    from analyzer.train.dataset import FitConfig, fit, load_targets
+    from analyzer.train.dataset import FitConfig, fit, load_groups, load_targets
 
     cfg = FitConfig()
     _override(cfg, args)
     boards, targets, games = load_targets(args.data)
+    groups = load_groups(args.data) if cfg.choice > 0 else None
     log.info("fit on %d positions of %s (%s)", len(boards), ", ".join(args.data), cfg)
     from analyzer.train.dataset import starting_nets
 
     start = starting_nets(load_nets(args.init), cfg)
-    best, hist = fit(start, boards, targets, games, cfg)
+    best, hist = fit(start, boards, targets, games, cfg, groups)
     manifest = dict(start.meta)
     manifest["fit"] = {"init": args.init, "data": list(args.data), "positions": int(len(boards)),
                        "config": vars(cfg), "history": hist}
@@ -390,10 +391,12 @@ def main(argv: list[str] | None = None) -> int:
     ft.add_argument("--init", required=True, help="starting net set or checkpoint")
     ft.add_argument("--data", nargs="+", required=True, help="target files (python -m analyzer.train targets)")
     ft.add_argument("--out", required=True, help="net set to write (the best hold-out epoch)")
-    _add_overrides(ft, "epochs:i lr:f lr-decay:f batch:i holdout:i seed:i extended:i fresh:i hidden:i",
+    _add_overrides(ft, "epochs:i lr:f lr-decay:f batch:i holdout:i seed:i extended:i fresh:i hidden:i choice:f",
                    {"extended": "1: the contact and crashed nets read the extended encoding (new inputs start at 0)",
                     "fresh": "1: start the contact net from random weights (the crashed net is kept)",
-                    "hidden": "widen the contact and crashed nets to this many hidden units (same outputs first)"})
+                    "hidden": "widen the contact and crashed nets to this many hidden units (same outputs first)",
+                    "choice": "weight of the within-decision loss on the rows of candidate builds (targets "
+                              "--candidates): the ranking of a roll's plays, not only each one's equity"})
     ft.add_argument("--log", help="log file (default: stderr)")
     vg = sub.add_parser("variant-targets",
                         help="build (resumably) a file of variant self-play positions and our n-ply targets")

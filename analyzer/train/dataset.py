@@ -63,8 +63,8 @@ from analyzer.eval.variants.model import NMAX, VariantNet, variant_code, variant
 from analyzer.eval.variants.play import net_rollout
 from analyzer.train.base import Trainer, read_checkpoint, train_epochs, utc_stamp, write_checkpoint
 from analyzer.train.checkpoint import load_nets
-from analyzer.train.learner import Inputs, Learner, StandardLearner, VariantLearner
-from analyzer.train.optim import Adam
+from analyzer.train.learner import EQUITY_WEIGHTS, Inputs, Learner, StandardLearner, VariantLearner
+from analyzer.train.optim import Adam, ChoiceLoss, centred_residuals
 from analyzer.train.td import game_seed
 
 log = logging.getLogger(__name__)
@@ -117,6 +117,16 @@ class VariantTargetsConfig(BaseTargetsConfig):
     variant: str = "dutch"
 
 
+def decision_id(game: int, index: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The ``groups`` entry of the candidates of position ``index`` of game ``game`` of a build.
+
+    >>> decision_id(3, np.array([0, 0, 5])).tolist()
+    [3072, 3072, 3077]
+    """
+    out: NDArray[np.int64] = game * 1024 + np.asarray(index, np.int64)
+    return out
+
+
 def row_seed(seed: int, row: int) -> int:
     """The rollout seed of row ``row`` of a target build with run seed ``seed`` (a resumed build
     labels alike).
@@ -150,6 +160,7 @@ class TargetFileBuilder(Trainer[B], Generic[B, L]):
         self.boards = np.zeros((0, 64), np.int8)
         self.targets = np.zeros((0, n_out), np.float32)
         self.games = np.zeros(0, np.int64)
+        self.groups = np.zeros(0, np.int64)  # each row's decision (candidate builds), else -1
         self.exhausted = False  # set by a source of games that has no more
 
     def _rows_of_game(self, g: int) -> NDArray[np.int8] | None:
@@ -161,6 +172,11 @@ class TargetFileBuilder(Trainer[B], Generic[B, L]):
         rows = self.learner.buf.states[:n:cfg.sample_every]
         out: NDArray[np.int8] = rows[self.learner.keep(rows)]
         return out
+
+    def _game_rows(self, g: int) -> tuple[NDArray[np.int8] | None, NDArray[np.int64] | None]:
+        """The rows game ``g`` of the build adds and, when they are the candidates of decisions,
+        each row's decision (unique in the file); None: no rows, or no decisions."""
+        return self._rows_of_game(g), None
 
     def _label(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
         """The teacher's targets of ``boards``."""
@@ -174,8 +190,14 @@ class TargetFileBuilder(Trainer[B], Generic[B, L]):
         self.boards = np.array(arrays["boards"], np.int8)
         self.targets = np.array(arrays["targets"], np.float32)
         self.games = np.array(arrays["games"], np.int64)
+        self.groups = (np.array(arrays["groups"], np.int64) if "groups" in arrays
+                       else self._recovered_groups())
         self._restore(doc, "chunks")
         self._trim_curve("chunks", self.chunks)
+
+    def _recovered_groups(self) -> NDArray[np.int64]:
+        """The ``groups`` of a file saved before they were stored: none (-1)."""
+        return np.full(len(self.boards), -1, np.int64)
 
     def optimisers(self) -> list[Adam]:
         return []
@@ -187,18 +209,21 @@ class TargetFileBuilder(Trainer[B], Generic[B, L]):
         doc = {"kind": self.kind, "config": asdict(self.cfg), "chunks": self.chunks,
                "positions": self.positions, "elapsed": self.elapsed, "teacher_fingerprint": self.fingerprint,
                "feature_version": self.feature_version}
-        write_checkpoint(self.path, {"boards": self.boards, "targets": self.targets, "games": self.games}, doc)
+        write_checkpoint(self.path, {"boards": self.boards, "targets": self.targets, "games": self.games,
+                                     "groups": self.groups}, doc)
 
     def iteration(self) -> int:
         """One chunk: the games of chunk ``chunks``'s seeds, labelled; returns its size."""
         out: list[NDArray[np.int8]] = []
         ids: list[NDArray[np.int64]] = []
+        grp: list[NDArray[np.int64]] = []
         first = self.chunks * self.cfg.games_per_chunk
         for g in range(first, first + self.cfg.games_per_chunk):
-            rows = self._rows_of_game(g)
+            rows, groups = self._game_rows(g)
             if rows is not None and len(rows):
                 out.append(rows)
                 ids.append(np.full(len(rows), g, np.int64))
+                grp.append(np.full(len(rows), -1, np.int64) if groups is None else groups)
         self.chunks += 1
         if not out:
             return 0
@@ -207,6 +232,7 @@ class TargetFileBuilder(Trainer[B], Generic[B, L]):
         self.boards = np.concatenate([self.boards, boards])
         self.targets = np.concatenate([self.targets, targets])
         self.games = np.concatenate([self.games, *ids])
+        self.groups = np.concatenate([self.groups, *grp])
         self.positions += len(boards)
         return len(boards)
 
@@ -259,27 +285,42 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
             self._file = (boards, starts)
         return self._file
 
-    def _rows_of_game(self, g: int) -> NDArray[np.int8] | None:
-        if self.cfg.positions_file:
-            boards, starts = self._source()
-            if g + 1 >= len(starts):
-                self.exhausted = True
-                return None
-            rows: NDArray[np.int8] | None = boards[starts[g]:starts[g + 1]]
-        else:
-            rows = super()._rows_of_game(g)
-            if rows is not None and self._themes:
-                keep = [position_theme(Position(r.tobytes())) in self._themes for r in rows]
-                rows = rows[np.array(keep, np.bool_)]
+    def _game_rows(self, g: int) -> tuple[NDArray[np.int8] | None, NDArray[np.int64] | None]:
+        rows = self.base_rows(g)
+        if rows is None and self.cfg.positions_file:
+            self.exhausted = True
         if rows is None or self.cfg.candidates <= 0:
-            return rows
-        return self._candidate_rows(g, rows)
+            return rows, None
+        boards, index = self.candidate_groups(g, rows)
+        return boards, decision_id(g, index)
 
-    def _candidate_rows(self, g: int, rows: NDArray[np.int8]) -> NDArray[np.int8]:
+    def _recovered_groups(self) -> NDArray[np.int64]:
+        """A candidate build saved before ``groups`` were stored: its decisions found again by
+        replaying its games (seeded: the same rows, checked)."""
+        if self.cfg.candidates <= 0:
+            return super()._recovered_groups()
+        out = np.full(len(self.boards), -1, np.int64)
+        at = 0
+        for g in np.unique(self.games).tolist():
+            rows = self.base_rows(g)
+            boards, index = self.candidate_groups(g, rows) if rows is not None else (self.boards[:0], out[:0])
+            k = len(boards)
+            if not np.array_equal(self.boards[at:at + k], boards):
+                raise ValueError(f"{self.path}: game {g} no longer gives the same candidates")
+            out[at:at + k] = decision_id(g, index)
+            at += k
+        if at != len(self.boards):
+            raise ValueError(f"{self.path}: {len(self.boards) - at} rows not found again")
+        return out
+
+    def candidate_groups(self, g: int, rows: NDArray[np.int8]) -> tuple[NDArray[np.int8], NDArray[np.int64]]:
         """The results of the teacher's best 0-ply candidates of one seeded roll in each of ``rows``
-        (flipped: the opponent on roll), contact and crashed positions only, each result once per game."""
+        (flipped: the opponent on roll), contact and crashed positions only, each result once per
+        game; with, per result, the index in ``rows`` of the position whose roll it answers (the
+        results of one decision share it)."""
         engine = self._teacher_engine()
         out: list[NDArray[np.int8]] = []
+        group: list[int] = []
         seen: set[bytes] = set()
         for i, r in enumerate(rows):
             pos = Position(r.tobytes())
@@ -299,7 +340,23 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
                 if key not in seen and F.classify(b) >= F.CLASS_CRASHED:
                     seen.add(key)
                     out.append(b)
-        return np.stack(out) if out else np.zeros((0, 64), np.int8)
+                    group.append(i)
+        if not out:
+            return np.zeros((0, 64), np.int8), np.zeros(0, np.int64)
+        return np.stack(out), np.array(group, np.int64)
+
+    def base_rows(self, g: int) -> NDArray[np.int8] | None:
+        """The positions game ``g`` of the build samples before any ``candidates`` expansion."""
+        if self.cfg.positions_file:
+            boards, starts = self._source()
+            if g + 1 >= len(starts):
+                return None
+            return boards[starts[g]:starts[g + 1]]
+        rows = super()._rows_of_game(g)
+        if rows is not None and self._themes:
+            keep = [position_theme(Position(r.tobytes())) in self._themes for r in rows]
+            rows = rows[np.array(keep, np.bool_)]
+        return rows
 
     def _teacher_engine(self) -> Engine:
         if self._engine is None:
@@ -446,6 +503,7 @@ class FitConfig(BaseFitConfig):
     extended: int = 0  # 1: contact and crashed nets read the extended encoding (NetSet.widened)
     fresh: int = 0  # 1: start the contact net from random weights (seeded by ``seed``)
     hidden: int = 0  # > the nets' size: widen the contact and crashed nets to this many hidden units
+    choice: float = 0.0  # > 0: the weight of the within-decision loss on the rows of candidate builds
 
 
 @dataclass
@@ -459,29 +517,124 @@ class VariantFitConfig(BaseFitConfig):
 EpochRecord = tuple[dict[str, float], dict[str, float] | None]
 
 
+@dataclass
+class _NetRows:
+    """One net's rows of a fit: the ordinary training rows, the training rows of whole decisions
+    (sorted by decision; ``starts``/``ends`` bound each one), the held-out rows with their target
+    equities, and which held-out rows are whole decisions (``hold_dec``: each one's decision 0..k-1,
+    -1 for the others)."""
+
+    x: NDArray[np.float32]
+    t: NDArray[np.float32]
+    xg: NDArray[np.float32]
+    tg: NDArray[np.float32]
+    starts: NDArray[np.int64]
+    ends: NDArray[np.int64]
+    xh: NDArray[np.float32]
+    eqh: NDArray[np.floating[Any]]
+    hold_dec: NDArray[np.int64]
+
+
+def _decisions(g: NDArray[np.int64], all_groups: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """Which rows (decision ids ``g``, -1: none) belong to a decision of two or more rows that lies
+    wholly among them (``all_groups``: every row's decision in the whole data)."""
+    ok = g >= 0
+    if not ok.any():
+        return ok
+    ids, inv, here = np.unique(g[ok], return_inverse=True, return_counts=True)
+    total = np.unique(all_groups[np.isin(all_groups, ids)], return_counts=True)[1]
+    whole = (here == total) & (here >= 2)
+    out = np.zeros(len(g), np.bool_)
+    out[np.flatnonzero(ok)] = whole[inv]
+    return out
+
+
+def _net_rows(x: NDArray[np.float32], t: NDArray[np.float32], hold: NDArray[np.bool_],
+              g: NDArray[np.int64] | None, all_groups: NDArray[np.int64] | None,
+              equity: Callable[[NDArray[np.float32]], NDArray[np.floating[Any]]]) -> _NetRows:
+    dec = np.zeros(len(x), np.bool_) if g is None or all_groups is None else _decisions(g, all_groups)
+    gtrain = dec & ~hold
+    order = np.flatnonzero(gtrain)
+    starts = ends = np.zeros(0, np.int64)
+    if g is not None and len(order):
+        order = order[np.argsort(g[order], kind="stable")]
+        gs = g[order]
+        starts = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]]).astype(np.int64)
+        ends = np.r_[starts[1:], len(gs)].astype(np.int64)
+    hold_dec = np.full(int(hold.sum()), -1, np.int64)
+    if g is not None and (dec & hold).any():
+        hd = (dec & hold)[hold]
+        hold_dec[hd] = np.unique(g[hold][hd], return_inverse=True)[1]
+    plain = ~hold & ~dec
+    return _NetRows(x[plain], t[plain], x[order], t[order], starts, ends, x[hold], equity(t[hold]), hold_dec)
+
+
+def _batches(rows: _NetRows, batch: int, rng: np.random.Generator
+             ) -> list[tuple[NDArray[np.int64], NDArray[np.int64] | None]]:
+    """One epoch's minibatches in a random order: ordinary ones (row indices of ``rows.x``, None)
+    and ones of whole decisions (indices of ``rows.xg``, about ``batch`` rows, and each row's
+    decision 0..k-1 within the batch).
+
+    >>> z = np.zeros((5, 1), np.float32)
+    >>> r = _NetRows(z, z, z, z, np.array([0, 2]), np.array([2, 5]), z, z[:, 0], np.zeros(5, np.int64))
+    >>> sorted((idx.tolist(), None if d is None else d.tolist()) for idx, d in _batches(r, 2, np.random.default_rng(0))
+    ...        if d is not None)
+    [([0, 1], [0, 0]), ([2, 3, 4], [0, 0, 0])]
+    """
+    out: list[tuple[NDArray[np.int64], NDArray[np.int64] | None]] = []
+    order = rng.permutation(len(rows.x))
+    out += [(order[s:s + batch], None) for s in range(0, len(order), batch)]
+    if len(rows.starts):
+        sizes = rows.ends - rows.starts
+        per = max(1, batch // max(1, int(round(float(sizes.mean())))))
+        dec = rng.permutation(len(rows.starts))
+        for s in range(0, len(dec), per):
+            d = dec[s:s + per]
+            idx = np.concatenate([np.arange(rows.starts[i], rows.ends[i]) for i in d])
+            out.append((idx, np.repeat(np.arange(len(d)), sizes[d])))
+    return [out[i] for i in rng.permutation(len(out))]
+
+
 def fit_epochs(nets: dict[str, Net], inputs: Inputs, targets: NDArray[np.float32], games: NDArray[np.int64],
                cfg: BaseFitConfig, equity: Callable[[NDArray[np.float32]], NDArray[np.floating[Any]]],
-               score: Callable[[dict[str, float]], float]) -> tuple[dict[str, Net] | None, list[EpochRecord]]:
+               score: Callable[[dict[str, float]], float], groups: NDArray[np.int64] | None = None,
+               choice: float = 0.0, equity_weights: NDArray[np.float32] | None = None
+               ) -> tuple[dict[str, Net] | None, list[EpochRecord]]:
     """Train ``nets`` (in place; each on its rows of ``inputs``, which :meth:`Learner.inputs` gave for
     the rows of ``targets``) for ``cfg.epochs`` epochs of Adam with a learning rate decaying by
     ``cfg.lr_decay``, holding out the positions of every ``cfg.holdout``-th game (by ``games``).
     After each epoch the hold-out mean |``equity`` - target equity| of each net; the epoch whose
     ``score`` of those errors is lowest (epoch 0: the starting nets; a nan score counts as lower)
     is the best. Returns copies of the nets of the best epoch (None: epoch 0) and, per epoch (0
-    first), the hold-out errors and the mean training losses (None at epoch 0)."""
+    first), the hold-out errors and the mean training losses (None at epoch 0).
+
+    With ``groups`` (each row's decision, -1: none; rows of candidate builds) and ``choice`` > 0,
+    the rows of each whole decision of two or more rows are trained together with the
+    within-decision loss (:class:`~analyzer.train.optim.ChoiceLoss`, equities by
+    ``equity_weights``), and the hold-out errors add ``"<net> choice"``: the mean |centred
+    residual| of the held-out decisions' rows."""
     hold = games % cfg.holdout == 0
-    sets = {}
+    use = groups is not None and choice > 0 and equity_weights is not None
+    sets: dict[str, _NetRows] = {}
     for k, (sel, x) in inputs.items():
         if k in nets:
-            h = hold[sel]
-            t = targets[sel]
-            sets[k] = (x[~h], t[~h], x[h], equity(t[h]))
+            sets[k] = _net_rows(x, targets[sel], hold[sel], groups[sel] if use and groups is not None else None,
+                                groups, equity)
     opts = {k: Adam(nets[k], lr=cfg.lr) for k in sets}
     rng = np.random.default_rng(cfg.seed)
 
     def holdout_errors() -> dict[str, float]:
-        return {k: float(np.abs(equity(nets[k].forward(x)) - eq).mean()) if len(x) else float("nan")
-                for k, (_, _, x, eq) in sets.items()}
+        out: dict[str, float] = {}
+        for k, r in sets.items():
+            if not len(r.xh):
+                out[k] = float("nan")
+                continue
+            eq = equity(nets[k].forward(r.xh))
+            out[k] = float(np.abs(eq - r.eqh).mean())
+            d = r.hold_dec >= 0
+            if d.any():
+                out[f"{k} choice"] = float(np.abs(centred_residuals(eq[d], r.eqh[d], r.hold_dec[d])).mean())
+        return out
 
     errors = holdout_errors()
     hist: list[EpochRecord] = [(errors, None)]
@@ -489,9 +642,21 @@ def fit_epochs(nets: dict[str, Net], inputs: Inputs, targets: NDArray[np.float32
     best_score = score(errors)
     for e in range(1, cfg.epochs + 1):
         losses: dict[str, float] = {}
-        for k, (xt, tt, _, _) in sets.items():
-            opts[k].lr = cfg.lr * cfg.lr_decay ** (e - 1)
-            losses[k] = train_epochs(opts[k], xt, tt, cfg.batch, rng, 1)
+        for k, r in sets.items():
+            opt = opts[k]
+            opt.lr = cfg.lr * cfg.lr_decay ** (e - 1)
+            if not len(r.starts):
+                losses[k] = train_epochs(opt, r.x, r.t, cfg.batch, rng, 1)
+                continue
+            tot = 0.0
+            bl = _batches(r, cfg.batch, rng)
+            for idx, gid in bl:
+                if gid is None:
+                    tot += opt.step(r.x[idx], r.t[idx])
+                else:
+                    assert equity_weights is not None
+                    tot += opt.step(r.xg[idx], r.tg[idx], ChoiceLoss(gid, choice, equity_weights))
+            losses[k] = tot / max(len(bl), 1)
         errors = holdout_errors()
         hist.append((errors, losses))
         s = score(errors)
@@ -547,6 +712,23 @@ def load_targets(paths: Sequence[Path | str], check: Callable[[Path | str, dict[
     return np.concatenate(boards), np.concatenate(targets), np.concatenate(games)
 
 
+def load_groups(paths: Sequence[Path | str]) -> NDArray[np.int64]:
+    """The decision of each row of :func:`load_targets` of the same ``paths`` (-1: none; a file
+    built without ``candidates`` has none), kept distinct between files."""
+    out = []
+    for i, p in enumerate(paths):
+        arrays, doc = read_checkpoint(p)
+        n = len(arrays["boards"])
+        if "groups" in arrays:
+            g = np.asarray(arrays["groups"], np.int64)
+        elif doc.get("config", {}).get("candidates", 0) > 0:
+            g = TargetBuilder.load(p).groups
+        else:
+            g = np.full(n, -1, np.int64)
+        out.append(np.where(g >= 0, g + i * 2**40, -1))
+    return np.concatenate(out) if out else np.zeros(0, np.int64)
+
+
 def load_variant_targets(paths: Sequence[Path | str], variant: str
                          ) -> tuple[NDArray[np.int8], NDArray[np.float32], NDArray[np.int64]]:
     """:func:`load_targets` of variant target files; ValueError for a file of another kind or variant."""
@@ -560,11 +742,17 @@ def load_variant_targets(paths: Sequence[Path | str], variant: str
 
 
 def fit(nets: NetSet, boards: NDArray[np.int8], targets: NDArray[np.float32], games: NDArray[np.int64],
-        cfg: FitConfig) -> tuple[NetSet, list[dict[str, Any]]]:
+        cfg: FitConfig, groups: NDArray[np.int64] | None = None) -> tuple[NetSet, list[dict[str, Any]]]:
     """Train copies of the contact and crashed nets of ``nets`` on (``boards``, ``targets``),
     holding out the positions of every ``cfg.holdout``-th game (by ``games``); the nets of the
     epoch with the lowest hold-out error (epoch 0: the starting nets) and one record per epoch
     (hold-out mean |equity - target equity| per class, mean training loss).
+
+    With ``cfg.choice`` > 0 and ``groups`` (each row's decision in a candidate build,
+    :func:`load_groups`; -1: none), the decisions' rows are also fitted by the within-decision
+    loss (:func:`fit_epochs`), and the hold-out error of a net that has held-out decisions is
+    their mean |centred residual| (``"contact choice"``): the ranking of a roll's candidates is
+    what the fit is for, so that decides the best epoch.
 
     >>> nets = NetSet.initial(hidden=8, race_hidden=8, seed=0)
     >>> b = np.repeat(np.frombuffer(Position.start().board, np.int8)[None], 40, 0)
@@ -575,8 +763,13 @@ def fit(nets: NetSet, boards: NDArray[np.int8], targets: NDArray[np.float32], ga
     """
     work = StandardLearner(nets.copy())
     trained = {k: n for k, n in work.nets().items() if k in ("contact", "crashed")}
-    best_nets, hist = fit_epochs(trained, work.inputs(boards), targets, games, cfg, work.equity,
-                                 lambda errors: float(np.nansum(list(errors.values()))))
+
+    def score(errors: dict[str, float]) -> float:
+        return float(np.nansum([errors.get(f"{k} choice", errors[k]) for k in trained if k in errors]))
+
+    best_nets, hist = fit_epochs(trained, work.inputs(boards), targets, games, cfg, work.equity, score,
+                                 groups=groups, choice=cfg.choice,
+                                 equity_weights=EQUITY_WEIGHTS.astype(np.float32))
     best = nets.copy()
     for key, net in (best_nets or {}).items():
         setattr(best, key, net)
@@ -620,4 +813,4 @@ def variant_fit(vn: VariantNet, boards: NDArray[np.int8], targets: NDArray[np.fl
 
 __all__ = ["BaseFitConfig", "BaseTargetsConfig", "FitConfig", "TargetBuilder", "TargetFileBuilder", "TargetsConfig",
            "VariantFitConfig", "VariantTargetBuilder", "VariantTargetsConfig", "fit", "fit_epochs", "load_targets",
-           "load_variant_targets", "starting_nets", "variant_fit"]
+           "load_groups", "load_variant_targets", "starting_nets", "variant_fit"]

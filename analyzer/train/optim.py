@@ -16,6 +16,9 @@ True
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -24,10 +27,37 @@ from analyzer.eval.net import Net, softmax
 PARAMS = ("w1", "b1", "w2", "b2")
 
 
-def loss_and_grads(net: Net, x: NDArray[np.float32],
-                   t: NDArray[np.float32]) -> tuple[float, list[NDArray[np.float32]]]:
-    """Mean cross-entropy of ``net`` on inputs ``x`` against target distributions ``t``, and the
-    gradients of (w1, b1, w2, b2)."""
+@dataclass(frozen=True)
+class ChoiceLoss:
+    """A within-decision equity loss beside the cross-entropy: the rows of a minibatch are the
+    results of the candidate plays of decisions (``groups``: each row's decision, 0..k-1), and
+    the loss adds ``weight`` times the mean squared *centred* equity residual: each row's
+    (equity - target equity) less its decision's mean. What a decision's candidates share (the
+    level of the whole position) costs nothing; what tells them apart (the ranking) is learned.
+    Equities are ``equity_weights`` . outcome probabilities."""
+
+    groups: NDArray[np.int64]
+    weight: float
+    equity_weights: NDArray[np.float32]
+
+
+def centred_residuals(eq: NDArray[np.floating[Any]], target_eq: NDArray[np.floating[Any]],
+                      groups: NDArray[np.int64]) -> NDArray[np.float64]:
+    """``eq - target_eq`` less the mean of its group (``groups``: each row's group, 0..k-1).
+
+    >>> centred_residuals(np.array([0.1, 0.3, 0.0]), np.array([0.0, 0.0, 0.5]), np.array([0, 0, 1])).round(6)
+    array([-0.1,  0.1,  0. ])
+    """
+    r = np.asarray(eq, np.float64) - np.asarray(target_eq, np.float64)
+    mean = np.bincount(groups, r) / np.maximum(np.bincount(groups), 1)
+    out: NDArray[np.float64] = r - mean[groups]
+    return out
+
+
+def loss_and_grads(net: Net, x: NDArray[np.float32], t: NDArray[np.float32],
+                   choice: ChoiceLoss | None = None) -> tuple[float, list[NDArray[np.float32]]]:
+    """Mean cross-entropy of ``net`` on inputs ``x`` against target distributions ``t`` (plus the
+    ``choice`` loss of those rows, when given), and the gradients of (w1, b1, w2, b2)."""
     n = x.shape[0]
     a = x @ net.w1 + net.b1
     h = (0.5 * (1.0 + np.tanh(0.5 * a))).astype(np.float32)
@@ -35,6 +65,14 @@ def loss_and_grads(net: Net, x: NDArray[np.float32],
     p = softmax(z)
     loss = float(-(t * np.log(np.maximum(p, 1e-12))).sum() / n)
     dz = (p - t) / np.float32(n)
+    if choice is not None:
+        w = choice.equity_weights
+        eq = p @ w
+        c = centred_residuals(eq, t @ w, choice.groups)
+        loss += choice.weight * float((c * c).sum() / n)
+        # d(sum c^2)/d eq_i = 2 c_i (the group means' own terms cancel: each group's c sums to 0);
+        # d eq_i / d z_ik = p_ik (w_k - eq_i)
+        dz += ((2.0 * choice.weight / n) * c[:, None] * p * (w[None, :] - eq[:, None])).astype(np.float32)
     gw2 = h.T @ dz
     gb2 = dz.sum(axis=0)
     dh = dz @ net.w2.T
@@ -59,9 +97,10 @@ class Adam:
         self.m = [np.zeros_like(getattr(net, k)) for k in PARAMS]
         self.v = [np.zeros_like(getattr(net, k)) for k in PARAMS]
 
-    def step(self, x: NDArray[np.float32], t: NDArray[np.float32]) -> float:
-        """One update on a minibatch; returns the loss before the update."""
-        loss, grads = loss_and_grads(self.net, x, t)
+    def step(self, x: NDArray[np.float32], t: NDArray[np.float32], choice: ChoiceLoss | None = None) -> float:
+        """One update on a minibatch (with the ``choice`` loss of its decisions, when given); returns
+        the loss before the update."""
+        loss, grads = loss_and_grads(self.net, x, t, choice)
         self.t += 1
         b1 = self.beta1
         b2 = self.beta2
