@@ -226,6 +226,53 @@ def test_escape_table_matches_the_direct_count() -> None:
     assert checked > 5000
 
 
+def _random_contact_boards(n: int, seed: int) -> list[np.ndarray]:
+    """``n`` seeded random boards: each side's 15 checkers spread over its points, its bar (up to
+    four) and off, on points the other side does not hold (contact and crashed ones mostly)."""
+    rng = np.random.default_rng(seed)
+    out: list[np.ndarray] = []
+    while len(out) < n:
+        b = np.zeros(64, np.int8)
+        for side in (1, -1):
+            left = 15
+            off = int(rng.integers(0, 8)) if rng.random() < 0.3 else 0
+            bar = int(rng.integers(1, 5)) if rng.random() < 0.2 else 0
+            b[26 if side == 1 else 27] = off
+            b[25 if side == 1 else 0] = min(bar, left - off)
+            left -= off + int(b[25 if side == 1 else 0])
+            while left > 0:
+                p = int(rng.integers(1, 25))
+                if b[p] * side >= 0:
+                    k = min(left, int(rng.integers(1, 6)))
+                    b[p] += side * k
+                    left -= k
+        if F.classify(b) in (F.CLASS_CONTACT, F.CLASS_CRASHED):
+            out.append(b)
+    return out
+
+
+def test_contact_encoding_matches_the_reference_bit_for_bit() -> None:
+    # the branch-free, bitmask encoder against the straightforward one it replaced (every unit, both
+    # encodings' widths, every byte): self-play positions and random ones (bars, checkers off)
+    from features_reference import encode_contact_reference
+
+    iw = np.zeros(F.ENCODE_INTS, np.int64)
+    x = np.zeros(F.N_CONTACT_EXT, np.float32)
+    y = np.zeros(F.N_CONTACT_EXT, np.float32)
+    checked = 0
+    for b in _selfplay_boards(4) + _random_contact_boards(3000, 30):
+        if F.classify(b) not in (F.CLASS_CONTACT, F.CLASS_CRASHED):
+            continue
+        for n in (F.N_CONTACT, F.N_CONTACT_EXT):
+            x[:] = 7.0
+            y[:] = 7.0
+            F.encode_contact_into(b, x, n, iw)
+            encode_contact_reference(b, y, n, iw)
+            assert x.tobytes() == y.tobytes(), (b.tolist(), np.flatnonzero(x != y).tolist())
+            checked += 1
+    assert checked > 6000
+
+
 def test_pips_lost_to_a_hit_worked_example() -> None:
     # (both sides' points in the mover's numbering) our blot on 10 and our made 6-point; their lone
     # checker on our 4, 6 pips behind the blot, their other 14 on our 24, past everything.

@@ -49,6 +49,8 @@ import math
 import numpy as np
 from numba import njit
 
+from analyzer.eval.bits import highest_bit, lowest_bit, popcount
+
 CLASS_OVER = 0
 CLASS_RACE = 1
 CLASS_CRASHED = 2
@@ -437,24 +439,29 @@ def _hit_stats(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int
     ``them``'s checkers are mapped into ``me``'s numbering (their point q is our point 25 - q;
     their bar is our point 0); our points with two or more checkers block them. Checkers on
     their bar must come in first (handled approximately for two or more on the bar). ``reach``
-    is unused (kept for the callers' signature).
-
-    The points are bitmasks (bit ``p``: our point ``p``), every roll's hittable points computed at
-    once: the rules of :func:`_reach_blot`, which :func:`_hit_rolls_reference` and the tests check.
+    is unused (kept for the callers' signature). (:func:`_hit_masks` of the board's masks.)
     """
     blots = 0
     blocked = 0
     theirs = 0
     for p in range(1, 25):
-        if me[p] == 1:
-            blots |= 1 << p
-        elif me[p] >= 2:
-            blocked |= 1 << p
-        if them[25 - p] > 0:
-            theirs |= 1 << p
+        n = me[p]
+        blots |= (1 if n == 1 else 0) << p
+        blocked |= (1 if n >= 2 else 0) << p
+        theirs |= (1 if them[25 - p] > 0 else 0) << p
+    return _hit_masks(blots, blocked, theirs, int(them[25]))
+
+
+@njit(cache=True)
+def _hit_masks(blots: int, blocked: int, theirs: int, bar: int) -> tuple[int, int, int]:
+    """:func:`_hit_stats` of the points as bitmasks (bit ``p``: our point ``p``): our blots, our
+    points of two or more, the points holding their checkers; ``bar``: their checkers on the bar.
+
+    Every roll's hittable points are computed at once: the rules of :func:`_reach_blot`, which
+    :func:`_hit_rolls_reference` and the tests check.
+    """
     if blots == 0:
         return 0, 0, 0
-    bar = int(them[25])
     one = 0
     two = 0
     loss = 0
@@ -488,112 +495,107 @@ def _hit_stats(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int
             hit = h & blots
             if hit != 0:
                 one += w
-                low = hit & -hit
-                p = 0
-                while low > 1:
-                    low >>= 1
-                    p += 1
-                loss += w * (25 - p)  # the most advanced blot hit: the lowest point
+                loss += w * (25 - lowest_bit(hit))  # the most advanced blot hit: the lowest point
                 if hit & (hit - 1) != 0:
                     two += w
     return one, two, loss
 
-
 @njit(cache=True)
-def _extra_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, x: int, loss: int, back: int) -> None:
+def _extra_features(me: np.ndarray, out: np.ndarray, x: int, loss: int, back: int, blocks: int, spread_n: int,
+                    spread_s1: int, spread_s2: int) -> None:
     """Write the ``N_EXTRA`` extended units of side ``me`` at ``out[x:]`` (``loss``: the pips lost
-    of :func:`_hit_stats`; ``back``: the side's back checker, 25 on the bar)."""
+    of :func:`_hit_stats`; ``back``: the side's back checker, 25 on the bar; ``blocks``: bit
+    ``12 + q`` set when the opponent holds our point ``q``; the checkers on points 1..25, the sum
+    of their points and of their squares)."""
     out[x + X_PIP_LOSS] = loss / (36.0 * 24.0)
-    # bit 12 + q: the opponent holds our point q; the escapes from p are indexed by bits p..p+11
-    blocks = 0
-    for q in range(1, 25):
-        if them[25 - q] >= 2:
-            blocks |= 1 << (q + 12)
+    # the escapes from p are indexed by bits p..p+11 of blocks
     fewest = 36
     fewest_back = 36
     for p in range(15, 25):
         e = ESCAPES_BY_WINDOW[(blocks >> p) & 0xFFF]
-        if e < fewest:
-            fewest = e
-        if p <= back and e < fewest_back:
-            fewest_back = e
+        fewest = min(fewest, e)
+        if p <= back:
+            fewest_back = min(fewest_back, e)
     mob = 0
     for p in range(13, 26):
-        if me[p] > 0:
-            mob += me[p] * ESCAPES_BY_WINDOW[(blocks >> p) & 0xFFF]
+        mob += me[p] * ESCAPES_BY_WINDOW[(blocks >> p) & 0xFFF]
     out[x + X_CONTAIN] = 1.0 - fewest / 36.0
     out[x + X_BACK_CONTAIN] = 1.0 - fewest_back / 36.0
     out[x + X_MOBILITY] = mob / 180.0
-    n = 0
-    s1 = 0.0
-    s2 = 0.0
-    for p in range(1, 26):
-        c = me[p]
-        n += c
-        s1 += c * p
-        s2 += c * p * p
-    if n > 0:
-        m = s1 / n
-        v = s2 / n - m * m
+    if spread_n > 0:
+        m = float(spread_s1) / spread_n
+        v = float(spread_s2) / spread_n - m * m
         out[x + X_SPREAD] = math.sqrt(v if v > 0.0 else 0.0) / 12.0
 
 
 @njit(cache=True)
-def _side_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, k: int, reach: np.ndarray, x: int) -> None:
+def _longest_run(m: int) -> int:
+    """The longest run of consecutive set bits of ``m``.
+
+    >>> _longest_run(0b1110111101)
+    4
+    """
+    n = 0
+    while m != 0:
+        m &= m << 1
+        n += 1
+    return n
+
+
+HOME = 0x7E  # bits 1..6
+FWD_ZONE = 0x1FFE000  # bits 13..24
+ANCHOR_ZONE = 0x1F80000  # bits 19..24
+
+
+@njit(cache=True)
+def _side_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, k: int, x: int) -> None:
     """Write the raw units and the hand-made features of side ``me`` at ``out[k:]``, and with
-    ``x`` >= 0 its extended units at ``out[x:]``."""
+    ``x`` >= 0 its extended units at ``out[x:]`` (``out`` zeroed before).
+
+    One pass over the points writes the raw units (without a branch: the counts are unpredictable)
+    and gathers the sums and the points as bitmasks (bit ``p``: our point ``p``); the features are
+    counts of bits, the lowest and highest, runs of them, windows of the escape table.
+    """
     nb = me[25]
     kb = k + 96
-    if nb >= 1:
-        out[kb] = 1.0
-    if nb >= 2:
-        out[kb + 1] = 1.0
-    if nb >= 3:
-        out[kb + 2] = 1.0
-    if nb > 3:
-        out[kb + 3] = (nb - 3) * 0.5
+    out[kb] = (1.0 if nb >= 1 else 0.0)
+    out[kb + 1] = (1.0 if nb >= 2 else 0.0)
+    out[kb + 2] = (1.0 if nb >= 3 else 0.0)
+    out[kb + 3] = max(nb - 3, 0) * 0.5
     h = k + HAND_OFFSET
-    # one pass over the points: the raw units and the counts of the features below
     pips = 25 * nb
-    back = 25 if nb > 0 else 0  # the back checker: the bar, else the highest point held
+    sq = 625 * nb
+    count = nb
     nback = nb
-    anchors = 0
-    fwd = 0
-    home = 0
-    best = 0
-    run = 0
-    blots = 0
-    timing = 0
-    cross = 0
+    timing = nb * (25 - 6)
+    cross = nb * ((25 - 1) // 6)
+    occupied = 0  # our points holding a checker
+    made = 0  # our points of two or more
+    blot = 0  # our points of one
+    theirs = 0  # our points holding their checkers
+    held = 0  # our points they hold (two or more)
     for p in range(1, 25):
         n = me[p]
-        _point_units(out, k + 4 * (p - 1), n)
+        u = k + 4 * (p - 1)
+        out[u] = (1.0 if n == 1 else 0.0)
+        out[u + 1] = (1.0 if n == 2 else 0.0)
+        out[u + 2] = (1.0 if n >= 3 else 0.0)
+        out[u + 3] = max(n - 3, 0) * 0.5
         pips += p * n
-        if n > 0:
-            if nb == 0:
-                back = p
-            if p >= 7:
-                timing += n * (p - 6)
-                cross += n * ((p - 1) // 6)
-        if n == 1:
-            blots += 1
+        sq += p * p * n
+        count += n
+        timing += n * max(p - 6, 0)
+        cross += n * ((p - 1) // 6)
         if p >= 19:
             nback += n
-        if n >= 2:
-            if p >= 19:
-                anchors += 1
-            if p >= 13 and fwd == 0:
-                fwd = p
-            if p <= 6:
-                home += 1
-            run += 1
-            if run > best:
-                best = run
-        else:
-            run = 0
-    if nb > 0:
-        timing += nb * (25 - 6)
-        cross += nb * ((25 - 1) // 6)
+        occupied |= (1 if n > 0 else 0) << p
+        made |= (1 if n >= 2 else 0) << p
+        blot |= (1 if n == 1 else 0) << p
+        t = them[25 - p]
+        theirs |= (1 if t > 0 else 0) << p
+        held |= (1 if t >= 2 else 0) << p
+    back = 25 if nb > 0 else max(highest_bit(occupied), 0)  # the bar, else the highest point held
+    fwd = made & FWD_ZONE  # the most advanced anchor from the 13-point up
     out[h + F_PIPS] = pips / 167.0
     off = me[0]
     out[h + F_OFF1] = min(off, 5) / 5.0
@@ -601,57 +603,37 @@ def _side_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, k: int, re
     out[h + F_OFF3] = min(max(off - 10, 0), 5) / 5.0
     out[h + F_BACK] = back / 24.0
     out[h + F_BACK_COUNT] = nback / 5.0
-    out[h + F_ANCHORS] = anchors / 3.0
-    out[h + F_FWD_ANCHOR] = (fwd - 12) / 12.0 if fwd > 0 else 0.0
-    out[h + F_HOME_POINTS] = home / 6.0
-    out[h + F_PRIME] = best / 6.0
-    out[h + F_BLOTS] = blots / 5.0
+    out[h + F_ANCHORS] = popcount(made & ANCHOR_ZONE) / 3.0
+    out[h + F_FWD_ANCHOR] = (lowest_bit(fwd) - 12) / 12.0 if fwd != 0 else 0.0
+    out[h + F_HOME_POINTS] = popcount(made & HOME) / 6.0
+    out[h + F_PRIME] = _longest_run(made) / 6.0
+    out[h + F_BLOTS] = popcount(blot) / 5.0
     out[h + F_TIMING] = timing / 100.0
     out[h + F_CROSSOVERS] = cross / 30.0
-    # their back checker in our numbering (their bar = our 0); our points in the 12 pips ahead of it
-    tb = -1
-    if them[25] > 0:
-        tb = 0
-    else:
-        for q in range(24, 0, -1):
-            if them[q] > 0:
-                tb = 25 - q
-                break
-    ahead = 0
-    if tb >= 0:
-        run = 0
-        for p in range(tb + 1, min(tb + 13, 25)):
-            if me[p] >= 2:
-                run += 1
-                if run > ahead:
-                    ahead = run
-            else:
-                run = 0
+    # their back checker in our numbering (their bar = our 0, else their highest point: our lowest)
+    tb = 0 if them[25] > 0 else (lowest_bit(theirs) if theirs != 0 else -1)
+    # our points in the 12 pips ahead of it
+    ahead = _longest_run(made & (0xFFF << (tb + 1))) if tb >= 0 else 0
     out[h + F_PRIME_AHEAD] = ahead / 6.0
-    out[h + F_ESCAPES] = (_escapes(me, them, back) / 36.0) if back > 0 else 1.0
-    one, two, loss = _hit_stats(me, them, reach)
+    blocks = held << 12
+    out[h + F_ESCAPES] = (ESCAPES_BY_WINDOW[(blocks >> back) & 0xFFF] / 36.0) if back > 0 else 1.0
+    one, two, loss = _hit_masks(blot, made, theirs, int(them[25]))
     out[h + F_HIT_ROLLS] = one / 36.0
     out[h + F_DOUBLE_HITS] = two / 36.0
-    closed = 0
-    for q in range(1, 7):
-        if them[q] >= 2:
-            closed += 1
-    out[h + F_DANCE] = (closed / 6.0) ** 2
+    out[h + F_DANCE] = (popcount(held & ANCHOR_ZONE) / 6.0) ** 2  # their home points, in our numbering
     # checkers that still have to pass an opponent checker
     if tb >= 0:
         inc = 0
         cp = 0
         for p in range(tb + 1, 26):
             n = me[p]
-            if n > 0:
-                inc += n
-                cp += n * (p - tb)
+            inc += n
+            cp += n * (p - tb)
         out[h + F_IN_CONTACT] = inc / 15.0
         out[h + F_CONTACT_PIPS] = cp / 152.0
-    out[h + F_ON_BAR] = 1.0 if me[25] > 0 else 0.0
+    out[h + F_ON_BAR] = 1.0 if nb > 0 else 0.0
     if x >= 0:
-        _extra_features(me, them, out, x, loss, back)
-
+        _extra_features(me, out, x, loss, back, blocks, count, pips, sq)
 
 @njit(cache=True)
 def _encode_contact(b: np.ndarray, out: np.ndarray, n: int) -> None:
@@ -665,15 +647,12 @@ def encode_contact_into(b: np.ndarray, out: np.ndarray, n: int, iw: np.ndarray) 
     :data:`ENCODE_INTS` int64): nothing allocated, for the hot loops that keep one."""
     me = iw[0:26]
     them = iw[26:52]
-    reach = iw[52:78]
     sides(b, me, them)
-    for i in range(26):
-        reach[i] = 0
     for i in range(n):
         out[i] = 0.0
     ext = n >= N_CONTACT_EXT
-    _side_features(me, them, out, 0, reach, EXTRA_OFFSET if ext else -1)
-    _side_features(them, me, out, SIDE_INPUTS, reach, EXTRA_OFFSET + N_EXTRA if ext else -1)
+    _side_features(me, them, out, 0, EXTRA_OFFSET if ext else -1)
+    _side_features(them, me, out, SIDE_INPUTS, EXTRA_OFFSET + N_EXTRA if ext else -1)
 
 
 @njit(cache=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 _ROOT = Path(__file__).resolve().parents[1]
 # Modules of the evaluator's layers whose compiled functions are called from other modules' cached kernels.
-SOURCES = ("core/layout.py", "rules/kernel.py", "eval/features.py", "eval/net.py", "eval/bearoff.py",
+SOURCES = ("core/layout.py", "rules/kernel.py", "eval/bits.py", "eval/features.py", "eval/net.py", "eval/bearoff.py",
            "eval/_bearoff_gen.py", "eval/engine.py")
 # Modules of eval holding cached kernels that call into SOURCES. Modules elsewhere (training, benchmarks)
 # keep their own caches in step by calling refresh_module(__file__, ...) themselves.
