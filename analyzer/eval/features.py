@@ -175,14 +175,12 @@ def classify(b: np.ndarray) -> int:
 
 @njit(cache=True)
 def _point_units(out: np.ndarray, k: int, n: int) -> None:
-    if n == 1:
-        out[k] = 1.0
-    elif n == 2:
-        out[k + 1] = 1.0
-    elif n >= 3:
-        out[k + 2] = 1.0
-        if n > 3:
-            out[k + 3] = (n - 3) * 0.5
+    """The 4 units of ``n`` (>= 0) checkers on a point at ``out[k:]``: n == 1, n == 2, n >= 3,
+    (n - 3) / 2 for n > 3; all four written, without a branch (the counts are unpredictable)."""
+    out[k] = 1.0 if n == 1 else 0.0
+    out[k + 1] = 1.0 if n == 2 else 0.0
+    out[k + 2] = 1.0 if n >= 3 else 0.0
+    out[k + 3] = max(n - 3, 0) * 0.5
 
 
 @njit(cache=True)
@@ -552,15 +550,15 @@ def _side_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, k: int, x:
     """Write the raw units and the hand-made features of side ``me`` at ``out[k:]``, and with
     ``x`` >= 0 its extended units at ``out[x:]`` (``out`` zeroed before).
 
-    One pass over the points writes the raw units (without a branch: the counts are unpredictable)
-    and gathers the sums and the points as bitmasks (bit ``p``: our point ``p``); the features are
-    counts of bits, the lowest and highest, runs of them, windows of the escape table.
+    One pass over the points writes the raw units (:func:`_point_units`, without a branch) and
+    gathers the sums and the points as bitmasks (bit ``p``: our point ``p``); the features are counts
+    of bits, the lowest and highest, runs of them, windows of the escape table.
     """
     nb = me[25]
     kb = k + 96
-    out[kb] = (1.0 if nb >= 1 else 0.0)
-    out[kb + 1] = (1.0 if nb >= 2 else 0.0)
-    out[kb + 2] = (1.0 if nb >= 3 else 0.0)
+    out[kb] = 1.0 if nb >= 1 else 0.0  # the bar's units are cumulative
+    out[kb + 1] = 1.0 if nb >= 2 else 0.0
+    out[kb + 2] = 1.0 if nb >= 3 else 0.0
     out[kb + 3] = max(nb - 3, 0) * 0.5
     h = k + HAND_OFFSET
     pips = 25 * nb
@@ -576,11 +574,7 @@ def _side_features(me: np.ndarray, them: np.ndarray, out: np.ndarray, k: int, x:
     held = 0  # our points they hold (two or more)
     for p in range(1, 25):
         n = me[p]
-        u = k + 4 * (p - 1)
-        out[u] = (1.0 if n == 1 else 0.0)
-        out[u + 1] = (1.0 if n == 2 else 0.0)
-        out[u + 2] = (1.0 if n >= 3 else 0.0)
-        out[u + 3] = max(n - 3, 0) * 0.5
+        _point_units(out, k + 4 * (p - 1), n)
         pips += p * n
         sq += p * p * n
         count += n
