@@ -1,6 +1,7 @@
 """The input encoder's contact encoding as it was before issue 30's speed work (branchy loops,
 one pass per feature), kept as the reference the compiled encoder is checked against bit for bit
-(tests/test_eval.py)."""
+(tests/test_eval.py). The hit statistics are the encoder's own (:func:`analyzer.eval.features._hit_stats`,
+which tests/test_eval.py checks against its straightforward reference and a worked example)."""
 
 from __future__ import annotations
 
@@ -13,74 +14,15 @@ from analyzer.eval import features as F
 
 
 @njit(cache=True)
-def hit_stats_reference(me: np.ndarray, them: np.ndarray, reach: np.ndarray) -> tuple[int, int, int]:
-    """Rolls (of 36) with which ``them`` hits at least one blot of ``me``, rolls that hit two, and
-    the pips ``me`` loses over the 36 rolls when ``them`` hits its most advanced hittable blot
-    (a blot on point p sent back loses 25 - p pips).
-
-    ``them``'s checkers are mapped into ``me``'s numbering (their point q is our point 25 - q;
-    their bar is our point 0); our points with two or more checkers block them. Checkers on
-    their bar must come in first (handled approximately for two or more on the bar). ``reach``
-    is unused (kept for the callers' signature).
-
-    The points are bitmasks (bit ``p``: our point ``p``), every roll's hittable points computed at
-    once: the rules of :func:`_reach_blot`, which :func:`_hit_rolls_reference` and the tests check.
-    """
-    blots = 0
-    blocked = 0
-    theirs = 0
-    for p in range(1, 25):
-        if me[p] == 1:
-            blots |= 1 << p
-        elif me[p] >= 2:
-            blocked |= 1 << p
-        if them[25 - p] > 0:
-            theirs |= 1 << p
-    if blots == 0:
-        return 0, 0, 0
-    bar = int(them[25])
-    one = 0
-    two = 0
-    loss = 0
-    for d1 in range(1, 7):
-        for d2 in range(d1, 7):
-            w = 1 if d1 == d2 else 2
-            if d1 != d2:
-                b1 = blocked >> d1 & 1
-                b2 = blocked >> d2 & 1
-                if bar >= 2:
-                    h = (1 << d1) | (1 << d2)
-                elif bar == 1:
-                    h = (1 << d1) | (1 << d2)
-                    if b1 == 0 or b2 == 0:
-                        h |= 1 << (d1 + d2)
-                    if b1 == 0:
-                        h |= theirs << d2
-                    if b2 == 0:
-                        h |= theirs << d1
-                else:
-                    both = (blocked >> d1) & (blocked >> d2)
-                    h = (theirs << d1) | (theirs << d2) | ((theirs & ~both) << (d1 + d2))
-            else:
-                d = d1
-                if bar >= 1:
-                    h = F._walk_mask(1, d, 4 if bar == 1 else max(1, 5 - bar), blocked)
-                    if bar == 1 and (blocked >> d & 1) == 0:
-                        h |= F._walk_mask(theirs, d, 3, blocked)
-                else:
-                    h = F._walk_mask(theirs, d, 4, blocked)
-            hit = h & blots
-            if hit != 0:
-                one += w
-                low = hit & -hit
-                p = 0
-                while low > 1:
-                    low >>= 1
-                    p += 1
-                loss += w * (25 - p)  # the most advanced blot hit: the lowest point
-                if hit & (hit - 1) != 0:
-                    two += w
-    return one, two, loss
+def _point_units_reference(out: np.ndarray, k: int, n: int) -> None:
+    if n == 1:
+        out[k] = 1.0
+    elif n == 2:
+        out[k + 1] = 1.0
+    elif n >= 3:
+        out[k + 2] = 1.0
+        if n > 3:
+            out[k + 3] = (n - 3) * 0.5
 
 
 @njit(cache=True)
@@ -151,7 +93,7 @@ def _side_reference(me: np.ndarray, them: np.ndarray, out: np.ndarray, k: int, r
     cross = 0
     for p in range(1, 25):
         n = me[p]
-        F._point_units(out, k + 4 * (p - 1), n)
+        _point_units_reference(out, k + 4 * (p - 1), n)
         pips += p * n
         if n > 0:
             if nb == 0:
@@ -213,7 +155,7 @@ def _side_reference(me: np.ndarray, them: np.ndarray, out: np.ndarray, k: int, r
                 run = 0
     out[h + F.F_PRIME_AHEAD] = ahead / 6.0
     out[h + F.F_ESCAPES] = (F._escapes(me, them, back) / 36.0) if back > 0 else 1.0
-    one, two, loss = hit_stats_reference(me, them, reach)
+    one, two, loss = F._hit_stats(me, them, reach)
     out[h + F.F_HIT_ROLLS] = one / 36.0
     out[h + F.F_DOUBLE_HITS] = two / 36.0
     closed = 0
