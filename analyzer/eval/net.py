@@ -333,7 +333,7 @@ def eval_board(b: np.ndarray, W: tuple, xc: np.ndarray, xr: np.ndarray, hid: np.
     return eval_board_into(b, W, xc, xr, hid, out, np.empty(EVAL_INTS, np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def eval_board_into(b: np.ndarray, W: tuple, xc: np.ndarray, xr: np.ndarray,  # type: ignore[type-arg]
                     hid: np.ndarray, out: np.ndarray, iw: np.ndarray) -> int:
     """:func:`eval_board` with its integer work space ``iw`` given (at least :data:`EVAL_INTS`
@@ -341,7 +341,7 @@ def eval_board_into(b: np.ndarray, W: tuple, xc: np.ndarray, xr: np.ndarray,  # 
     return eval_class_into(b, F.classify(b), W, xc, xr, hid, out, iw)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def eval_class_into(b: np.ndarray, c: int, W: tuple, xc: np.ndarray, xr: np.ndarray,  # type: ignore[type-arg]
                     hid: np.ndarray, out: np.ndarray, iw: np.ndarray) -> int:
     """:func:`eval_board_into` of a board whose class ``c`` (:func:`analyzer.eval.features.classify`)
