@@ -398,3 +398,38 @@ def test_ranked_plays_are_values(engine: Engine) -> None:
     assert repr(first).startswith("RankedPlay(play='8/5 6/5', result=Position.from_notation(")
     with pytest.raises(AttributeError):
         first.play = "x"  # type: ignore[misc]
+
+
+def test_vectorised_exp_and_sigmoid_against_math_exp() -> None:
+    # exp64 over a dense grid of its whole range (relative error), and the hidden layer's sigmoid
+    # against the exact value rounded to float32 (at most one unit in the last place apart, rarely)
+    import math
+
+    from numba import njit
+
+    from analyzer.eval.net import exp64, sigmoid_into
+
+    grid = np.concatenate([np.linspace(-708.0, 709.0, 400_001), np.linspace(-30.0, 30.0, 600_001)])
+
+    @njit(cache=False)
+    def exps(xs: np.ndarray) -> np.ndarray:
+        out = np.empty_like(xs)
+        for i in range(xs.shape[0]):
+            out[i] = exp64(xs[i])
+        return out
+
+    ref = np.array([math.exp(v) for v in grid])
+    rel = np.abs(exps(grid) / ref - 1.0)
+    assert rel.max() < 1e-12
+    h = np.linspace(-120.0, 120.0, 2_000_001).astype(np.float32)
+    # as the libm version computes it: e ** -h rounded to float32 (here correctly), the rest in float64
+    e32 = np.array([math.exp(-float(v)) if v > -88.5 else math.inf for v in h]).astype(np.float32)
+    exact = (1.0 / (1.0 + e32.astype(np.float64))).astype(np.float32)
+    got = h.copy()
+    sigmoid_into(got, len(got))
+    true = 1.0 / (1.0 + np.exp(-h.astype(np.float64)))
+    assert np.abs(got - true).max() < 1.2e-7
+    ulps = np.abs(got.view(np.int32).astype(np.int64) - exact.view(np.int32))[h > -88.5]  # below, e ** -h overflows
+    assert ulps.max() <= 1
+    assert (ulps > 0).mean() < 1e-5  # where libm and the exact value round apart
+    assert got[h < -89].max() == 0.0 and got[h > 18].min() == 1.0  # libm's expf overflows there, rounds to 1
