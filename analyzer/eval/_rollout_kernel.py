@@ -215,10 +215,10 @@ def _early_plies(vr: bool) -> int:
 def _value_cached(cand: Arr, h: np.uint64, W: tuple, use_db: bool, dist: Arr, first: Arr,  # type: ignore[type-arg]
                   win2: Arr, xc: Arr, xr: Arr, hid: Arr, tmp: Arr, pa: Arr, pb: Arr, cb: Arr, cv: Arr,
                   full: Arr, ch: Arr, iw: Arr) -> float:
-    """:func:`analyzer.eval.engine._after_play` of the play result ``cand`` (pool hash ``h``):
+    """:func:`analyzer.eval.engine._after_play_into` of the play result ``cand`` (pool hash ``h``):
     its distribution (mover's view) in ``pb`` and its equity, from the cache ``(cb, cv, full, ch)``
     (``ch``: the slots' hashes, compared before the boards) when it holds it. (Flat arguments, as
-    ``_after_play``'s: the hot path takes nothing out of tuples; ``iw``: the evaluation's integer space.)"""
+    ``_after_play_into``'s: the hot path takes nothing out of tuples; ``iw``: the evaluation's integer space.)"""
     if cand[26] >= 15:
         return float(_after_play_into(cand, W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb, iw))
     slot = int(h & np.uint64(cb.shape[0] - 1))

@@ -148,21 +148,13 @@ def eval0(b: np.ndarray, ev: EvalArgs, sc: Scratch, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def _after_play(cand: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, first: np.ndarray,
-                win2: np.ndarray, xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, tmp: np.ndarray, pa: np.ndarray,
-                pb: np.ndarray) -> float:
-    """0-ply outcome distribution (into ``pb``, the mover's view) and equity of the position
-    ``cand`` reached by a play, still seen from the side that moved; exact once the game is over.
-    (Flat arguments: the hot path takes nothing out of tuples.)"""
-    return _after_play_into(cand, W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb,
-                            np.empty(EVAL_INTS, np.int64))
-
-
-@njit(cache=True)
 def _after_play_into(cand: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, first: np.ndarray,
                      win2: np.ndarray, xc: np.ndarray, xr: np.ndarray, hid: np.ndarray, tmp: np.ndarray,
                      pa: np.ndarray, pb: np.ndarray, iw: np.ndarray) -> float:
-    """:func:`_after_play` with the integer work space of :func:`analyzer.eval.net.eval_board_into` given."""
+    """0-ply outcome distribution (into ``pb``, the mover's view) and equity of the position
+    ``cand`` reached by a play, still seen from the side that moved; exact once the game is over.
+    (Flat arguments: the hot path takes nothing out of tuples; ``iw``: the integer work space of
+    :func:`analyzer.eval.net.eval_board_into`.)"""
     if cand[26] >= 15:
         o = F.game_over_outcome(cand)
         for i in range(NOUT):
