@@ -414,7 +414,14 @@ def test_the_choice_loss_gradients_match_finite_differences() -> None:
 
 def test_a_candidate_build_stores_its_decisions_and_a_fit_learns_their_ranking(tmp_path: Path) -> None:
     from analyzer.train.base import read_checkpoint, write_checkpoint
-    from analyzer.train.dataset import FitConfig, TargetBuilder, TargetsConfig, decision_id, fit, load_groups
+    from analyzer.train.dataset import (
+        FitConfig,
+        TargetBuilder,
+        TargetsConfig,
+        decision_id,
+        fit,
+        load_targets_and_groups,
+    )
 
     teacher = tmp_path / "teacher.npz"
     NetSet.initial(hidden=8, race_hidden=8, seed=3).save(teacher)
@@ -436,11 +443,12 @@ def test_a_candidate_build_stores_its_decisions_and_a_fit_learns_their_ranking(t
     del arrays["groups"], arrays["state_json"]
     write_checkpoint(tmp_path / "old.npz", arrays, doc)
     assert np.array_equal(TargetBuilder.load(tmp_path / "old.npz").groups, tb.groups)
-    assert np.array_equal(load_groups([tmp_path / "t.npz", tmp_path / "old.npz"])[: tb.positions], tb.groups)
+    both = load_targets_and_groups([tmp_path / "t.npz", tmp_path / "old.npz"])[3]
+    assert np.array_equal(both[: tb.positions], tb.groups)
     # the within-decision fit reports and lowers the held-out decisions' centred error
     start = NetSet.initial(hidden=8, race_hidden=8, seed=5)
     fcfg = FitConfig(epochs=6, lr=3e-3, holdout=2, choice=50.0, batch=16)
-    best, hist = fit(start, tb.boards, tb.targets, tb.games, fcfg, load_groups([tmp_path / "t.npz"]))
+    best, hist = fit(start, tb.boards, tb.targets, tb.games, fcfg, load_targets_and_groups([tmp_path / "t.npz"])[3])
     errs = [h["holdout"]["contact choice"] for h in hist]
     assert min(errs[1:]) < errs[0]
     assert not np.array_equal(best.contact.w1, start.contact.w1)

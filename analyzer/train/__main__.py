@@ -225,12 +225,15 @@ def _cmd_corpus_positions(args: argparse.Namespace) -> int:
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:
-    from analyzer.train.dataset import FitConfig, fit, load_groups, load_targets
+    from analyzer.train.dataset import FitConfig, fit, load_targets, load_targets_and_groups
 
     cfg = FitConfig()
     _override(cfg, args)
-    boards, targets, games = load_targets(args.data)
-    groups = load_groups(args.data) if cfg.choice > 0 else None
+    groups = None
+    if cfg.choice > 0:
+        boards, targets, games, groups = load_targets_and_groups(args.data)
+    else:
+        boards, targets, games = load_targets(args.data)
     log.info("fit on %d positions of %s (%s)", len(boards), ", ".join(args.data), cfg)
     from analyzer.train.dataset import starting_nets
 

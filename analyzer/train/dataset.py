@@ -123,7 +123,10 @@ def decision_id(game: int, index: NDArray[np.int64]) -> NDArray[np.int64]:
     >>> decision_id(3, np.array([0, 0, 5])).tolist()
     [3072, 3072, 3077]
     """
-    out: NDArray[np.int64] = game * 1024 + np.asarray(index, np.int64)
+    index = np.asarray(index, np.int64)
+    if len(index) and int(index.max()) >= 1024:
+        raise ValueError(f"game {game} samples {int(index.max()) + 1} positions: decisions need fewer than 1024")
+    out: NDArray[np.int64] = game * 1024 + index
     return out
 
 
@@ -303,7 +306,9 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
         at = 0
         for g in np.unique(self.games).tolist():
             rows = self.base_rows(g)
-            boards, index = self.candidate_groups(g, rows) if rows is not None else (self.boards[:0], out[:0])
+            if rows is None:
+                continue
+            boards, index = self.candidate_groups(g, rows)
             k = len(boards)
             if not np.array_equal(self.boards[at:at + k], boards):
                 raise ValueError(f"{self.path}: game {g} no longer gives the same candidates")
@@ -550,8 +555,11 @@ def _decisions(g: NDArray[np.int64], all_groups: NDArray[np.int64]) -> NDArray[n
 
 
 def _net_rows(x: NDArray[np.float32], t: NDArray[np.float32], hold: NDArray[np.bool_],
-              g: NDArray[np.int64] | None, all_groups: NDArray[np.int64] | None,
+              all_groups: NDArray[np.int64] | None, sel: NDArray[np.bool_],
               equity: Callable[[NDArray[np.float32]], NDArray[np.floating[Any]]]) -> _NetRows:
+    """One net's :class:`_NetRows`: its rows ``sel`` of the data (inputs ``x``, targets ``t``,
+    held out where ``hold``), with the decisions of ``all_groups`` (every row's; None: no decisions)."""
+    g = None if all_groups is None else all_groups[sel]
     dec = np.zeros(len(x), np.bool_) if g is None or all_groups is None else _decisions(g, all_groups)
     gtrain = dec & ~hold
     order = np.flatnonzero(gtrain)
@@ -614,12 +622,11 @@ def fit_epochs(nets: dict[str, Net], inputs: Inputs, targets: NDArray[np.float32
     ``equity_weights``), and the hold-out errors add ``"<net> choice"``: the mean |centred
     residual| of the held-out decisions' rows."""
     hold = games % cfg.holdout == 0
-    use = groups is not None and choice > 0 and equity_weights is not None
+    decisions = groups if choice > 0 and equity_weights is not None else None
     sets: dict[str, _NetRows] = {}
     for k, (sel, x) in inputs.items():
         if k in nets:
-            sets[k] = _net_rows(x, targets[sel], hold[sel], groups[sel] if use and groups is not None else None,
-                                groups, equity)
+            sets[k] = _net_rows(x, targets[sel], hold[sel], decisions, sel, equity)
     opts = {k: Adam(nets[k], lr=cfg.lr) for k in sets}
     rng = np.random.default_rng(cfg.seed)
 
@@ -701,7 +708,24 @@ def load_targets(paths: Sequence[Path | str], check: Callable[[Path | str, dict[
     """The boards, targets and game numbers of one or more target files, concatenated in the given
     order (the game numbers of file ``i`` are offset by ``i * 10**9`` to stay distinct); ``check``
     sees each file's path and saved state first (and raises for a file it refuses)."""
-    boards, targets, games = [], [], []
+    boards, targets, games, _ = _read_targets(paths, check, with_groups=False)
+    return boards, targets, games
+
+
+def load_targets_and_groups(paths: Sequence[Path | str]
+                            ) -> tuple[NDArray[np.int8], NDArray[np.float32], NDArray[np.int64], NDArray[np.int64]]:
+    """:func:`load_targets` of standard target files, each read once, with the decision of each
+    row (-1: none; a file built without ``candidates`` has none; a candidate build saved before
+    decisions were stored finds them again by replaying its games), kept distinct between files."""
+    boards, targets, games, groups = _read_targets(paths, None, with_groups=True)
+    assert groups is not None
+    return boards, targets, games, groups
+
+
+def _read_targets(paths: Sequence[Path | str], check: Callable[[Path | str, dict[str, Any]], None] | None,
+                  with_groups: bool) -> tuple[NDArray[np.int8], NDArray[np.float32], NDArray[np.int64],
+                                              NDArray[np.int64] | None]:
+    boards, targets, games, groups = [], [], [], []
     for i, p in enumerate(paths):
         arrays, doc = read_checkpoint(p)
         if check is not None:
@@ -709,24 +733,16 @@ def load_targets(paths: Sequence[Path | str], check: Callable[[Path | str, dict[
         boards.append(np.asarray(arrays["boards"], np.int8))
         targets.append(np.asarray(arrays["targets"], np.float32))
         games.append(np.asarray(arrays["games"], np.int64) + i * 10**9)
-    return np.concatenate(boards), np.concatenate(targets), np.concatenate(games)
-
-
-def load_groups(paths: Sequence[Path | str]) -> NDArray[np.int64]:
-    """The decision of each row of :func:`load_targets` of the same ``paths`` (-1: none; a file
-    built without ``candidates`` has none), kept distinct between files."""
-    out = []
-    for i, p in enumerate(paths):
-        arrays, doc = read_checkpoint(p)
-        n = len(arrays["boards"])
-        if "groups" in arrays:
-            g = np.asarray(arrays["groups"], np.int64)
-        elif doc.get("config", {}).get("candidates", 0) > 0:
-            g = TargetBuilder.load(p).groups
-        else:
-            g = np.full(n, -1, np.int64)
-        out.append(np.where(g >= 0, g + i * 2**40, -1))
-    return np.concatenate(out) if out else np.zeros(0, np.int64)
+        if with_groups:
+            if "groups" in arrays:
+                g = np.asarray(arrays["groups"], np.int64)
+            elif doc.get("config", {}).get("candidates", 0) > 0:
+                g = TargetBuilder.load(p).groups
+            else:
+                g = np.full(len(boards[-1]), -1, np.int64)
+            groups.append(np.where(g >= 0, g + i * 2**40, -1))
+    return (np.concatenate(boards), np.concatenate(targets), np.concatenate(games),
+            np.concatenate(groups) if with_groups else None)
 
 
 def load_variant_targets(paths: Sequence[Path | str], variant: str
@@ -749,7 +765,7 @@ def fit(nets: NetSet, boards: NDArray[np.int8], targets: NDArray[np.float32], ga
     (hold-out mean |equity - target equity| per class, mean training loss).
 
     With ``cfg.choice`` > 0 and ``groups`` (each row's decision in a candidate build,
-    :func:`load_groups`; -1: none), the decisions' rows are also fitted by the within-decision
+    :func:`load_targets_and_groups`; -1: none), the decisions' rows are also fitted by the within-decision
     loss (:func:`fit_epochs`), and the hold-out error of a net that has held-out decisions is
     their mean |centred residual| (``"contact choice"``): the ranking of a roll's candidates is
     what the fit is for, so that decides the best epoch.
@@ -813,4 +829,4 @@ def variant_fit(vn: VariantNet, boards: NDArray[np.int8], targets: NDArray[np.fl
 
 __all__ = ["BaseFitConfig", "BaseTargetsConfig", "FitConfig", "TargetBuilder", "TargetFileBuilder", "TargetsConfig",
            "VariantFitConfig", "VariantTargetBuilder", "VariantTargetsConfig", "fit", "fit_epochs", "load_targets",
-           "load_groups", "load_variant_targets", "starting_nets", "variant_fit"]
+           "load_targets_and_groups", "load_variant_targets", "starting_nets", "variant_fit"]
