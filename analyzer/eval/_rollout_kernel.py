@@ -371,7 +371,8 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     centred, 1 the reference side, 2 the other), each side on roll with access doubling and
     answering by the cube model on the 0-ply evaluation (``double_first`` false: no double
     before the first roll). Money (``match`` false): :func:`money_cube`, and ``cf[0]`` receives the
-    reference side's points (a pass ends the cube game; the cubeless game is still played out); at
+    reference side's points (a pass ends the cube game; once every cube game has ended so, the trial
+    ends and its cubeless result is the 0-ply evaluation of that board, as at a truncation); at
     a stop, the cube model's value times the cube. Match (``match``): :func:`match_cube` with the
     tables ``vt``/``may`` of :func:`analyzer.eval.cube.cube_tables` (reference side first), the
     cube as a level (``cube0`` 1 or 2: level 0 or 1), no cube in the ``crawford`` game, doubles up
@@ -496,6 +497,12 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
                         else:
                             cube[g] *= 2.0
                             owner[g] = 2 if side == 0 else 1
+            if cube_play and not live.any():
+                # every cube game has ended by a pass: the trial ends here too (as gnubg's cubeful
+                # trials do), its cubeless part valued by the 0-ply evaluation of this board, which
+                # the cube decision has just made (``known``)
+                _to_reference(here, side, ref)
+                break
         if t == 0:
             d1, d2 = r1 // 6 + 1, r1 % 6 + 1
         elif t == 1:

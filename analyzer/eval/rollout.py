@@ -27,7 +27,10 @@ after ``truncate`` plies (then the 0-ply evaluation). See :mod:`analyzer.eval._r
   :mod:`analyzer.eval.cube` (Janowski's cube life; match play through the MET); or, with
   ``cube_play``, cube games played inside the rollout: both sides double, take and pass by the
   same cube model on their 0-ply evaluations (No double and Double/take of a position before the
-  roll are rolled out side by side with the same dice). In money play the results are points per
+  roll are rolled out side by side with the same dice). A trial ends once all its cube games have
+  ended by a pass, as gnubg's cubeful trials do; its cubeless result is then the 0-ply evaluation
+  of that board, as at a truncation (the cube games' values do not depend on it, and the cubeless
+  mean stays unbiased to the net's accuracy). In money play the results are points per
   unit cube; in match play each trial ends with a match-winning chance (cube decisions on the MET,
   no cube in the Crawford game, dead cubes and the cube limit respected), and the mean MWC is
   given as EMG for the side on roll.
