@@ -661,3 +661,24 @@ def test_a_game_number_beyond_the_columns_costs_one_match_only(tmp_path: Path, n
     assert errors["file"].to_list() == [str(folder / "failed.mat"), str(folder / "replayed.mat")]  # one each
     assert errors["line"].to_list() == [3, 3]
     assert errors["match_index"].to_list() == [0, 0]
+
+
+def test_workers_sharing_the_cores_run_one_engine_thread_each() -> None:
+    import numpy as np
+
+    from analyzer.batch import units as U
+    from analyzer.core.position import Position
+    from analyzer.eval.engine import Engine
+    from analyzer.rules import Standard
+
+    assert U.worker_threads(10 ** 6) == 1
+    assert U.worker_threads(1) >= 1
+    try:
+        U.set_engine_threads(1)
+        assert U._engine().threads == 1
+    finally:
+        U.set_engine_threads(None)
+    assert U._engine().threads == Engine().threads
+    # the cap never changes a number: a batched 1-ply evaluation split over threads or not
+    boards = Standard().legal_results(Position.start(), (3, 1))  # 16 boards: split over threads at 1-ply
+    assert np.array_equal(Engine(threads=1).evaluate_boards(boards, 1), Engine().evaluate_boards(boards, 1))

@@ -60,7 +60,18 @@ from .layout import (
     remove_temporaries,
 )
 from .tables import Tables, rebuild_tables, write_tables
-from .units import BatchOptions, Unit, UnitResult, error_row, make_unit, prepare_folders, process_unit, unit_done
+from .units import (
+    BatchOptions,
+    Unit,
+    UnitResult,
+    error_row,
+    make_unit,
+    prepare_folders,
+    process_unit,
+    set_engine_threads,
+    unit_done,
+    worker_threads,
+)
 
 __all__ = ["DEFAULT_OUT", "LOCAL_SCHEDULER", "BatchError", "BatchProgress", "BatchResult", "ProgressCallback",
            "run_batch"]
@@ -250,7 +261,8 @@ def _pool(units: list[Unit], out: str, options: BatchOptions,
     ctx = multiprocessing.get_context("spawn")
     left = list(units)
     for start in range(POOL_STARTS):
-        pool = ProcessPoolExecutor(max_workers=min(jobs, len(left)), mp_context=ctx)
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(left)), mp_context=ctx,
+                                   initializer=set_engine_threads, initargs=(worker_threads(jobs),))
         broken: list[Unit] = []
         try:
             futures: dict[Future[UnitResult], Unit] = {pool.submit(process_unit, u, out, options): u for u in left}
@@ -296,6 +308,8 @@ def _dask(units: list[Unit], out: str, options: BatchOptions, scheduler: str,
         else:
             address = scheduler
         client = stack.enter_context(Client(address))  # type: ignore[no-untyped-call]
+        if scheduler == LOCAL_SCHEDULER:  # its workers share this machine's cores
+            client.run(set_engine_threads, worker_threads(jobs))
         futures = {client.submit(process_unit, u, out, options, pure=False): u for u in units}
         for fut in dask_completed(list(futures)):  # type: ignore[no-untyped-call]
             try:

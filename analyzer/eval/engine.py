@@ -598,7 +598,9 @@ class Engine(CachedEvaluations):
     ``two_sided=False`` leaves out the exact two-sided table, so those races come from the
     one-sided database's convolution (for benchmarks of the race evaluation).
     Results are cached by (position, ply): up to ``cache_size`` 0-ply entries (a compiled table) and as
-    many deeper ones.
+    many deeper ones. ``threads`` caps the threads of a batched evaluation (:meth:`evaluate_boards`,
+    which n-ply ranking uses; default: numba's thread count): 1 where several engines share the
+    cores, as the workers of ``bgreview batch`` do. Results never depend on it.
 
     Its capabilities (:class:`analyzer.eval.protocol.Evaluator`): standard backgammon, with the cube
     (``cubeful``), variance-reduced and truncatable rollouts, search up to :data:`MAX_PLY`.
@@ -618,6 +620,7 @@ class Engine(CachedEvaluations):
         two_sided: bool = True,
         prune: bool = True,
         cache_size: int = 200_000,
+        threads: int | None = None,
     ) -> None:
         if nets is None:
             nets = NetSet.load(nets_path or DEFAULT_NETS)
@@ -628,7 +631,7 @@ class Engine(CachedEvaluations):
         self.use_bearoff = use_bearoff
         self._db = bearoff_arrays(use_bearoff, two_sided)
         self._ws = _LevelWorkspace()
-        self.threads = max(1, int(get_num_threads()))
+        self.threads = max(1, int(get_num_threads() if threads is None else min(threads, get_num_threads())))
         self._pws: _LevelWorkspace | None = None
         self._rules = Standard()
         self._t0 = _Table0(cache_size, (self._W, self.use_bearoff, *self._db))
