@@ -374,6 +374,36 @@ def test_sigkill_then_resume_30_files(tmp_path: Path) -> None:
     _kill_and_resume(tmp_path, 30, 5)
 
 
+@pytest.mark.integration
+def test_ctrl_c_stops_the_workers_at_once(tmp_path: Path) -> None:
+    # Ctrl-C reaches the whole process group: the parent stops the workers in the middle of their
+    # units (7- to 13-point matches at 1-ply, many seconds each) instead of letting them finish the
+    # units already queued for them (about 50 s here before); --resume redoes the unfinished ones
+    folder = tmp_path / "in"
+    _copy(sorted((CORPUS / "bglab" / "backgammon-studio").glob("*.txt")), folder)
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "analyzer", "batch", str(folder), "--out", str(out),
+                             "--ply", "1", "--jobs", "2", "--no-progress"], cwd=tmp_path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (out / "manifest.json").exists():
+        time.sleep(0.05)
+    time.sleep(8)  # the workers are started and deep in their first units
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise AssertionError("the run went on after Ctrl-C") from None
+    assert proc.returncode == 130, err
+    assert b"--resume" in err
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert "pending" in [i["status"] for i in manifest["inputs"]]
+
+
 # ---------------------------------------------------------------------- analysis and report
 @pytest.fixture(scope="module")
 def analysed(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,6 +65,7 @@ from .units import (
     Unit,
     UnitResult,
     error_row,
+    init_pool_worker,
     make_unit,
     prepare_folders,
     process_unit,
@@ -262,7 +263,7 @@ def _pool(units: list[Unit], out: str, options: BatchOptions,
     left = list(units)
     for start in range(POOL_STARTS):
         pool = ProcessPoolExecutor(max_workers=min(jobs, len(left)), mp_context=ctx,
-                                   initializer=set_engine_threads, initargs=(worker_threads(jobs),))
+                                   initializer=init_pool_worker, initargs=(worker_threads(jobs),))
         broken: list[Unit] = []
         try:
             futures: dict[Future[UnitResult], Unit] = {pool.submit(process_unit, u, out, options): u for u in left}
@@ -272,11 +273,24 @@ def _pool(units: list[Unit], out: str, options: BatchOptions,
                     broken.append(futures[fut])
                     continue
                 yield futures[fut], exc if exc is not None else fut.result()
+        except BaseException:  # Ctrl-C, or the caller stopped: end the workers' units now
+            _stop_workers(pool)
+            raise
         finally:  # interrupted: drop the queued units at once (the finished ones are on disk)
             pool.shutdown(wait=False, cancel_futures=True)
         if not broken:
             return
         left = sorted(broken, key=units.index)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate the worker processes of ``pool`` (whatever unit they are in: a unit counts as
+    done only once its marker is written, so ``--resume`` redoes it). The executor keeps them in
+    a private mapping; without it, shutting the pool down still drops the queued units."""
+    procs: dict[int, Any] = getattr(pool, "_processes", None) or {}
+    for proc in list(procs.values()):
+        with suppress(Exception):
+            proc.terminate()
 
 
 def _need_dask() -> None:

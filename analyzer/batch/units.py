@@ -281,6 +281,16 @@ def set_engine_threads(threads: int | None) -> None:
         _ENGINE = None
 
 
+def init_pool_worker(threads: int | None) -> None:
+    """A local pool worker's initializer: cap its engine's threads (:func:`set_engine_threads`)
+    and leave Ctrl-C to the parent, which stops the workers at once (an interrupted worker would
+    otherwise go on with the units already queued for it)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    set_engine_threads(threads)
+
+
 def worker_threads(jobs: int) -> int:
     """Threads for each of ``jobs`` workers sharing this machine's cores (at least 1).
 
