@@ -17,8 +17,9 @@ alone, start-up of our worker processes included) and also per CPU second (ours:
 and its workers; gnubg's: its process, all threads), the figure that survives a busy machine.
 A cubeful trial of ours plays No double and Double/take side by side with the same dice (one
 board, two cube games) and ends when both have ended by a pass (its cubeless part then valued at
-0-ply there); gnubg's plays the position as it is and ends a game at a pass. Both count as one game per trial. Ours stops every game at a
-bear-off database position; gnubg's cubeful games go on to the two-sided (exact) database.
+0-ply there); gnubg's plays the position as it is and ends a game at a pass. Both count as one
+game per trial. Ours stops every game at a bear-off database position; gnubg's cubeful games go
+on to the two-sided (exact) database.
 
     .venv/bin/python bench/rollout.py [--trials 1296] [--workers 2] [--vr] [--vr-trials 144]
         [--position opening middle] [--truncate 0 7 11] [--cubeful] [--luck-prune] [--no-gnubg]
