@@ -26,14 +26,32 @@ cached in ``runs/review_agreement/<config>/`` (resumable; ``--fresh`` recomputes
 
     nice -n 19 .venv/bin/python bench/review_agreement.py --configs 0ply,1ply,2ply
     .venv/bin/python bench/review_agreement.py --configs 2ply --only sp01-wc-adv --show 10
+
+gnubg 2-ply is a reference, not the truth. ``--referee N`` draws a seeded sample (``--referee-seed``)
+of N decisions where our loss (the configuration's) and gnubg 2-ply's differ by more than 0.04
+(unforced checker plays, cube and take decisions) and reads gnubg's **rollout** of each from the
+cache of ``tools/gnubg_rollout.py`` (``runs/gnubg_rollout/t<trials>-s<seed>/``; ``--referee-run``
+rolls out what it lacks, with the Debian gnubg; a checker play's candidates are gnubg 2-ply's best,
+the played play and our best). It prints, per decision and in total, the rollout's loss (+- its
+standard error), gnubg 2-ply's and ours, and who was closer to the rollout: counts, the counts where
+the rollout's 95% interval leaves out the midpoint of the two losses, and the mean absolute
+distance of each. ``--sample-worst`` does the same for our five worst errors of the shipped sample
+(issue 24: they should be errors for gnubg 2-ply as well, or the rollout should show gnubg wrong)::
+
+    nice -n 10 .venv/bin/python bench/review_agreement.py --configs 2ply --referee 20 --referee-trials 324 \
+        --referee-run
+    nice -n 10 .venv/bin/python bench/review_agreement.py --configs confirm --only c00-boardlord-llabba-7p \
+        --sample-worst --referee-run
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import inspect
 import json
 import math
+import random
 import statistics
 import sys
 import time
@@ -41,13 +59,14 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import polars as pl
 
 from analyzer.analysis import analyze as analyze_module
 from analyzer.analysis.analyze import analyze_match
-from analyzer.core.ids import decode_position_id
+from analyzer.core.ids import decode_position_id, encode_position_id
 from analyzer.core.position import Position
 from analyzer.formats import read_any
 from analyzer.rules import Standard
@@ -55,10 +74,13 @@ from analyzer.rules import Standard
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "data" / "gnubg_reviews"
 CACHE = ROOT / "runs" / "review_agreement"
+REFEREE_CACHE = ROOT / "runs" / "gnubg_rollout"
 
 BLUNDER = 0.08  # a blunder
 FOUND = 0.04    # a blunder of the other side counts as found from this loss on
 MIN_UNFORCED = 30
+REFEREE_GAP = 0.04  # ours and gnubg 2-ply disagree on a decision when their losses differ by more
+ERROR = 0.02  # the lowest error threshold of both error presets: a decision is shown as an error from here on
 WITHIN = 0.15
 KEEP = ["game", "move_no", "side", "kind", "dice", "position_id", "played", "best", "equity_loss", "forced",
         "luck", "cube_nd", "cube_dt", "cube_dp", "cube_action", "close", "method", "trials"]
@@ -170,6 +192,10 @@ class Pairing:
     only_gnubg: list[dict[str, Any]]
     only_ours: list[dict[str, Any]]
     mismatched: list[tuple[dict[str, Any], dict[str, Any], str]]
+
+
+Item = tuple[dict[str, Any], pl.DataFrame, Pairing, float]  # (reference, our rows, pairing, seconds) of a match
+Disagreement = tuple[str, dict[str, Any], dict[str, Any]]  # (match id, gnubg's decision, our row)
 
 
 def pair(doc: dict[str, Any], ours: pl.DataFrame) -> Pairing:
@@ -318,7 +344,7 @@ def cube_agreement(pairs: Iterable[tuple[dict[str, Any], dict[str, Any]]]) -> di
             "close": n_close, "agree_close": agree_close, "share_close": ratio(agree_close, n_close)}
 
 
-def figures(items: list[tuple[dict[str, Any], pl.DataFrame, Pairing, float]]) -> dict[str, Any]:
+def figures(items: list[Item]) -> dict[str, Any]:
     """Every figure over ``items`` ((reference, our rows, pairing, seconds) per match)."""
     pairs = [p for _, _, pr, _ in items for p in pr.pairs]
     players = player_rows([(doc, ours) for doc, ours, _, _ in items])
@@ -376,7 +402,7 @@ def report(name: str, f: dict[str, Any]) -> list[str]:
     ]
 
 
-def show_worst(items: list[tuple[dict[str, Any], pl.DataFrame, Pairing, float]], n: int) -> list[str]:
+def show_worst(items: list[Item], n: int) -> list[str]:
     """The ``n`` paired checker plays where we and gnubg differ most."""
     rows = []
     for doc, _, pr, _ in items:
@@ -396,23 +422,205 @@ def show_worst(items: list[tuple[dict[str, Any], pl.DataFrame, Pairing, float]],
 SAMPLE_ID = "c00-boardlord-llabba-7p"  # the shipped sample, data/samples/boardlord-llabba-7p.mat
 
 
-def worst_of_sample(items: list[tuple[dict[str, Any], pl.DataFrame, Pairing, float]], n: int = 5) -> list[str]:
-    """Our ``n`` worst errors of the shipped sample with gnubg's loss on the same decision (issue 24
-    asks that they be errors for gnubg 2-ply as well)."""
+def sample_worst(items: list[Item], n: int = 5) -> list[Disagreement]:
+    """Our ``n`` worst errors of the shipped sample, paired with gnubg's decisions, worst first."""
     for doc, _, pr, _ in items:
-        if doc["id"] != SAMPLE_ID:
-            continue
-        rows = sorted(pr.pairs, key=lambda p: -(p[1]["equity_loss"] or 0.0))[:n]
-        out = [f"    the sample's worst {n} (ours; gnubg 2-ply on the same decision):"]
-        for g, o in rows:
-            gl = "n/a" if g.get("error") is None else f"{g['error']:.3f}"
-            out.append(f"      g{g['game']} #{g['move_no']} {g['kind']:7s} {o['played']!r}: "
-                       f"ours {o['equity_loss']:.3f}, gnubg {gl}")
-        return out
+        if doc["id"] == SAMPLE_ID:
+            return [(doc["id"], g, o) for g, o in sorted(pr.pairs, key=lambda p: -(p[1]["equity_loss"] or 0.0))[:n]]
     return []
 
 
-def show_players(items: list[tuple[dict[str, Any], pl.DataFrame, Pairing, float]]) -> list[str]:
+def worst_of_sample(items: list[Item], n: int = 5) -> list[str]:
+    """Our ``n`` worst errors of the shipped sample with gnubg's loss on the same decision (issue 24
+    asks that they be errors for gnubg 2-ply as well)."""
+    rows = sample_worst(items, n)
+    if not rows:
+        return []
+    out = [f"    the sample's worst {n} (ours; gnubg 2-ply on the same decision):"]
+    for _, g, o in rows:
+        gl = "n/a" if g.get("error") is None else f"{g['error']:.3f}"
+        out.append(f"      g{g['game']} #{g['move_no']} {g['kind']:7s} {o['played']!r}: "
+                   f"ours {o['equity_loss']:.3f}, gnubg {gl}")
+    return out
+
+
+# --------------------------------------------------------------------------- the referee's rollouts
+def referee_tool() -> ModuleType:
+    """``tools/gnubg_rollout.py`` (a script, not a package), loaded by its path."""
+    spec = importlib.util.spec_from_file_location("gnubg_rollout", ROOT / "tools" / "gnubg_rollout.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def disagreements(items: list[Item], gap: float = REFEREE_GAP) -> list[Disagreement]:
+    """The paired decisions (unforced checker plays, cube and take decisions that gnubg valued)
+    where our loss and gnubg 2-ply's differ by more than ``gap``, in match order."""
+    out = []
+    for doc, _, pr, _ in items:
+        for g, o in pr.pairs:
+            if g.get("error") is None or o["equity_loss"] is None:
+                continue
+            if g["kind"] == "checker" and (g["forced"] or o["forced"]):
+                continue
+            if abs(float(o["equity_loss"]) - float(g["error"])) > gap:
+                out.append((doc["id"], g, o))
+    return out
+
+
+def referee_sample(rows: list[Disagreement], n: int, seed: int) -> list[Disagreement]:
+    """A seeded sample of ``n`` of ``rows`` (all of them when there are fewer), in their order."""
+    picks = sorted(random.Random(seed).sample(range(len(rows)), min(n, len(rows))))
+    return [rows[i] for i in picks]
+
+
+def referee_request(match: str, g: dict[str, Any], o: dict[str, Any]) -> dict[str, Any]:
+    """What ``tools/gnubg_rollout.py`` rolls out for one decision: a checker play's record with our
+    best play as an extra candidate (the Position ID after it, the opponent on roll)."""
+    extra = []
+    if g["kind"] == "checker" and o.get("best"):
+        res = result_of(decode_position_id(g["pid"]), g["dice"], o["best"])
+        if res is not None:
+            extra.append(encode_position_id(res.flip()))
+    return {"match": match, "game": g["game"], "move_no": g["move_no"], "kind": g["kind"], "extra": extra}
+
+
+@dataclass
+class Verdict:
+    """One decision under the referee's rollout."""
+
+    match: str
+    g: dict[str, Any]
+    o: dict[str, Any]
+    rollout: float | None = None  # the referee's loss (None: not rolled out yet)
+    se: float = 0.0
+    trials: int = 0
+    ours_missing: bool = False  # our best play is not in gnubg's move list (not rolled out)
+
+    @property
+    def gnubg(self) -> float:
+        return float(self.g["error"])
+
+    @property
+    def ours(self) -> float:
+        return float(self.o["equity_loss"])
+
+    @property
+    def closer(self) -> str:
+        """``"gnubg"``, ``"ours"`` or ``"tie"``: whose loss is nearer the rollout's."""
+        assert self.rollout is not None
+        dg, do = abs(self.gnubg - self.rollout), abs(self.ours - self.rollout)
+        return "tie" if abs(dg - do) < 1e-9 else ("gnubg" if dg < do else "ours")
+
+    @property
+    def decided(self) -> bool:
+        """The rollout's 95% interval leaves out the midpoint of the two losses: the closer one is
+        closer beyond the rollout's noise."""
+        assert self.rollout is not None
+        return abs(self.rollout - (self.gnubg + self.ours) / 2) > 1.96 * self.se
+
+
+def verdicts(rows: list[Disagreement], cache: Path, trials: int, seed: int) -> list[Verdict]:
+    """``rows`` with the referee's rollouts found in ``cache`` (see ``tools/gnubg_rollout.py``)."""
+    tool = referee_tool()
+    out = []
+    for match, g, o in rows:
+        v = Verdict(match, g, o)
+        doc = tool.cached(cache, trials, seed, match, g["game"], g["kind"], g["move_no"])
+        want = set(referee_request(match, g, o)["extra"])
+        if doc is not None and want <= set(doc.get("extra") or []):
+            v.rollout, v.se = tool.referee_loss(g, tool.summarise(doc))  # from the raw analyses, not "result"
+            v.trials = int(doc["settings"]["trials"])
+            v.ours_missing = bool(want & set(doc.get("missing_extra") or []))
+        out.append(v)
+    return out
+
+
+def roll_out_missing(rows: list[Disagreement], cache: Path, trials: int, seed: int, threads: int) -> None:
+    """Run the referee tool for the decisions of ``rows`` whose rollout is not in ``cache``."""
+    failed = referee_tool().roll_out([referee_request(m, g, o) for m, g, o in rows], trials, seed, threads, cache,
+                                     DATA, log=sys.stdout)
+    if failed:
+        print(f"    gnubg rollouts failed: {', '.join(failed)}", file=sys.stderr)
+
+
+def _where(v: Verdict) -> str:
+    g = v.g
+    what = f"{g['dice']} {g['played']!r}" if g["kind"] == "checker" else repr(g["played"])
+    return f"{v.match} g{g['game']} #{g['move_no']} {g['kind']:7s} {what}"
+
+
+def referee_lines(vs: list[Verdict], what: str = "disagreements") -> list[str]:
+    """Per decision and in total: the referee's rollout loss, gnubg 2-ply's and ours, who was closer."""
+    out = []
+    for v in vs:
+        if v.rollout is None:
+            out.append(f"    {_where(v)}: gnubg 2-ply {v.gnubg:.3f}, ours {v.ours:.3f}, not rolled out yet")
+            continue
+        note = " (our best play is not in gnubg's move list)" if v.ours_missing else ""
+        how = v.o.get("method") or ""
+        if how and v.o.get("trials"):
+            how += f", {v.o['trials']} trials"
+        out.append(f"    {_where(v)}: rollout {v.rollout:.3f} +- {v.se:.3f} ({v.trials} trials), gnubg 2-ply "
+                   f"{v.gnubg:.3f}, ours {v.ours:.3f}{f' ({how})' if how else ''}: "
+                   f"{'closer: ' + v.closer if v.closer != 'tie' else 'tie'}"
+                   f"{'' if v.decided else ' (within the noise)'}{note}")
+    for name, kinds in (("all", ("checker", "cube", "take")), ("checker plays", ("checker",)),
+                        ("cube and take", ("cube", "take"))):
+        done = [v for v in vs if v.rollout is not None and v.g["kind"] in kinds]
+        if not done:
+            continue
+        c = Counter(v.closer for v in done)
+        d = Counter(v.closer for v in done if v.decided)
+        dg = statistics.fmean(abs(v.gnubg - float(v.rollout or 0.0)) for v in done)
+        do = statistics.fmean(abs(v.ours - float(v.rollout or 0.0)) for v in done)
+        se = statistics.median(v.se for v in done)
+        ties = f", ties {c['tie']}" if c["tie"] else ""
+        out.append(f"    {name}: of {len(done)} {what} rolled out, gnubg 2-ply was closer to the rollout in "
+                   f"{c['gnubg']}, ours in {c['ours']}{ties} (beyond the rollout's 95% interval: gnubg "
+                   f"{d['gnubg']}, ours {d['ours']}); mean |loss - rollout|: gnubg 2-ply {dg:.3f}, ours {do:.3f}; "
+                   f"median rollout SE {se:.3f}")
+    missing = sum(v.rollout is None for v in vs)
+    if missing:
+        out.append(f"    {missing} of {len(vs)} not rolled out yet (--referee-run rolls them out with gnubg)")
+    return out
+
+
+def run_referee(items: list[Item], args: argparse.Namespace) -> dict[str, Any]:
+    """The referee's part of the report (``--sample-worst``, ``--referee N``): prints and returns it."""
+    cache, trials, seed = args.referee_cache, args.referee_trials, args.referee_rollout_seed
+    parts: list[tuple[str, str, list[Disagreement]]] = []
+    if args.sample_worst:
+        parts.append(("sample_worst", "errors", sample_worst(items)))
+    if args.referee:
+        pool = disagreements(items)
+        picked = referee_sample(pool, args.referee, args.referee_seed)
+        parts.append(("sample", "disagreements", picked))
+        print(f"    the referee: {len(pool)} decisions where ours and gnubg 2-ply differ by more than {REFEREE_GAP}; "
+              f"a sample of {len(picked)} (seed {args.referee_seed})")
+    out: dict[str, Any] = {}
+    for name, what, rows in parts:
+        if args.referee_run:
+            roll_out_missing(rows, cache, trials, seed, args.referee_threads)
+        vs = verdicts(rows, cache, trials, seed)
+        title = ("the sample's worst five (ours), rolled out by gnubg" if name == "sample_worst" else
+                 "the sampled disagreements, rolled out by gnubg")
+        print(f"    {title} ({trials} trials per candidate, seed {seed}; loss +- its SE):")
+        print("\n".join(referee_lines(vs, what)))
+        if name == "sample_worst":
+            both = sum(v.gnubg >= ERROR for v in vs)
+            shown = sum(v.gnubg < ERROR and v.rollout is not None and v.rollout >= ERROR for v in vs)
+            print(f"    issue 24's target: {both} of {len(vs)} are errors (>= {ERROR}) for gnubg 2-ply as well; "
+                  f"of the others, gnubg's rollout calls {shown} an error")
+        out[name] = [{"match": v.match, "game": v.g["game"], "move_no": v.g["move_no"], "kind": v.g["kind"],
+                      "gnubg_2ply": v.gnubg, "ours": v.ours, "rollout": v.rollout, "se": v.se, "trials": v.trials,
+                      "closer": v.closer if v.rollout is not None else None,
+                      "decided": v.decided if v.rollout is not None else None} for v in vs]
+    return out
+
+
+def show_players(items: list[Item]) -> list[str]:
     """One line per player: unforced moves, checker error rates (mEMG per move) and luck, both sides."""
     out = ["    player                                  unforced  gnubg   ours  ratio   luck gnubg  ours"]
     for p in player_rows([(doc, ours) for doc, ours, _, _ in items]):
@@ -437,6 +645,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--show", type=int, default=0, help="print the N decisions where we differ most")
     ap.add_argument("--players", action="store_true", help="print every player's rates and luck")
     ap.add_argument("--json", type=Path, help="write the figures here")
+    ap.add_argument("--referee", type=int, default=0, metavar="N",
+                    help=f"a seeded sample of N decisions where our loss and gnubg 2-ply's differ by more than "
+                         f"{REFEREE_GAP}, rolled out by gnubg (tools/gnubg_rollout.py): who was closer")
+    ap.add_argument("--sample-worst", action="store_true",
+                    help="the shipped sample's five worst errors (ours) beside gnubg 2-ply and gnubg's rollout")
+    ap.add_argument("--referee-run", action="store_true",
+                    help="roll out with gnubg (its Debian build) what the referee's cache lacks; else only read it")
+    ap.add_argument("--referee-seed", type=int, default=24, help="seeds the sample of disagreements")
+    ap.add_argument("--referee-trials", type=int, default=1296, help="gnubg's rollout trials per candidate")
+    ap.add_argument("--referee-rollout-seed", type=int, default=1, help="gnubg's rollout seed")
+    ap.add_argument("--referee-threads", type=int, default=2)
+    ap.add_argument("--referee-cache", type=Path, default=REFEREE_CACHE)
     args = ap.parse_args(argv)
     names = [c.strip() for c in args.configs.split(",") if c.strip()]
     unknown = [c for c in names if c not in CONFIGS]
@@ -484,6 +704,8 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(show_players(items)))
         if args.show:
             print("\n".join(show_worst(items, args.show)))
+        if args.referee or args.sample_worst:
+            out[name]["referee"] = run_referee(items, args)
     if args.json:
         args.json.write_text(json.dumps(out, indent=1, default=lambda x: dict(x) if isinstance(x, Counter) else str(x)))
     return 0

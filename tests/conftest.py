@@ -12,6 +12,7 @@ import pytest
 
 BENCH_DIR = Path(__file__).resolve().parent.parent / "bench"
 EXPERIMENTS_DIR = Path(__file__).resolve().parent.parent / "training" / "experiments"
+TOOLS_DIR = Path(__file__).resolve().parent.parent / "tools"
 
 
 def _load_script(name: str, folder: Path) -> ModuleType:
@@ -27,6 +28,12 @@ def _load_script(name: str, folder: Path) -> ModuleType:
 def bench_script() -> Callable[[str], ModuleType]:
     """Loads a ``bench/`` script (not a package) as a module by its name: ``bench_script("variant_strength")``."""
     return lambda name: _load_script(name, BENCH_DIR)
+
+
+@pytest.fixture
+def tool_script() -> Callable[[str], ModuleType]:
+    """Loads a ``tools/`` script as a module by its name: ``tool_script("gnubg_rollout")``."""
+    return lambda name: _load_script(name, TOOLS_DIR)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -111,3 +112,50 @@ def test_figures_recomputed_by_a_join(match: tuple[ModuleType, dict[str, Any], p
     assert (c["decisions"], c["agree"]) == (cube.height + takes.height, agree)
     assert 0 < c["close"] < c["decisions"]
     assert not math.isnan(f["luck"]["r"]) or f["luck"]["players"] < 3
+
+
+REFEREE = Path(__file__).resolve().parent / "data" / "gnubg_rollout"  # tools/gnubg_rollout.py's cache files
+
+
+def test_referee_verdicts(bench_script: Callable[[str], ModuleType]) -> None:
+    """``--referee``: the disagreements, their rollouts read from the referee's cache (stored gnubg
+    output, 36 trials) and who was closer."""
+    ra = bench_script("review_agreement")
+    doc = ra.load_reference(DATA / "c00-boardlord-llabba-7p.json")
+    dec = {(d["game"], d["move_no"], d["kind"]): d for d in doc["decisions"]}
+    chk, cube, take = dec[1, 14, "checker"], dec[3, 14, "cube"], dec[3, 15, "take"]
+    quiet = dec[1, 6, "checker"]
+    mine = [
+        (chk, {"equity_loss": 0.0, "best": "6/2 4/1", "forced": False}),  # gnubg 0.052; our best is another play
+        (cube, {"equity_loss": 0.249, "best": "no double", "forced": False}),
+        (take, {"equity_loss": 0.06, "best": "pass", "forced": False}),
+        (quiet, {"equity_loss": quiet["error"] + 0.03, "best": quiet["best"], "forced": False}),  # agree within 0.04
+    ]
+    items = [(doc, pl.DataFrame(), ra.Pairing(mine, [], [], []), 1.0)]
+    rows = ra.disagreements(items)
+    assert [g for _, g, _ in rows] == [chk, cube, take]
+    assert ra.referee_request(*rows[0])["extra"] == ["S81mBgBse4HBAA"]  # the fixture's extra candidate
+    vs = ra.verdicts(rows, REFEREE, 36, 1)
+    tool = ra.referee_tool()
+    assert all(v.rollout is not None and v.trials == 36 for v in vs)
+    res = tool.summarise(tool.cached(REFEREE, 36, 1, doc["id"], 1, "checker", 14))
+    assert (vs[0].rollout, vs[0].se) == (res["loss"], res["loss_se"])
+    assert not vs[0].ours_missing
+    for v in vs:
+        assert v.rollout is not None
+        near_g, near_o = abs(v.gnubg - v.rollout), abs(v.ours - v.rollout)
+        assert v.closer == ("gnubg" if near_g < near_o else "ours")
+    lines = ra.referee_lines(vs)
+    c = Counter(v.closer for v in vs)
+    assert f"all: of 3 disagreements rolled out, gnubg 2-ply was closer to the rollout in {c['gnubg']}, " \
+           f"ours in {c['ours']}" in "\n".join(lines)
+    assert "not rolled out" in "\n".join(ra.referee_lines(ra.verdicts(rows, REFEREE, 72, 1)))  # another setting
+
+
+def test_referee_sample_is_seeded(bench_script: Callable[[str], ModuleType]) -> None:
+    ra = bench_script("review_agreement")
+    rows = [("m", {"n": i}, {}) for i in range(50)]
+    a = ra.referee_sample(rows, 20, 24)
+    assert a == ra.referee_sample(rows, 20, 24) != ra.referee_sample(rows, 20, 25)
+    assert len(a) == 20 and a == sorted(a, key=lambda r: r[1]["n"])  # kept in match order
+    assert ra.referee_sample(rows[:5], 20, 24) == rows[:5]
