@@ -55,7 +55,9 @@ Not done here: rolling out the decisions where we and gnubg 2-ply disagree (issu
 sample). In this tty build ``rollout =1 =2`` is refused after ``hint`` or after navigating to an
 analysed record ("The rollout command takes no arguments and only rollouts the current
 position"), and the Python ``hint()`` keeps returning its cached n-ply evaluations after ``set
-evaluation chequerplay type rollout``: rollout results are not scriptable this way.
+evaluation chequerplay type rollout``: rollout results are not scriptable this way. What works is
+``analyse move`` then ``analyse rollout move N ...`` / ``analyse rollout cube`` on the record, read
+back through ``gnubg.match()``: ``tools/gnubg_rollout.py`` does that.
 """
 
 from __future__ import annotations

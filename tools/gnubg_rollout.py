@@ -64,6 +64,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -339,45 +340,54 @@ def main_inside() -> None:
         for setting in (*ROLLOUT_SETTINGS, f"trials {job['trials']}", f"seed {job['seed']}"):
             gnubg.command(f"{prefix} {setting}")
     for item in job["jobs"]:
-        t0 = time.time()
-        index, record = locate(gnubg, item)
-        gnubg.command("first game")
-        for _ in range(item["game"] - 1):
-            gnubg.command("next game")
-        gnubg.command(f"next {index}")
-        here = gnubg.positionid(gnubg.board())
-        if here != record["board"]:
-            raise SystemExit(f"{item['key']}: navigated to {here}, not {record['board']}")
-        gnubg.command("analyse move")
-        before = locate(gnubg, item)[1].get("analysis") or {}
-        doc: dict[str, Any] = {**item, "pid": record["board"], "gnubg": GNUBG,
-                               "settings": {"trials": job["trials"], "seed": job["seed"], "threads": job["threads"],
-                                            "rollout": list(ROLLOUT_SETTINGS)}}
-        ci = gnubg.cubeinfo()
-        length = int(gnubg.match(0, 0, 0, 0)["match-info"]["match-length"])
-        a0 = float(gnubg.mwc2eq(0.0, ci)) if length else 0.0
-        doc["emg"] = [a0, (float(gnubg.mwc2eq(1.0, ci)) - a0) if length else 1.0]
-        if item["kind"] == "checker":
-            board = gnubg.positionfromid(record["board"])
-            moves = before.get("moves") or []
-            cands = [[m["move"], gnubg.positionid(apply_hops(board, m["move"]))] for m in moves]
-            pick = {1, int(before["imove"]) + 1}
-            pick |= {i + 1 for i, (_, pid) in enumerate(cands) if pid in set(item["extra"])}
-            doc["candidates"] = cands
-            doc["missing_extra"] = sorted(set(item["extra"]) - {pid for _, pid in cands})
-            gnubg.command("analyse rollout move " + " ".join(str(i) for i in sorted(pick)))
-        else:
-            if "nd-cubeful-eq" not in before:
-                raise SystemExit(f"{item['key']}: gnubg has no cube analysis at this record")
-            gnubg.command("analyse rollout cube")
-        after = locate(gnubg, item)[1].get("analysis") or {}
-        doc["seconds"] = round(time.time() - t0, 1)
-        doc["raw"] = {"before": before, "after": after}
-        doc = json.loads(json.dumps(doc))  # tuples as lists, as read back
-        doc["result"] = summarise(doc)
-        tmp = out / f".{item['key']}.json.tmp"
-        tmp.write_text(json.dumps(doc, separators=(",", ":")) + "\n", encoding="utf-8")
-        tmp.replace(out / f"{item['key']}.json")
+        try:
+            roll_out_one(gnubg, job, item, out)
+        except Exception:  # noqa: BLE001 - the next record still gets its rollout; this one has no file
+            traceback.print_exc()
+            sys.stdout.flush()
+
+
+def roll_out_one(gnubg: Any, job: dict[str, Any], item: dict[str, Any], out: Path) -> None:
+    """Navigate to ``item``'s record, analyse it at 2-ply, roll it out and store the cache file."""
+    t0 = time.time()
+    index, record = locate(gnubg, item)
+    gnubg.command("first game")
+    for _ in range(item["game"] - 1):
+        gnubg.command("next game")
+    gnubg.command(f"next {index}")
+    here = gnubg.positionid(gnubg.board())
+    if here != record["board"]:
+        raise RuntimeError(f"{item['key']}: navigated to {here}, not {record['board']}")
+    gnubg.command("analyse move")
+    before = locate(gnubg, item)[1].get("analysis") or {}
+    doc: dict[str, Any] = {**item, "pid": record["board"], "gnubg": GNUBG,
+                           "settings": {"trials": job["trials"], "seed": job["seed"], "threads": job["threads"],
+                                        "rollout": list(ROLLOUT_SETTINGS)}}
+    ci = gnubg.cubeinfo()
+    length = int(gnubg.match(0, 0, 0, 0)["match-info"]["match-length"])
+    a0 = float(gnubg.mwc2eq(0.0, ci)) if length else 0.0
+    doc["emg"] = [a0, (float(gnubg.mwc2eq(1.0, ci)) - a0) if length else 1.0]
+    if item["kind"] == "checker":
+        board = gnubg.positionfromid(record["board"])
+        moves = before.get("moves") or []
+        cands = [[m["move"], gnubg.positionid(apply_hops(board, m["move"]))] for m in moves]
+        pick = {1, int(before["imove"]) + 1}
+        pick |= {i + 1 for i, (_, pid) in enumerate(cands) if pid in set(item["extra"])}
+        doc["candidates"] = cands
+        doc["missing_extra"] = sorted(set(item["extra"]) - {pid for _, pid in cands})
+        gnubg.command("analyse rollout move " + " ".join(str(i) for i in sorted(pick)))
+    else:
+        if "nd-cubeful-eq" not in before:
+            raise RuntimeError(f"{item['key']}: gnubg has no cube analysis at this record")
+        gnubg.command("analyse rollout cube")
+    after = locate(gnubg, item)[1].get("analysis") or {}
+    doc["seconds"] = round(time.time() - t0, 1)
+    doc["raw"] = {"before": before, "after": after}
+    doc = json.loads(json.dumps(doc))  # tuples as lists, as read back
+    doc["result"] = summarise(doc)
+    tmp = out / f".{item['key']}.json.tmp"
+    tmp.write_text(json.dumps(doc, separators=(",", ":")) + "\n", encoding="utf-8")
+    tmp.replace(out / f"{item['key']}.json")
 
 
 def locate(g: Any, item: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -390,7 +400,7 @@ def locate(g: Any, item: dict[str, Any]) -> tuple[int, dict[str, Any]]:
             n += 1
             if n == item["move_no"]:
                 return i, r
-    raise SystemExit(f"{item['key']}: no record {item['move_no']} in game {item['game']}")
+    raise RuntimeError(f"{item['key']}: no record {item['move_no']} in game {item['game']}")
 
 
 if os.environ.get(ENV_JOB):  # inside gnubg (started by roll_out): no __file__, no __main__
