@@ -47,6 +47,7 @@ distance of each. ``--sample-worst`` does the same for our five worst errors of 
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import inspect
 import json
@@ -445,8 +446,9 @@ def worst_of_sample(items: list[Item], n: int = 5) -> list[str]:
 
 
 # --------------------------------------------------------------------------- the referee's rollouts
+@functools.cache
 def referee_tool() -> ModuleType:
-    """``tools/gnubg_rollout.py`` (a script, not a package), loaded by its path."""
+    """``tools/gnubg_rollout.py`` (a script, not a package), loaded by its path, once."""
     spec = importlib.util.spec_from_file_location("gnubg_rollout", ROOT / "tools" / "gnubg_rollout.py")
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import signal
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -285,8 +286,6 @@ def init_pool_worker(threads: int | None) -> None:
     """A local pool worker's initializer: cap its engine's threads (:func:`set_engine_threads`)
     and leave Ctrl-C to the parent, which stops the workers at once (an interrupted worker would
     otherwise go on with the units already queued for it)."""
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     set_engine_threads(threads)
 
