@@ -338,7 +338,7 @@ def _run_cli(tmp_path: Path, variant: str, *extra: str) -> tuple[Any, Path]:
 
     out = tmp_path / variant
     res = CliRunner().invoke(app, ["analyze", str(SAMPLES[variant]), "--ply", "0", "-o", str(out),
-                                   "--no-progress", *extra])
+                                   "--no-progress", "--no-confirm", *extra])
     return res, out
 
 

@@ -35,7 +35,7 @@ def short_match(tmp_path: Path) -> Path:
 
 def test_analyze_sample_writes_files(tmp_path: Path) -> None:
     out = tmp_path / "rep"
-    res = runner.invoke(app, ["analyze", str(SAMPLE), "--ply", "0", "--out", str(out), "--no-html"])
+    res = runner.invoke(app, ["analyze", str(SAMPLE), "--ply", "0", "--out", str(out), "--no-html", "--no-confirm"])
     assert res.exit_code == 0, res.output
     for name in ("decisions.parquet", "decisions.csv", "summary.json"):
         assert (out / name).is_file()
@@ -52,21 +52,21 @@ def test_analyze_sample_writes_files(tmp_path: Path) -> None:
 def test_json_format_and_names_as_data(short_match: Path, tmp_path: Path) -> None:
     out = tmp_path / "o"
     res = runner.invoke(app, ["analyze", str(short_match), "--ply", "0", "-o", str(out), "-f", "json",
-                              "--thresholds", "gnubg", "--no-html"])
+                              "--thresholds", "gnubg", "--no-html", "--no-confirm"])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     assert [p["name"] for p in doc["players"]] == [EVIL, "O'Neil\"s"]
     assert doc["metadata"]["thresholds"]["name"] == "gnubg"
     assert set(doc["players"][0]["checker"]) == {"doubtful", "bad", "very bad"}
     assert doc["files"][-1].endswith("summary.json")
-    table = runner.invoke(app, ["analyze", str(short_match), "--ply", "0", "-o", str(out), "--no-html"],
+    table = runner.invoke(app, ["analyze", str(short_match), "--ply", "0", "-o", str(out), "--no-html", "--no-confirm"],
                           env={"COLUMNS": "200"})
     assert table.exit_code == 0 and EVIL in table.stdout
 
 
 def test_default_out_dir(short_match: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    res = runner.invoke(app, ["analyze", str(short_match), "--ply", "0", "--no-html"])
+    res = runner.invoke(app, ["analyze", str(short_match), "--ply", "0", "--no-html", "--no-confirm"])
     assert res.exit_code == 0, res.output
     assert (tmp_path / "reports" / "short" / "summary.json").is_file()
 
@@ -87,7 +87,7 @@ def test_broken_game_exits_1(tmp_path: Path) -> None:
     f = tmp_path / "broken.mat"
     f.write_text(" 3 point match\n\n Game 1\n a : 0      b : 0\n  1) 31: 8/5 6/5      42: 8/4 6/4\n"
                  "\n Game 2\n a : 0      b : 0\n  1) 31: 24/1\n")
-    res = runner.invoke(app, ["analyze", str(f), "--ply", "0", "-o", str(tmp_path / "b"), "--no-html"])
+    res = runner.invoke(app, ["analyze", str(f), "--ply", "0", "-o", str(tmp_path / "b"), "--no-html", "--no-confirm"])
     assert res.exit_code == 1
     assert "broken.mat" in res.output
     assert json.loads((tmp_path / "b" / "summary.json").read_text())["match"]["games_analysed"] == 1
@@ -130,7 +130,7 @@ def test_failing_charts_keep_the_report_and_tables(short_match: Path, tmp_path: 
 
     monkeypatch.setattr(charts, "render_charts", broken)
     out = tmp_path / "o"
-    res = runner.invoke(app, ["analyze", str(short_match), "--ply", "0", "-o", str(out)])
+    res = runner.invoke(app, ["analyze", str(short_match), "--ply", "0", "-o", str(out), "--no-confirm"])
     assert res.exit_code == 0, res.output
     assert "the charts failed: RuntimeError: no fonts" in res.output
     assert (out / "report.html").exists() and (out / "summary.json").exists()

@@ -3,8 +3,10 @@ summary say about it."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -15,12 +17,15 @@ from analyzer.analysis.confirm import Confirmer, ConfirmSettings, settled, wants
 from analyzer.analysis.decisions import analyze_checker
 from analyzer.analysis.thresholds import XG
 from analyzer.cli import app
+from analyzer.cli.analyze import CONFIRM_LIMIT
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
 from analyzer.eval.engine import Engine
+from analyzer.formats import read_matches
 from analyzer.formats.mat import read_match_text
 
-FAST = ConfirmSettings(trials=36, max_trials=72, truncate=3, plays=2)
+SAMPLE = Path(__file__).resolve().parent.parent / "data" / "samples" / "boardlord-llabba-7p.mat"
+FAST = ConfirmSettings(trials=36, max_trials=72, truncate=3, plays=2, workers=1, limit=None)
 MATCH = """ 3 point match
 
  Game 1
@@ -119,7 +124,11 @@ def test_a_cube_decision_is_confirmed_by_cube_games_played_out(engine):
     r = rollout(engine, spec.position, settings, match=spec.match, player=spec.on_roll)
     assert r.cube is not None and r.cube_se is not None and len(r.cube_se) == 2
     assert (cd.nd, cd.dt) == pytest.approx((r.cube.nd, r.cube.dt))
-    assert how.trials == 36 and how.loss_se == pytest.approx(math.hypot(*r.cube_se))
+    # the double's error is that of Double/take - No double from the paired cube games (Double/take is
+    # below Double/pass here): smaller than the two errors combined as if independent; the take's is Double/take's
+    assert cd.dt is not None and cd.dt < cd.dp and r.cube_diff_se is not None
+    assert how.trials == 36 and how.loss_se == pytest.approx(r.cube_diff_se) and how.take_se == pytest.approx(r.cube_se[1])
+    assert how.loss_se < math.hypot(*r.cube_se)
     assert cd.action == r.cube.action and cd.dp == 1.0
 
 
@@ -148,6 +157,44 @@ def test_analysis_with_the_confirmation_pass(engine):
     assert double["method"] == take["method"] == "rollout" and double["cube_nd"] == take["cube_nd"]
 
 
+def test_the_limit_takes_the_largest_first_pass_losses_and_changes_no_value(engine):
+    [m] = read_match_text(MATCH)
+    every = analyze_match(m, engine=engine, ply=0, confirm=FAST).decisions
+    wanted = every.filter(pl.col("equity_loss_first").is_not_null())
+    pair = wanted.filter((pl.col("kind") == "take") | ((pl.col("kind") == "cube") & (pl.col("played") == "double")))
+    assert wanted.height >= 3 and pair.height == 2
+    assert pair["equity_loss_first"].max() == wanted["equity_loss_first"].max()
+    keys = ["game", "move_no", "kind"]
+    some = analyze_match(m, engine=engine, ply=0, confirm=dataclasses.replace(FAST, limit=1)).decisions
+    again = some.filter(pl.col("equity_loss_first").is_not_null())
+    # the largest first-pass loss is the take: the double and its take are one decision, valued together
+    assert again.join(pair, on=keys).height == 2
+    # what was valued again is valued as in the pass without a limit (the rollouts are seeded per decision)
+    same = again.join(every, on=keys, suffix="_all")
+    assert same.height == again.height and same["equity_loss"].to_list() == same["equity_loss_all"].to_list()
+    # the others keep the first pass's values
+    rest = some.filter(pl.col("equity_loss_first").is_null()).join(wanted, on=keys, suffix="_all")
+    assert rest["equity_loss"].to_list() == pytest.approx(rest["equity_loss_first_all"].to_list())
+
+
+def test_the_limit_still_confirms_the_worst_five(engine):
+    [m] = read_matches(SAMPLE)
+    a = analyze_match(m, engine=engine, ply=0, confirm=dataclasses.replace(FAST, limit=3, max_trials=36))
+    d = a.decisions
+    again = d.filter(pl.col("equity_loss_first").is_not_null())
+    counts = a.summary.match.confirmed
+    assert counts is not None and counts.wanted is not None and again.height == counts.decisions < counts.wanted
+    # the largest first-pass losses first: no checker play left out lost more than one valued again
+    # (a double and its answer go by the larger of their two losses)
+    left = d.filter(pl.col("equity_loss_first").is_null() & (pl.col("kind") == "checker")
+                    & (pl.col("equity_loss") >= FAST.threshold))
+    checkers = again.filter(pl.col("kind") == "checker")
+    assert left.height > 0 and checkers.height > 0
+    assert left["equity_loss"].max() <= checkers["equity_loss_first"].min()
+    # and every decision the review shows first was valued again
+    assert a.worst(5)["equity_loss_first"].null_count() == 0
+
+
 def test_the_deeper_ply_method(engine):
     [m] = read_match_text(MATCH)
     a = analyze_match(m, engine=engine, ply=0, confirm=ConfirmSettings(method="ply", ply=1))
@@ -160,10 +207,25 @@ def test_cli_confirm_options(tmp_path):
     path = tmp_path / "m.mat"
     path.write_text(MATCH)
     runner = CliRunner()
-    res = runner.invoke(app, ["analyze", str(path), "--ply", "0", "--confirm", "--confirm-trials", "36",
+    # on by default, with the default limit
+    res = runner.invoke(app, ["analyze", str(path), "--ply", "0", "--confirm-trials", "36",
                               "--out", str(tmp_path / "out"), "--no-html", "--format", "json"])
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
     assert summary["metadata"]["confirm"]["max_trials"] == 36 and summary["match"]["confirmed"]["decisions"] >= 2
+    assert summary["metadata"]["confirm"]["limit"] == ConfirmSettings().limit == CONFIRM_LIMIT
+    assert summary["match"]["confirmed"]["wanted"] == summary["match"]["confirmed"]["decisions"]
+    # a limit of one (what it does: test_the_limit_still_confirms_the_worst_five)
+    res = runner.invoke(app, ["analyze", str(path), "--ply", "0", "--confirm-trials", "36", "--confirm-limit", "1",
+                              "--out", str(tmp_path / "one"), "--no-html", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    one = json.loads(res.stdout)
+    assert one["metadata"]["confirm"]["limit"] == 1
+    assert one["match"]["confirmed"]["wanted"] == summary["match"]["confirmed"]["wanted"]
+    res = runner.invoke(app, ["analyze", str(path), "--ply", "0", "--no-confirm", "--out", str(tmp_path / "no"),
+                              "--no-html", "--format", "json"])
+    assert res.exit_code == 0 and json.loads(res.stdout)["metadata"]["confirm"] is None
+    res = runner.invoke(app, ["analyze", str(path), "--confirm-limit", "-1"])
+    assert res.exit_code == 2 and "--confirm-limit" in res.stderr
     res = runner.invoke(app, ["analyze", str(path), "--confirm", "--confirm-method", "deeper"])
     assert res.exit_code == 2 and "confirmation method" in res.stderr

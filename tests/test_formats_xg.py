@@ -688,7 +688,7 @@ def test_batch_walks_xg_files_and_reads_them_like_the_mat(tmp_path, studio_match
 @pytest.mark.integration
 def test_analyze_an_xg_file_end_to_end(tmp_path, studio_match):
     p = write(tmp_path, _match_as_xg(studio_match))
-    res = runner.invoke(app, ["analyze", str(p), "--ply", "0", "--out", str(tmp_path / "rep")])
+    res = runner.invoke(app, ["analyze", str(p), "--ply", "0", "--out", str(tmp_path / "rep"), "--no-confirm"])
     assert res.exit_code == 0, res.output
     assert (tmp_path / "rep" / "report.html").is_file()
 

@@ -429,7 +429,7 @@ def test_cli_full_match_in_a_pseudo_terminal_then_resume(tmp_path: Path) -> None
     [record] = list(read_matches(str(path)))
     [game] = list(replay_games(record))
     assert game.error is None and game.end == "bearoff"
-    r = CliRunner().invoke(app, ["analyze", str(path), "--ply", "0", "--out", str(tmp_path / "rep")])
+    r = CliRunner().invoke(app, ["analyze", str(path), "--ply", "0", "--out", str(tmp_path / "rep"), "--no-confirm"])
     assert r.exit_code == 0, r.output
 
 

@@ -38,7 +38,7 @@ def _analyse(tmp_path: Path, match: Path) -> tuple[str, pl.DataFrame, dict]:
     out = tmp_path / "rep"
     sgf = tmp_path / "out.sgf"
     res = runner.invoke(app, ["analyze", str(match), "--ply", "0", "--out", str(out), "--sgf", str(sgf),
-                              "--no-html", "--format", "json"])
+                              "--no-html", "--format", "json", "--no-confirm"])
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
     assert str(sgf) in summary["files"]
@@ -82,7 +82,7 @@ def test_an_sgf_that_cannot_be_written_is_one_clear_error(tmp_path):
     (tmp_path / "dir.sgf").mkdir()
     res = runner.invoke(app, ["analyze", str(DATA / "corpus" / "gnubgparser" / "gnubg_roll_then_resign_1p.mat"),
                               "--ply", "0", "--out", str(tmp_path / "rep"), "--sgf", str(tmp_path / "dir.sgf"),
-                              "--no-html"])
+                              "--no-html", "--no-confirm"])
     assert res.exit_code == 2 and "dir.sgf" in res.output and "Traceback" not in res.output
 
 

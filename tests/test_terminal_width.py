@@ -109,7 +109,7 @@ def test_replay_fits_and_prints_every_id_whole(width: int) -> None:
 @pytest.fixture(scope="module")
 def analysed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Result, Path]:
     out = tmp_path_factory.mktemp("analyze") / "sample"
-    res = run(80, "analyze", str(SAMPLE), "--ply", "0", "--out", str(out))
+    res = run(80, "analyze", str(SAMPLE), "--ply", "0", "--out", str(out), "--no-confirm")
     return res, out
 
 
@@ -147,6 +147,16 @@ def test_analysis_view_fits_any_width(analysed: tuple[Result, Path], width: int)
     assert len(XGID_RE.findall(text)) == 5
 
 
+def test_analyze_with_the_confirmation_pass_fits_80_columns(tmp_path: Path) -> None:
+    """A short confirmation pass (the worst five at most 36 games each): its line and the table's
+    "valued by" column fit too."""
+    res = run(80, "analyze", str(SAMPLE), "--ply", "0", "--out", str(tmp_path / "c"), "--no-html",
+              "--confirm-trials", "36", "--confirm-limit", "1")
+    assert res.exit_code == 0, res.output
+    assert "Confirmation pass:" in res.stdout and "rollout" in res.stdout
+    check_fits(res.stdout, 80)
+
+
 def test_hint_ranks_like_position_and_analyze(analysed: tuple[Result, Path]) -> None:
     """Game 3 move 28 of the sample: hint (dice from the ID, cubeful EMG at the score), position
     --dice and the analysis rank the plays alike."""
@@ -181,7 +191,7 @@ def test_hint_needs_a_roll() -> None:
 
 
 def test_variant_summary_has_no_backgammon_rating_names(tmp_path: Path) -> None:
-    res = run(80, "analyze", str(DUTCH), "--ply", "0", "--out", str(tmp_path / "d"), "--no-html")
+    res = run(80, "analyze", str(DUTCH), "--ply", "0", "--out", str(tmp_path / "d"), "--no-html", "--no-confirm")
     assert res.exit_code == 0, res.output
     check_fits(res.stdout, 80)
     assert "XG:" not in res.stdout and "gnubg:" not in res.stdout and "no XG or gnubg rating names" in res.stdout

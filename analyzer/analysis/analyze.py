@@ -40,6 +40,7 @@ Games that do not replay are left out and listed in ``summary.match.errors``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -327,6 +328,14 @@ class _Rows:
                 "luck_mwc": None, "ply": self.ply, "method": self.method, "trials": self.trials,
                 "loss_se": None, "equity_loss_first": None}
 
+    def put(self, row: dict[str, Any], at: int | None) -> int:
+        """Append ``row`` (or, with ``at``, put it in place of row ``at``); returns its index."""
+        if at is None:
+            self.rows.append(row)
+            return len(self.rows) - 1
+        self.rows[at] = row
+        return at
+
     def confirmed(self, row: dict[str, Any], how: Confirmed | None, first_loss: float) -> None:
         """Mark ``row`` as valued again by the confirmation pass (its first loss kept)."""
         if how is not None:
@@ -345,7 +354,7 @@ class _Rows:
         row["error_class"] = self.thresholds.classify(loss)
 
     def checker(self, d: Decision, ca: CheckerAnalysis, luck: float, luck_mwc: float | None,
-                how: Confirmed | None = None, first_loss: float = 0.0) -> None:
+                how: Confirmed | None = None, first_loss: float = 0.0, *, at: int | None = None) -> int:
         ids = decision_ids(d)
         row = self.base(d, "checker", d.side, d.player)
         row.update(dice=_dice_text(d.dice), position_id=ids.position_id or None,
@@ -355,10 +364,10 @@ class _Rows:
         self.losses(row, d.state, d.side, ca.played.equity, ca.best.equity)
         row["candidates"] = _candidate_dicts(ca)
         self.confirmed(row, how, first_loss)
-        self.rows.append(row)
+        return self.put(row, at)
 
     def variant_checker(self, d: Decision, ca: CheckerAnalysis, luck: float, ply: int,
-                        how: Confirmed | None = None, first_loss: float = 0.0) -> None:
+                        how: Confirmed | None = None, first_loss: float = 0.0, *, at: int | None = None) -> int:
         """A checker row of a cubeless variant: no cube, no IDs but the key, points not EMG."""
         ids = decision_ids(d)
         row = self.base(d, "checker", d.side, d.player)
@@ -370,10 +379,10 @@ class _Rows:
         self.losses(row, d.state, d.side, ca.played.equity, ca.best.equity, cubeless=True)
         row["candidates"] = _candidate_dicts(ca)
         self.confirmed(row, how, first_loss)
-        self.rows.append(row)
+        return self.put(row, at)
 
     def cube(self, d: Decision, cd: CubeDecision, score: CubeScore, *, taker: bool,
-             how: Confirmed | None = None, first_loss: float = 0.0) -> None:
+             how: Confirmed | None = None, first_loss: float = 0.0, at: int | None = None) -> int:
         side = 1 - d.on_roll if taker else d.on_roll
         player = d.player
         row = self.base(d, "take" if taker else "cube", side, player)
@@ -396,7 +405,7 @@ class _Rows:
                    cube_action=cd.action)
         self.losses(row, d.state, side, score.equity_played, score.equity_best)
         self.confirmed(row, how, first_loss)
-        self.rows.append(row)
+        return self.put(row, at)
 
 
 def _cube_probabilities(engine: Evaluator, games: list[GameReplay], ply: int) -> dict[Position, Probabilities]:
@@ -427,9 +436,10 @@ def _variant_net(engine: Evaluator, variant: str) -> Evaluator:
     return engine
 
 
-def _confirmed_counts(decisions: pl.DataFrame, thresholds: Thresholds) -> ConfirmedCounts:
-    """How many decisions the confirmation pass valued again, by kind and method, and how many of
-    them changed error class (``downgraded``: a smaller class, ``upgraded``: a bigger one)."""
+def _confirmed_counts(decisions: pl.DataFrame, thresholds: Thresholds, wanted: int) -> ConfirmedCounts:
+    """How many decisions the confirmation pass valued again, by kind and method, how many of them
+    changed error class (``downgraded``: a smaller class, ``upgraded``: a bigger one) and how many
+    it would have valued again without its limit (``wanted``)."""
     again = decisions.filter(pl.col("equity_loss_first").is_not_null())
     order = {name: i for i, name in enumerate(["none", *(n for n, _ in thresholds.levels)])}
     down = up = 0
@@ -439,7 +449,124 @@ def _confirmed_counts(decisions: pl.DataFrame, thresholds: Thresholds) -> Confir
         up += b > a
     by_kind = {k: int(n) for k, n in again.group_by("kind").len().iter_rows()}
     by_method = {m: int(n) for m, n in again.group_by("method").len().iter_rows()}
-    return ConfirmedCounts(again.height, dict(sorted(by_kind.items())), dict(sorted(by_method.items())), down, up)
+    return ConfirmedCounts(again.height, dict(sorted(by_kind.items())), dict(sorted(by_method.items())), down, up,
+                           wanted)
+
+
+HEADLINE = 5
+"""The worst decisions a review shows first (the terminal's table): the confirmation pass values
+them all again, past its limit if it must (:meth:`_Jobs.run`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """A decision the confirmation pass may value again (one row, or a double and its take): the
+    first pass's loss (its priority), the rows it covers, and the call that values it again and
+    puts its rows in place of the first pass's."""
+
+    loss: float
+    rows: tuple[int, ...]
+    run: Callable[[], None]
+
+
+class _Jobs:
+    """The decisions the confirmation pass wants, gathered during the first pass and valued again
+    after it, the largest first-pass losses first, at most ``limit`` of them. The order changes no
+    value: a decision's rollouts are seeded by its game and move alone."""
+
+    def __init__(self, rows: _Rows, thresholds: Thresholds, engine: Evaluator, deep_filter: MoveFilter) -> None:
+        self.rows = rows
+        self.thresholds = thresholds
+        self.engine = engine
+        self.deep_filter = deep_filter
+        self.jobs: list[_Job] = []
+        self._double: tuple[Confirmer, Decision, float, int] | None = None
+
+    @property
+    def wanted(self) -> int:
+        """The rows the pass would value again without a limit."""
+        return sum(len(j.rows) for j in self.jobs)
+
+    def checker(self, c: Confirmer, d: Decision, ca: CheckerAnalysis, luck: float, luck_mwc: float | None,
+                at: int) -> None:
+        dice = d.dice
+        assert dice is not None
+
+        def run() -> None:
+            again, how = c.checker(self.engine, d.position, dice, d.state, d.side, ca, game=d.game, move=d.move,
+                                   deep_filter=self.deep_filter)
+            self.rows.checker(d, again, luck, luck_mwc, how, ca.loss, at=at)
+        self.jobs.append(_Job(ca.loss, (at,), run))
+
+    def variant_checker(self, c: Confirmer, net: Evaluator, d: Decision, ca: CheckerAnalysis, luck: float,
+                        ply: int, at: int) -> None:
+        dice = d.dice
+        assert dice is not None
+
+        def run() -> None:
+            again, how = c.checker(net, d.position, dice, d.state, d.side, ca, game=d.game, move=d.move)
+            self.rows.variant_checker(d, again, luck, ply, how, ca.loss, at=at)
+        self.jobs.append(_Job(ca.loss, (at,), run))
+
+    def cube(self, c: Confirmer, d: Decision, first: float, at: int) -> None:
+        """A cube decision where the player did not double."""
+        def run() -> None:
+            cd, how = c.cube(self.engine, d.position, d.state, d.on_roll, game=d.game, move=d.move)
+            self.rows.cube(d, cd, score_cube(cd, False, close_cut=self.thresholds.close_cube), taker=False, how=how,
+                           first_loss=first, at=at)
+        self.jobs.append(_Job(first, (at,), run))
+
+    def double(self, c: Confirmer, d: Decision, first: float, at: int) -> None:
+        """A double: valued again with its take (:meth:`take`), or alone (:meth:`flush_double`)."""
+        self.flush_double()
+        self._double = (c, d, first, at)
+
+    def take(self, d: Decision, took: bool, first: float, at: int) -> None:
+        """The take or pass of the double before it: both rows from one valuation of the double."""
+        if self._double is None:
+            return
+        c, dd, first_double, at_double = self._double
+        self._double = None
+
+        def run() -> None:
+            cd, how = c.cube(self.engine, dd.position, dd.state, dd.on_roll, game=dd.game, move=dd.move)
+            self.rows.cube(dd, cd, score_cube(cd, True, close_cut=self.thresholds.close_cube), taker=False, how=how,
+                           first_loss=first_double, at=at_double)
+            take_how = how if how.take_se is None else dataclasses.replace(how, loss_se=how.take_se)
+            self.rows.cube(d, cd, score_take(cd, took), taker=True, how=take_how, first_loss=first, at=at)
+        self.jobs.append(_Job(max(first_double, first), (at_double, at), run))
+
+    def flush_double(self) -> None:
+        """A double without a take row after it, valued again alone."""
+        if self._double is None:
+            return
+        c, d, first, at = self._double
+        self._double = None
+
+        def run() -> None:
+            cd, how = c.cube(self.engine, d.position, d.state, d.on_roll, game=d.game, move=d.move)
+            self.rows.cube(d, cd, score_cube(cd, True, close_cut=self.thresholds.close_cube), taker=False, how=how,
+                           first_loss=first, at=at)
+        self.jobs.append(_Job(first, (at,), run))
+
+    def run(self, limit: int | None, progress: Progress | None) -> None:
+        """Value the decisions again, the largest first-pass losses first: ``limit`` of them
+        (``None``: all; a double and its take or pass are one), then on while the next one's
+        first-pass loss would still place it among the :data:`HEADLINE` worst of the review as it
+        stands (so that the worst decisions a review shows were all valued again)."""
+        order = sorted(range(len(self.jobs)), key=lambda k: (-self.jobs[k].loss, k))
+        for n, k in enumerate(order, 1):
+            if limit is not None and n > limit and self.jobs[k].loss <= self._headline_cut(self.jobs[k].rows):
+                break
+            self.jobs[k].run()
+            if progress is not None:
+                progress(n, len(order) if limit is None else max(n, min(limit, len(order))))
+
+    def _headline_cut(self, own: tuple[int, ...]) -> float:
+        """The smallest loss among the :data:`HEADLINE` worst rows as they stand, ``own`` rows left out
+        (0 when fewer)."""
+        losses = sorted((float(r["equity_loss"]) for i, r in enumerate(self.rows.rows) if i not in own), reverse=True)
+        return losses[HEADLINE - 1] if len(losses) >= HEADLINE else 0.0
 
 
 # ---------------------------------------------------------------------- the analysis
@@ -517,6 +644,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
         got = before_roll.get(pos)
         return got if got is not None else std.evaluate(pos, ply)
 
+    jobs = _Jobs(rows, thresholds, std, deep_filter)
     for index, g in enumerate(games):
         if g.error is not None:
             continue
@@ -536,33 +664,25 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
                                                  move_filter=move_filter, deep_filter=deep_filter)
                     if rolls is not None:
                         ca = rolls.checker(game_engine, d, ca)
-                    how: Confirmed | None = None
-                    first_loss = ca.loss
+                    at = rows.variant_checker(d, ca, luck, checker_ply)
                     if confirmer is not None and wants_checker(ca, confirmer.settings):
-                        ca, how = confirmer.checker(_variant_net(game_engine, g.variant), d.position, d.dice, d.state,
-                                                    d.side, ca, game=d.game, move=d.move)
-                    rows.variant_checker(d, ca, luck, checker_ply, how, first_loss)
+                        jobs.variant_checker(confirmer, _variant_net(game_engine, g.variant), d, ca, luck,
+                                             checker_ply, at)
                 done += 1
                 if progress is not None:
                     progress(done, total)
             continue
-        doubled = False
         pending: CubeDecision | None = None
-        pending_how: Confirmed | None = None
-        first_take: CubeDecision | None = None
+        doubled = False
         for d in g.decisions:
             if d.kind == "move" and d.dice is not None:
                 if d.move > 1 and not doubled and can_double(d.state, d.side):
                     cd = cube_of(d)
                     if cd.available:
                         score = score_cube(cd, False, close_cut=thresholds.close_cube)
-                        cube_how: Confirmed | None = None
+                        at = rows.cube(d, cd, score, taker=False)
                         if confirmer is not None and score.close:
-                            first_cube = score.loss
-                            cd, cube_how = confirmer.cube(std, d.position, d.state, d.on_roll, game=d.game, move=d.move)
-                            score = score_cube(cd, False, close_cut=thresholds.close_cube)
-                        rows.cube(d, cd, score, taker=False, how=cube_how,
-                                  first_loss=first_cube if cube_how is not None else 0.0)
+                            jobs.cube(confirmer, d, score.loss, at)
                 doubled = False
                 assert d.result is not None
                 values = roll_values(std, d.position, d.state, d.side, match_met)
@@ -576,34 +696,31 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
                                      move_filter=move_filter, deep_filter=deep_filter)
                 if rolls is not None:
                     ca = rolls.checker(std, d, ca)
-                checker_how: Confirmed | None = None
-                first_checker = ca.loss
+                at = rows.checker(d, ca, luck, luck_mwc)
                 if confirmer is not None and wants_checker(ca, confirmer.settings):
-                    ca, checker_how = confirmer.checker(std, d.position, d.dice, d.state, d.side, ca, game=d.game,
-                                                        move=d.move, deep_filter=deep_filter)
-                rows.checker(d, ca, luck, luck_mwc, checker_how, first_checker)
+                    jobs.checker(confirmer, d, ca, luck, luck_mwc, at)
             elif d.kind == "double" and d.side == d.on_roll:
+                jobs.flush_double()
                 pending = cube_of(d)
-                pending_how, first_take = None, None
                 if pending.available:
                     score = score_cube(pending, True, close_cut=thresholds.close_cube)
-                    first_double = score.loss
+                    at = rows.cube(d, pending, score, taker=False)
                     if confirmer is not None:
-                        first_take = pending
-                        pending, pending_how = confirmer.cube(std, d.position, d.state, d.on_roll, game=d.game,
-                                                              move=d.move)
-                        score = score_cube(pending, True, close_cut=thresholds.close_cube)
-                    rows.cube(d, pending, score, taker=False, how=pending_how, first_loss=first_double)
+                        jobs.double(confirmer, d, score.loss, at)
                 doubled = True
             elif d.kind in ("take", "drop") or (d.kind == "double" and d.side != d.on_roll):
                 if pending is not None and pending.available:
                     took = d.kind != "drop"
-                    before = 0.0 if first_take is None else score_take(first_take, took).loss
-                    rows.cube(d, pending, score_take(pending, took), taker=True, how=pending_how, first_loss=before)
+                    score = score_take(pending, took)
+                    at = rows.cube(d, pending, score, taker=True)
+                    jobs.take(d, took, score.loss, at)
                 pending = None
             done += 1
             if progress is not None:
                 progress(done, total)
+        jobs.flush_double()
+    if confirmer is not None:
+        jobs.run(confirmer.settings.limit, None if progress is None else lambda n, m: progress(total + n, total + m))
 
     decisions = pl.DataFrame(rows.rows, schema=DECISIONS_SCHEMA, orient="row") if rows.rows \
         else pl.DataFrame(schema=DECISIONS_SCHEMA)
@@ -650,7 +767,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
         variant=record.variant,
         cube=not cubeless,
         results=_game_summaries(games, players),
-        confirmed=_confirmed_counts(decisions, thresholds) if confirmer is not None else None,
+        confirmed=_confirmed_counts(decisions, thresholds, jobs.wanted) if confirmer is not None else None,
     )
     summary = AnalysisSummary(metadata, match,
                               player_stats(decisions, thresholds, players, results, money=money or cubeless))

@@ -2,7 +2,11 @@
 
 A first pass at n-ply values every decision; its evaluation errors become a review's false
 blunders (and its near-zero ratings hide real ones). The confirmation pass takes the decisions
-that matter and values them again, and the stronger value stands:
+that matter and values them again, and the stronger value stands. It runs after the first pass,
+the largest first-pass losses first, and values ``limit`` decisions a match (a double with its take
+or pass is one), then goes on only while the next could still be among the five worst of the
+review: what a review headlines is confirmed, and the time stays bounded. The order changes no
+value (a decision's rollouts are seeded by its game and move).
 
 * **checker plays** whose loss reaches ``threshold`` (the lowest error class, 0.02 by default),
   and those where the best two candidates lie within ``margin`` of each other (a near-zero rating
@@ -11,7 +15,8 @@ that matter and values them again, and the stronger value stands:
   cube model, variance reduction with each roll's luck measured by the pruned 0-ply search as gnubg
   does (unbiased; about twice as fast), quasi-random dice, truncated at ``truncate`` plies with the net
   at the horizon), in rounds of ``trials``, ``2 x trials``, ... games until the loss's error
-  class is settled at 95% confidence or ``max_trials`` games are played;
+  class is settled at 95% confidence, or the loss is known to within ``tolerance`` (the interval's
+  half-width), or ``max_trials`` games are played;
 * **cube decisions** that are close (gnubg's cut) or were doubled, and so every take/pass: the
   position before the roll is rolled out with cube play (a No double game and a Double/take game
   on the same dice, both sides turning and taking the cube by the model), played to the end
@@ -26,8 +31,9 @@ candidate filter with a deeper last stage, and the n-ply cube search).
 
 The standard error of a loss is that of the difference of two rolled-out values, measured from the
 trials' paired differences (every candidate plays the same dice, so most of the noise cancels; the
-cubeless equities' differences stand for the cubeful ones'). Dutch and Mahbusa rounds count the two
-values as independent (larger, conservative).
+cubeless equities' differences stand for the cubeful ones'; a double's: Double/take minus No double
+from the paired cube games, or No double alone where Double/pass is the smaller). Dutch and Mahbusa
+rounds count the two values as independent (larger, conservative).
 
 >>> s = ConfirmSettings()
 >>> s.method, s.threshold, s.trials, s.max_trials
@@ -55,11 +61,18 @@ from analyzer.eval.met import MatchEquityTable
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
 
-__all__ = ["METHODS", "ConfirmSettings", "Confirmed", "Confirmer", "settled"]
+__all__ = ["LIMIT", "METHODS", "ConfirmSettings", "Confirmed", "Confirmer", "settled"]
 
 METHODS = ("rollout", "ply")
 Z95 = 1.959963984540054
 _SEED_STEP = 1_000_003
+LIMIT = 10
+"""How many decisions a match's confirmation pass values again by default, the largest first-pass
+losses first (a double with its take or pass is one; more while the next could still be among the
+review's five worst): what bounds its time (``bench/review_agreement.py``, issue 24)."""
+TOLERANCE = 0.01
+"""A rolled-out loss known to within this (the 95% interval's half-width, EMG) needs no more games,
+whatever its error class (:func:`settled`)."""
 
 _Pairs = dict[tuple[Position, Position], float]
 _Round = tuple[int, list[tuple[Position, float, float, Probabilities]], _Pairs | None]
@@ -80,7 +93,9 @@ class ConfirmSettings:
     cube_truncate: int | None = None
     ply: int = 3
     plays: int = 3
-    workers: int = 1
+    workers: int = 2
+    limit: int | None = LIMIT
+    tolerance: float = TOLERANCE
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -89,6 +104,10 @@ class ConfirmSettings:
             raise ValueError("confirmation trials (>= 1, max >= first round), plays and workers must be positive")
         if any(t is not None and t < 1 for t in (self.truncate, self.cube_truncate)):
             raise ValueError("confirmation truncation must be at least 1 ply")
+        if self.limit is not None and self.limit < 0:
+            raise ValueError("the confirmation limit must not be negative")
+        if self.tolerance < 0:
+            raise ValueError("the confirmation tolerance must not be negative")
         if self.threshold <= 0 or self.margin < 0:
             raise ValueError("the confirmation threshold must be positive and the margin not negative")
 
@@ -98,7 +117,8 @@ class ConfirmSettings:
                 "trials": self.trials, "max_trials": self.max_trials, "truncate": self.truncate,
                 "cube_truncate": self.cube_truncate, "cube_play": self.method == "rollout",
                 "ply": self.ply if self.method == "ply" else None, "plays": self.plays, "workers": self.workers,
-                "variance_reduction": self.method == "rollout", "playing_ply": 0}
+                "variance_reduction": self.method == "rollout", "playing_ply": 0, "limit": self.limit,
+                "tolerance": self.tolerance}
 
     @property
     def label(self) -> str:
@@ -114,11 +134,22 @@ class Confirmed:
     method: str
     trials: int | None
     loss_se: float | None
+    take_se: float | None = None
+    """A rolled-out double: the standard error of the take's loss (Double/take against the fixed
+    Double/pass), where ``loss_se`` is the double's."""
 
 
-def settled(loss: float, se: float, thresholds: Thresholds, z: float = Z95) -> bool:
+def settled(loss: float, se: float, thresholds: Thresholds, z: float = Z95, *, tolerance: float = 0.0) -> bool:
     """Whether a loss measured with standard error ``se`` is in one error class at the confidence of
-    ``z`` (both ends of its interval, clipped at 0, classify alike)."""
+    ``z`` (both ends of its interval, clipped at 0, classify alike), or known to within ``tolerance``
+    (the interval's half-width: a loss that close to a class boundary is as much the one as the other).
+
+    >>> from analyzer.analysis.thresholds import XG
+    >>> settled(0.021, 0.004, XG), settled(0.021, 0.004, XG, tolerance=0.01)
+    (False, True)
+    """
+    if z * se <= tolerance:
+        return True
     return thresholds.classify(max(0.0, loss - z * se)) == thresholds.classify(max(0.0, loss + z * se))
 
 
@@ -277,7 +308,7 @@ class Confirmer:
                 pairs = None  # a round without paired errors: the independent bound for all
             done += games
             loss, se = _loss(list(sums.values()), first.played.result, pairs)
-            if done >= s.max_trials or settled(max(0.0, loss), se, self.thresholds):
+            if done >= s.max_trials or settled(max(0.0, loss), se, self.thresholds, tolerance=s.tolerance):
                 break
             trials, k = min(done, s.max_trials - done), k + 1
         cands = sorted((Candidate(x.play, x.result, x.mean, x.probabilities, 0) for x in sums.values()),
@@ -313,10 +344,10 @@ class Confirmer:
             done += res.trials
             model = self._decision(position, state, player, total.probabilities)
             cd, se = games.decision(model, state.cube_owner == player)
-            if done >= s.max_trials or settled(_cube_gap(cd), se, self.thresholds):
+            if done >= s.max_trials or settled(_cube_gap(cd), se, self.thresholds, tolerance=s.tolerance):
                 break
             trials, k = min(done, s.max_trials - done), k + 1
-        return cd, Confirmed(s.label, done, se)
+        return cd, Confirmed(s.label, done, se, games.take_se)
 
     def _decision(self, position: Position, state: MatchState, player: int, p: Probabilities) -> CubeDecision:
         gp = Probabilities.of(p, clamp=True)
@@ -333,6 +364,7 @@ class _CubeGames:
     sums: tuple[float, ...] = ()
     mwc: tuple[float, ...] | None = None
     var: tuple[float, ...] = ()
+    diff_var: float | None = 0.0  # of Double/take - No double, paired (None: a round without it)
 
     def add(self, res: Any) -> None:
         cube = res.cube
@@ -346,12 +378,21 @@ class _CubeGames:
         self.games += n
         self.sums = tuple(a + n * v for a, v in zip(self.sums, values, strict=True))
         self.var = tuple(a + (n * e) ** 2 for a, e in zip(self.var, ses, strict=True))
+        diff = getattr(res, "cube_diff_se", None)
+        self.diff_var = None if self.diff_var is None or diff is None else self.diff_var + (n * diff) ** 2
         if self.mwc is not None and mwcs is not None:
             self.mwc = tuple(a + n * float(v) for a, v in zip(self.mwc, mwcs, strict=True))
 
+    @property
+    def take_se(self) -> float | None:
+        """The standard error of the Double/take mean (``None``: no Double/take games)."""
+        return math.sqrt(self.var[1]) / self.games if len(self.var) > 1 and self.games else None
+
     def decision(self, model: CubeDecision, redouble: bool) -> tuple[CubeDecision, float]:
         """``model`` (the cube model on the rolled-out chances) with the cube games' means in place of
-        its No double and Double/take, and the standard error of their difference."""
+        its No double and Double/take, and the standard error of the gap between doubling and not
+        (:func:`_cube_gap`): Double/take - No double from the paired trials where Double/take is
+        the smaller of it and Double/pass, else that of No double alone (Double/pass is fixed)."""
         from analyzer.eval.rollout import played_cube
 
         means = [v / self.games for v in self.sums]
@@ -359,6 +400,11 @@ class _CubeGames:
         mwc = None if self.mwc is None else (self.mwc[0] / self.games,
                                              self.mwc[1] / self.games if len(self.mwc) > 1 else None)
         cd = played_cube(model, means[0], means[1] if len(means) > 1 else None, redouble, mwc)
+        if len(ses) > 1 and cd.dt is not None and cd.dp is not None:
+            if cd.dp < cd.dt:
+                return cd, ses[0]
+            if self.diff_var is not None:
+                return cd, math.sqrt(self.diff_var) / self.games
         return cd, math.hypot(*ses)
 
 

@@ -190,6 +190,8 @@ class ConfirmRecord(_Record):
     workers: int | None = None
     variance_reduction: bool | None = None
     playing_ply: int | None = None
+    limit: int | None = None
+    tolerance: float | None = None
     missing: frozenset[str] = frozenset()
 
 
@@ -256,14 +258,16 @@ class GameResult(_Record):
 
 @dataclass(frozen=True, slots=True)
 class ConfirmedCounts(_Record):
-    """How many decisions the confirmation pass valued again, by kind and by method, and how many
-    of them changed error class (``downgraded``: to a smaller one, ``upgraded``: to a bigger one)."""
+    """How many decisions the confirmation pass valued again, by kind and by method, how many of
+    them changed error class (``downgraded``: to a smaller one, ``upgraded``: to a bigger one), and
+    how many it would have valued again without its limit (``wanted``; ``None``: not recorded)."""
 
     decisions: int
     by_kind: Mapping[str, int] = field(default_factory=dict, metadata=_read(_counts))
     by_method: Mapping[str, int] = field(default_factory=dict, metadata=_read(_counts))
     downgraded: int = 0
     upgraded: int = 0
+    wanted: int | None = None
     missing: frozenset[str] = frozenset()
 
 

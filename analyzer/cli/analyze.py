@@ -23,6 +23,10 @@ from analyzer.cli.common import (
 from analyzer.core.errors import InputError
 from analyzer.core.variants import has_cube
 
+CONFIRM_LIMIT = 10
+"""The confirmation pass's default limit: :class:`~analyzer.analysis.confirm.ConfirmSettings`' (kept here so that
+the command line does not import the analysis to show its options; a test keeps the two equal)."""
+
 if TYPE_CHECKING:
     from analyzer.analysis.analyze import MatchAnalysis
 
@@ -81,7 +85,8 @@ def analyze(
                                                   help="Progress bar (default: on a terminal).")] = None,
     confirm: Annotated[bool, typer.Option(
         "--confirm/--no-confirm",
-        help="Value again, by rollouts, every decision shown as an error, the close ones and every double.")] = False,
+        help="Value again, by rollouts, the decisions shown as errors, the close ones and every double "
+             "(the largest first-pass losses first, at most --confirm-limit of them).")] = True,
     confirm_method: Annotated[str, typer.Option("--confirm-method", help="rollout or ply (a deeper n-ply).")]
     = "rollout",
     confirm_threshold: Annotated[float, typer.Option("--confirm-threshold",
@@ -90,6 +95,10 @@ def analyze(
     confirm_trials: Annotated[int, typer.Option("--confirm-trials",
                                                 help="Most rollout games per candidate in the confirmation.")]
     = 576,
+    confirm_limit: Annotated[int, typer.Option(
+        "--confirm-limit", help="Decisions per match the confirmation values again, the largest first-pass losses "
+                                "first (a double with its answer is one; more while the next could be among the "
+                                "five worst; 0: every one it wants).")] = CONFIRM_LIMIT,
     sgf: Annotated[Path | None, typer.Option(
         "--sgf", help="Also write the match with this analysis as gnubg SGF (gnubg's analysis properties).")]
     = None,
@@ -103,10 +112,12 @@ def analyze(
     whose evaluator is missing. Dutch and Mahbusa have no cube: checker plays only, in points;
     with --rollout their candidates are rolled out cubeless and played to the end.
 
-    With --confirm, a confirmation pass values again every decision the first pass would show
-    as an error, every close one and every double: rollouts with variance reduction, in rounds
-    until the error's class is settled at 95% or --confirm-trials games; the rows say how each
-    decision was valued (method, trials, loss_se) and the summary how many were confirmed.
+    A confirmation pass (on unless --no-confirm) then values again the decisions the first pass
+    would show as errors, the close ones and every double, the largest first-pass losses first and
+    at most --confirm-limit of them: rollouts with variance reduction, in rounds until the error's
+    class is settled at 95% (or the loss is known to within 0.01) or --confirm-trials games; the
+    rows say how each decision was valued (method, trials, loss_se) and the summary how many were
+    confirmed and how many were left past the limit.
     """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -135,8 +146,11 @@ def analyze(
     if confirm and not rollout:
         try:
             base = ConfirmSettings()
+            if confirm_limit < 0:
+                raise ValueError("--confirm-limit must not be negative (0: no limit)")
             confirming = ConfirmSettings(method=confirm_method, threshold=confirm_threshold,
-                                         trials=min(base.trials, confirm_trials), max_trials=confirm_trials)
+                                         trials=min(base.trials, confirm_trials), max_trials=confirm_trials,
+                                         limit=confirm_limit or None)
         except ValueError as e:
             fail(str(e))
     try:

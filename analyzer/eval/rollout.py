@@ -164,6 +164,9 @@ class RolloutResult:
     cube_se: tuple[float, ...] | None = None
     """With cube play and no dice: the standard errors of the cube games' No double (and, when the
     cube could be turned, Double/take) means, in ``cube``'s units (money: per unit cube; match: EMG)."""
+    cube_diff_se: float | None = None
+    """With both cube games: the standard error of Double/take minus No double from the paired trials
+    (both games are played on the same dice, so it is far smaller than the two errors together)."""
 
     @property
     def best(self) -> RolloutCandidate:
@@ -537,12 +540,16 @@ def _rollout_standard(engine: Engine, pos: Position, settings: RolloutSettings, 
     mean, se = _summaries(x)
     allp = np.concatenate(plies_out)
     mean_plies = [float(np.ascontiguousarray(allp[:, j]).mean()) for j in range(allp.shape[1])]
-    cf_mean, cf_se = _cube_game_stats(np.concatenate(cf_out)) if cube_play else (None, None)
+    cf_all = np.concatenate(cf_out) if cube_play else None
+    cf_mean, cf_se = _cube_game_stats(cf_all) if cf_all is not None else (None, None)
+    # the cube games are played on the same dice: Double/take - No double from the paired trials
+    cf_diff_se = _paired_se(cf_all[:, 1], cf_all[:, 0]) if cf_all is not None and cf_all.shape[1] > 1 else None
     cf_mwc = None if cf_mean is None or table is None else cf_mean.copy()
     if cf_mean is not None and cf_se is not None and table is not None:  # MWC -> EMG for player
         scale = mwc_to_emg(table, state, player, 1.0) - mwc_to_emg(table, state, player, 0.0)
         cf_mean = np.array([mwc_to_emg(table, state, player, float(m)) for m in cf_mean])
         cf_se = cf_se * scale
+        cf_diff_se = None if cf_diff_se is None else cf_diff_se * scale
     cands: list[RolloutCandidate] = []
     for k in range(1 if dice is None else len(results)):
         m, s = mean[k], se[k]
@@ -577,7 +584,8 @@ def _rollout_standard(engine: Engine, pos: Position, settings: RolloutSettings, 
                                None if cf_mwc is None else (float(cf_mwc[0]), float(cf_mwc[1]) if two else None))
     return RolloutResult(pos, dice, tuple(cands), cube, done, trials, stopped, seed, truncate,
                          variance_reduction, cubeful,
-                         None if cf_se is None or dice is not None else tuple(float(v) for v in cf_se))
+                         None if cf_se is None or dice is not None else tuple(float(v) for v in cf_se),
+                         None if dice is not None else cf_diff_se)
 
 
 def _match_cube(state: MatchState, player: int, table: MatchEquityTable | None, cube_play: bool) -> _MatchCube:

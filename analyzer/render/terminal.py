@@ -109,10 +109,18 @@ def fitted_table(columns: Sequence[Col], rows: Sequence[Sequence[str | Text]], *
         return table
 
     measure = Console(file=io.StringIO(), width=10_000, color_system=None, legacy_windows=False)
+
+    def rendered(table: Table) -> int:
+        """The widest line of ``table`` printed at ``width`` (rich's minimum measurement of a table
+        with wrapping columns can be narrower than what it prints)."""
+        text = render_text(table, width=width)
+        return max((cell_len(line.rstrip()) for line in text.splitlines()), default=0)
+
     # first the columns that may go to keep the wrapping ones whole, then any to fit at all
-    for least, need in ((unwrap_drop, "maximum"), (1, "minimum")):
+    for least, need in ((unwrap_drop, "maximum"), (1, "rendered")):
         while True:
-            size = getattr(Measurement.get(measure, measure.options, build(keep, False)), need)
+            table = build(keep, False)
+            size = rendered(table) if need == "rendered" else Measurement.get(measure, measure.options, table).maximum
             droppable = [i for i in keep if columns[i].drop >= least]
             if size <= width or not droppable:
                 break
@@ -331,19 +339,25 @@ def confirm_text(summary: AnalysisSummary) -> str | None:
 
     >>> from analyzer.analysis.summary import AnalysisSummary
     >>> print(confirm_text(AnalysisSummary.from_json({
-    ...     "metadata": {"confirm": {"method": "rollout", "max_trials": 576}},
-    ...     "match": {"confirmed": {"decisions": 9, "downgraded": 4, "upgraded": 1}}})))
+    ...     "metadata": {"confirm": {"method": "rollout", "max_trials": 576, "limit": 10}},
+    ...     "match": {"confirmed": {"decisions": 12, "downgraded": 4, "upgraded": 1, "wanted": 31}}})))
     ... # doctest: +NORMALIZE_WHITESPACE
-    Confirmation pass: 9 decisions valued again by rollout (at most 576 games each): 4 to a smaller error
-    class, 1 to a bigger one.
+    Confirmation pass: 12 decisions valued again by rollout (at most 576 games each), the largest first-pass
+    losses first: 4 to a smaller error class, 1 to a bigger one. 19 more with smaller first-pass losses are
+    past its limit (10 decisions a match, a double with its answer as one, and any that could be among the
+    five worst).
     """
     meta = summary.metadata.confirm
     counts = summary.match.confirmed
     if meta is None or counts is None:
         return None
     how = f"rollout (at most {meta.max_trials} games each)" if meta.method == "rollout" else f"{meta.ply}-ply"
-    return (f"Confirmation pass: {counts.decisions} decisions valued again by {how}: "
-            f"{counts.downgraded} to a smaller error class, {counts.upgraded} to a bigger one.")
+    left = 0 if counts.wanted is None else counts.wanted - counts.decisions
+    past = (f" {left} more with smaller first-pass losses are past its limit ({meta.limit} decisions a match, "
+            f"a double with its answer as one, and any that could be among the five worst)."
+            if left > 0 and meta.limit is not None else "")
+    return (f"Confirmation pass: {counts.decisions} decisions valued again by {how}, the largest first-pass "
+            f"losses first: {counts.downgraded} to a smaller error class, {counts.upgraded} to a bigger one.{past}")
 
 
 def analysis_view(analysis: MatchAnalysis, *, worst: int = 5, width: int = 110) -> Group:
@@ -351,8 +365,8 @@ def analysis_view(analysis: MatchAnalysis, *, worst: int = 5, width: int = 110) 
     the worst decisions with their IDs."""
     line = confirm_text(analysis.summary)
     parts: list[RenderableType] = [summary_table(analysis)]
-    if line is not None:
-        parts.append(Text(line))
+    if line is not None:  # printed soft-wrapped (print_view): wrapped here at the width
+        parts.append(Text("\n".join(textwrap.wrap(line, width))))
     return Group(*parts, worst_table(analysis, worst, width=width))
 
 
