@@ -5,7 +5,7 @@ Each command runs once to warm the caches (not counted), then ``--runs`` times, 
 the ratio of our median to gnubg's for the same work:
 
 * ``analyze``: ``bgreview analyze`` of the 7-point sample at 0-ply with the defaults (charts and the HTML
-  report; no confirmation pass: ``--confirm`` is off by default), a fresh output folder each run;
+  report; ``--no-confirm``: the first pass alone, as gnubg's analysis), a fresh output folder each run;
   against gnubg's CLI importing the same ``.mat`` and analysing it at 0-ply (checker play and cube, no
   rollouts), ``show statistics match`` and quit;
 * ``analyze --no-html``: the decision tables and the summary only, against the same gnubg figure;
@@ -127,8 +127,8 @@ def cases(work: Path, only: Sequence[str], sample: Path, before: str | None = No
     checkout's root), each of ours also run from that checkout (``NAME (before)``); with ``floor``, the
     start-up floor (:func:`floor_cases`), compared with gnubg's 0-ply analysis."""
     ours: dict[str, Callable[[int], list[str]]] = {
-        "analyze": lambda i: bgreview("analyze", str(sample), "--ply", "0", "-o", str(work / f"a{i}")),
-        "analyze --no-html": lambda i: bgreview("analyze", str(sample), "--ply", "0", "--no-html",
+        "analyze": lambda i: bgreview("analyze", str(sample), "--ply", "0", "--no-confirm", "-o", str(work / f"a{i}")),
+        "analyze --no-html": lambda i: bgreview("analyze", str(sample), "--ply", "0", "--no-html", "--no-confirm",
                                                 "-o", str(work / f"n{i}")),
         "hint": lambda i: bgreview("hint", MIDDLE_GAME_ID, "--dice", "62", "--ply", "2"),
         "moves": lambda i: bgreview("moves", OPENING_ID, "--dice", "31", "--format", "json"),

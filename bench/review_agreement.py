@@ -4,8 +4,11 @@ The reference set is ``bench/data/gnubg_reviews/``: matches analysed by gnubg at
 and cube) with ``tools/gnubg_review.py``, one ``.mat`` and one ``.json`` each (gnubg self-play at
 several strengths and real corpus matches). gnubg is a referee: the bench only reads its stored
 figures. Each match is analysed here with :func:`analyzer.analysis.analyze.analyze_match` under
-one or more named configurations (``CONFIGS``: plain 0-, 1-, 2-ply and ``confirm``, 2-ply plus
-the confirmation pass where ``analyze_match`` has one), our rows are paired with gnubg's decisions
+one or more named configurations (``CONFIGS``: plain 0-, 1-, 2-ply; ``confirm``, 2-ply plus the
+confirmation pass at its defaults, as ``bgreview analyze`` runs; ``confirm-all`` without its limit;
+``confirm-ply3`` and ``confirm-ply3-m0``, the pass by a 3-ply search instead of rollouts, with and
+without the close plays; ``confirm-rollout-m0``, the default pass without the close plays), our
+rows are paired with gnubg's decisions
 by (game, move number, side, kind) and checked (the same dice, the same position before the
 decision, the same played play as a resulting position, the same cube action), and it prints:
 
@@ -104,18 +107,27 @@ class Config:
         return kw
 
 
-def _confirm() -> dict[str, Any]:
-    settings = getattr(analyze_module, "ConfirmSettings", None)
-    if settings is None:
-        raise SystemExit("the 'confirm' configuration needs analyze_match's confirmation pass (ConfirmSettings)")
-    return {"confirm": settings()}
+def _confirm(**options: Any) -> Callable[[], dict[str, Any]]:
+    """The keyword arguments of a configuration with the confirmation pass (``options``: its settings
+    other than the defaults)."""
+    def kwargs() -> dict[str, Any]:
+        settings = getattr(analyze_module, "ConfirmSettings", None)
+        if settings is None:
+            raise SystemExit("the 'confirm' configurations need analyze_match's confirmation pass (ConfirmSettings)")
+        return {"confirm": settings(**options)}
+    return kwargs
 
 
 CONFIGS: dict[str, Config] = {
     "0ply": Config("0ply", 0),
     "1ply": Config("1ply", 1),
     "2ply": Config("2ply", 2),
-    "confirm": Config("confirm", 2, _confirm),  # our default: 2-ply plus the confirmation pass
+    "confirm": Config("confirm", 2, _confirm()),  # our default: 2-ply plus the confirmation pass
+    # the confirmation methods measured against each other (issue 24)
+    "confirm-all": Config("confirm-all", 2, _confirm(limit=None)),  # every decision it wants, no limit
+    "confirm-ply3": Config("confirm-ply3", 2, _confirm(method="ply", ply=3)),
+    "confirm-ply3-m0": Config("confirm-ply3-m0", 2, _confirm(method="ply", ply=3, margin=0.0)),
+    "confirm-rollout-m0": Config("confirm-rollout-m0", 2, _confirm(method="rollout", margin=0.0)),
 }
 
 
