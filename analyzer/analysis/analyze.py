@@ -523,6 +523,15 @@ class _Jobs:
 
     def take(self, d: Decision, took: bool, first: float, at: int) -> None:
         """The take or pass of the double before it: both rows from one valuation of the double."""
+        self._flush((d, took, first, at))
+
+    def flush_double(self) -> None:
+        """A double without a take row after it, valued again alone."""
+        self._flush(None)
+
+    def _flush(self, answer: tuple[Decision, bool, float, int] | None) -> None:
+        """The pending double as one decision, with its take or pass (``answer``: the decision, whether
+        it took, its first-pass loss and its row) when it had one."""
         if self._double is None:
             return
         c, dd, first_double, at_double = self._double
@@ -532,22 +541,14 @@ class _Jobs:
             cd, how = c.cube(self.engine, dd.position, dd.state, dd.on_roll, game=dd.game, move=dd.move)
             self.rows.cube(dd, cd, score_cube(cd, True, close_cut=self.thresholds.close_cube), taker=False, how=how,
                            first_loss=first_double, at=at_double)
-            take_how = how if how.take_se is None else dataclasses.replace(how, loss_se=how.take_se)
-            self.rows.cube(d, cd, score_take(cd, took), taker=True, how=take_how, first_loss=first, at=at)
-        self.jobs.append(_Job(max(first_double, first), (at_double, at), run))
-
-    def flush_double(self) -> None:
-        """A double without a take row after it, valued again alone."""
-        if self._double is None:
-            return
-        c, d, first, at = self._double
-        self._double = None
-
-        def run() -> None:
-            cd, how = c.cube(self.engine, d.position, d.state, d.on_roll, game=d.game, move=d.move)
-            self.rows.cube(d, cd, score_cube(cd, True, close_cut=self.thresholds.close_cube), taker=False, how=how,
-                           first_loss=first, at=at)
-        self.jobs.append(_Job(first, (at,), run))
+            if answer is not None:
+                d, took, first, at = answer
+                take_how = how if how.take_se is None else dataclasses.replace(how, loss_se=how.take_se)
+                self.rows.cube(d, cd, score_take(cd, took), taker=True, how=take_how, first_loss=first, at=at)
+        if answer is None:
+            self.jobs.append(_Job(first_double, (at_double,), run))
+        else:
+            self.jobs.append(_Job(max(first_double, answer[2]), (at_double, answer[3]), run))
 
     def run(self, limit: int | None, progress: Progress | None) -> None:
         """Value the decisions again, the largest first-pass losses first: ``limit`` of them
