@@ -41,6 +41,7 @@ Games that do not replay are left out and listed in ``summary.match.errors``.
 from __future__ import annotations
 
 import dataclasses
+import heapq
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -566,8 +567,9 @@ class _Jobs:
     def _headline_cut(self, own: tuple[int, ...]) -> float:
         """The smallest loss among the :data:`HEADLINE` worst rows as they stand, ``own`` rows left out
         (0 when fewer)."""
-        losses = sorted((float(r["equity_loss"]) for i, r in enumerate(self.rows.rows) if i not in own), reverse=True)
-        return losses[HEADLINE - 1] if len(losses) >= HEADLINE else 0.0
+        rows = self.rows.rows
+        losses = heapq.nlargest(HEADLINE, (float(r["equity_loss"]) for i, r in enumerate(rows) if i not in own))
+        return losses[-1] if len(losses) == HEADLINE else 0.0
 
 
 # ---------------------------------------------------------------------- the analysis

@@ -378,7 +378,7 @@ class _CubeGames:
         self.games += n
         self.sums = tuple(a + n * v for a, v in zip(self.sums, values, strict=True))
         self.var = tuple(a + (n * e) ** 2 for a, e in zip(self.var, ses, strict=True))
-        diff = getattr(res, "cube_diff_se", None)
+        diff = res.cube_diff_se
         self.diff_var = None if self.diff_var is None or diff is None else self.diff_var + (n * diff) ** 2
         if self.mwc is not None and mwcs is not None:
             self.mwc = tuple(a + n * float(v) for a, v in zip(self.mwc, mwcs, strict=True))
