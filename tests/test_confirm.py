@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analyzer.analysis.analyze import analyze_match
-from analyzer.analysis.confirm import Confirmer, ConfirmSettings, settled, wants_checker
+from analyzer.analysis.confirm import Confirmer, ConfirmSettings, doubt, settled, wants_checker
 from analyzer.analysis.decisions import analyze_checker
 from analyzer.analysis.thresholds import XG
 from analyzer.cli import app
@@ -158,40 +158,72 @@ def test_analysis_with_the_confirmation_pass(engine):
     assert double["method"] == take["method"] == "rollout" and double["cube_nd"] == take["cube_nd"]
 
 
-def test_the_limit_takes_the_largest_first_pass_losses_and_changes_no_value(engine):
+def job_doubts(first: pl.DataFrame, wanted: pl.Series) -> list[float | None]:
+    """Per row of a first-pass table, the doubt of the confirmation job it belongs to (``None``: a
+    row the pass does not want; a double and its take share the larger of their two doubts)."""
+    out: list[float | None] = []
+    for row, want in zip(first.iter_rows(named=True), wanted, strict=True):
+        if not want:
+            out.append(None)
+            continue
+        if row["kind"] == "checker":
+            c = row["candidates"]
+            signed = row["equity_loss"] if row["equity_loss"] > 0 else -(c[0]["equity"] - c[1]["equity"])
+        elif row["kind"] == "cube":
+            gain = min(row["cube_dt"], row["cube_dp"]) - row["cube_nd"]
+            signed = -gain if row["played"] in ("double", "redouble") else gain
+        else:
+            signed = row["cube_dp"] - row["cube_dt"] if row["played"] == "pass" else row["cube_dt"] - row["cube_dp"]
+        out.append(doubt(signed, row["kind"], XG))
+        if row["kind"] == "take" and out[-2] is not None:
+            out[-2] = out[-1] = max(out[-2], out[-1])
+    return out
+
+
+def test_the_limit_values_the_most_doubtful_first_and_changes_no_value(engine):
     [m] = read_match_text(MATCH)
+    first = analyze_match(m, engine=engine, ply=0, confirm=None).decisions
     every = analyze_match(m, engine=engine, ply=0, confirm=FAST).decisions
-    wanted = every.filter(pl.col("equity_loss_first").is_not_null())
-    pair = wanted.filter((pl.col("kind") == "take") | ((pl.col("kind") == "cube") & (pl.col("played") == "double")))
-    assert wanted.height >= 3 and pair.height == 2
-    assert pair["equity_loss_first"].max() == wanted["equity_loss_first"].max()
+    wanted = every["equity_loss_first"].is_not_null()
+    doubts = job_doubts(first, wanted)
+    assert wanted.sum() >= 3 and every.filter(wanted & (pl.col("kind") == "take")).height == 1
     keys = ["game", "move_no", "kind"]
     some = analyze_match(m, engine=engine, ply=0, confirm=dataclasses.replace(FAST, limit=1)).decisions
-    again = some.filter(pl.col("equity_loss_first").is_not_null())
-    # the largest first-pass loss is the take: the double and its take are one decision, valued together
-    assert again.join(pair, on=keys).height == 2
+    valued = some["equity_loss_first"].is_not_null().to_list()
+    # the most doubtful first: here a checker play that lost 0.081 at 0-ply, on the blunder line,
+    # before the larger losses of the double and the pass, which no valuation would make right; the
+    # others valued again are those that could be among the five worst, the largest first
+    top = max(d for d in doubts if d is not None)
+    [at] = [i for i, d in enumerate(doubts) if d == top]
+    assert valued[at] and first["equity_loss"][at] < first["equity_loss"].max()
+    five = sorted(first["equity_loss"], reverse=True)[4]
+    assert all(first["equity_loss"][i] >= five for i, v in enumerate(valued) if v and i != at)
     # what was valued again is valued as in the pass without a limit (the rollouts are seeded per decision)
+    again = some.filter(pl.col("equity_loss_first").is_not_null())
     same = again.join(every, on=keys, suffix="_all")
     assert same.height == again.height and same["equity_loss"].to_list() == same["equity_loss_all"].to_list()
     # the others keep the first pass's values
-    rest = some.filter(pl.col("equity_loss_first").is_null()).join(wanted, on=keys, suffix="_all")
+    rest = some.filter(pl.col("equity_loss_first").is_null()).join(every.filter(wanted), on=keys, suffix="_all")
     assert rest["equity_loss"].to_list() == pytest.approx(rest["equity_loss_first_all"].to_list())
 
 
 def test_the_limit_still_confirms_the_worst_five(engine):
     [m] = read_matches(SAMPLE)
-    a = analyze_match(m, engine=engine, ply=0, confirm=dataclasses.replace(FAST, limit=3, max_trials=36))
+    limited = dataclasses.replace(FAST, limit=3, max_trials=36)
+    a = analyze_match(m, engine=engine, ply=0, confirm=limited)
     d = a.decisions
     again = d.filter(pl.col("equity_loss_first").is_not_null())
     counts = a.summary.match.confirmed
     assert counts is not None and counts.wanted is not None and again.height == counts.decisions < counts.wanted
-    # the largest first-pass losses first: no checker play left out lost more than one valued again
-    # (a double and its answer go by the larger of their two losses)
-    left = d.filter(pl.col("equity_loss_first").is_null() & (pl.col("kind") == "checker")
-                    & (pl.col("equity_loss") >= FAST.threshold))
-    checkers = again.filter(pl.col("kind") == "checker")
-    assert left.height > 0 and checkers.height > 0
-    assert left["equity_loss"].max() <= checkers["equity_loss_first"].min()
+    # the most doubtful first: three decisions (a double with its answer as one) at least as doubtful
+    # as any left out; the others valued again are there for the worst five alone
+    first = analyze_match(m, engine=engine, ply=0, confirm=None).decisions
+    everything = analyze_match(m, engine=engine, ply=0, confirm=dataclasses.replace(limited, limit=None)).decisions
+    doubts = job_doubts(first, everything["equity_loss_first"].is_not_null())
+    valued = d["equity_loss_first"].is_not_null().to_list()
+    left = [x for x, v in zip(doubts, valued, strict=True) if x is not None and not v]
+    taken = {x for x, v in zip(doubts, valued, strict=True) if x is not None and v}
+    assert left and sorted(taken, reverse=True)[limited.limit - 1] >= max(left)
     # and every decision the review shows first was valued again
     assert a.worst(5)["equity_loss_first"].null_count() == 0
 
@@ -230,3 +262,13 @@ def test_cli_confirm_options(tmp_path):
     assert res.exit_code == 2 and "--confirm-limit" in res.stderr
     res = runner.invoke(app, ["analyze", str(path), "--confirm", "--confirm-method", "deeper"])
     assert res.exit_code == 2 and "confirmation method" in res.stderr
+
+
+def test_doubt_is_largest_on_a_class_boundary_and_falls_away_from_it():
+    at_line = doubt(0.08, "checker", XG)
+    assert at_line == pytest.approx(0.5, abs=0.01)
+    assert doubt(0.3, "checker", XG) < doubt(0.12, "checker", XG) < at_line
+    assert doubt(-0.1, "cube", XG) < doubt(-0.01, "cube", XG)
+    # the same distance from the line is more doubtful where the first pass strays more (the taker's)
+    assert doubt(0.2, "checker", XG) < doubt(0.2, "cube", XG) < doubt(0.2, "take", XG)
+    assert all(0.0 <= doubt(x / 100, k, XG) <= 1.0 for x in range(-50, 100, 7) for k in ("checker", "cube", "take"))

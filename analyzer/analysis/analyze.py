@@ -49,7 +49,7 @@ from typing import Any, cast
 import numpy as np
 import polars as pl
 
-from analyzer.analysis.confirm import Confirmed, Confirmer, ConfirmSettings, wants_checker
+from analyzer.analysis.confirm import Confirmed, Confirmer, ConfirmSettings, doubt, wants_checker
 from analyzer.analysis.decisions import (
     DEEP_FILTER,
     Candidate,
@@ -462,18 +462,41 @@ them all again, past its limit if it must (:meth:`_Jobs.run`)."""
 @dataclass(frozen=True, slots=True)
 class _Job:
     """A decision the confirmation pass may value again (one row, or a double and its take): the
-    first pass's loss (its priority), the rows it covers, and the call that values it again and
-    puts its rows in place of the first pass's."""
+    first pass's loss, how doubtful its error class is (:func:`~analyzer.analysis.confirm.doubt`, its
+    priority), the rows it covers, and the call that values it again and puts its rows in place of
+    the first pass's."""
 
     loss: float
+    doubt: float
     rows: tuple[int, ...]
     run: Callable[[], None]
 
 
+def _checker_signed(ca: CheckerAnalysis) -> float:
+    """A checker play's signed first-pass loss: its loss, or minus the margin of the best play."""
+    if ca.loss > 0 or len(ca.candidates) < 2:
+        return ca.loss
+    return -(ca.candidates[0].equity - ca.candidates[1].equity)
+
+
+def _cube_signed(cd: CubeDecision, doubled: bool) -> float:
+    """The doubler's signed first-pass loss (the double valued as answered best)."""
+    assert cd.dt is not None and cd.dp is not None
+    gain = min(cd.dt, cd.dp) - cd.nd
+    return -gain if doubled else gain
+
+
+def _take_signed(cd: CubeDecision, took: bool) -> float:
+    """The taker's signed first-pass loss."""
+    assert cd.dt is not None and cd.dp is not None
+    return cd.dt - cd.dp if took else cd.dp - cd.dt
+
+
 class _Jobs:
     """The decisions the confirmation pass wants, gathered during the first pass and valued again
-    after it, the largest first-pass losses first, at most ``limit`` of them. The order changes no
-    value: a decision's rollouts are seeded by its game and move alone."""
+    after it, the most doubtful first, at most ``limit`` of them, then any that could still be among
+    the review's worst. The order changes no value: a decision's rollouts are seeded by its game and
+    move alone."""
 
     def __init__(self, rows: _Rows, thresholds: Thresholds, engine: Evaluator, deep_filter: MoveFilter) -> None:
         self.rows = rows
@@ -481,7 +504,7 @@ class _Jobs:
         self.engine = engine
         self.deep_filter = deep_filter
         self.jobs: list[_Job] = []
-        self._double: tuple[Confirmer, Decision, float, int] | None = None
+        self._double: tuple[Confirmer, Decision, CubeDecision, float, int] | None = None
 
     @property
     def wanted(self) -> int:
@@ -497,7 +520,7 @@ class _Jobs:
             again, how = c.checker(self.engine, d.position, dice, d.state, d.side, ca, game=d.game, move=d.move,
                                    deep_filter=self.deep_filter)
             self.rows.checker(d, again, luck, luck_mwc, how, ca.loss, at=at)
-        self.jobs.append(_Job(ca.loss, (at,), run))
+        self.jobs.append(_Job(ca.loss, doubt(_checker_signed(ca), "checker", self.thresholds), (at,), run))
 
     def variant_checker(self, c: Confirmer, net: Evaluator, d: Decision, ca: CheckerAnalysis, luck: float,
                         ply: int, at: int) -> None:
@@ -507,56 +530,66 @@ class _Jobs:
         def run() -> None:
             again, how = c.checker(net, d.position, dice, d.state, d.side, ca, game=d.game, move=d.move)
             self.rows.variant_checker(d, again, luck, ply, how, ca.loss, at=at)
-        self.jobs.append(_Job(ca.loss, (at,), run))
+        self.jobs.append(_Job(ca.loss, doubt(_checker_signed(ca), "checker", self.thresholds), (at,), run))
 
-    def cube(self, c: Confirmer, d: Decision, first: float, at: int) -> None:
-        """A cube decision where the player did not double."""
+    def cube(self, c: Confirmer, d: Decision, first: CubeDecision, at: int) -> None:
+        """A cube decision where the player did not double (``first``: the first pass's)."""
+        loss = score_cube(first, False, close_cut=self.thresholds.close_cube).loss
+
         def run() -> None:
             cd, how = c.cube(self.engine, d.position, d.state, d.on_roll, game=d.game, move=d.move)
             self.rows.cube(d, cd, score_cube(cd, False, close_cut=self.thresholds.close_cube), taker=False, how=how,
-                           first_loss=first, at=at)
-        self.jobs.append(_Job(first, (at,), run))
+                           first_loss=loss, at=at)
+        self.jobs.append(_Job(loss, doubt(_cube_signed(first, False), "cube", self.thresholds), (at,), run))
 
-    def double(self, c: Confirmer, d: Decision, first: float, at: int) -> None:
+    def double(self, c: Confirmer, d: Decision, first: CubeDecision, at: int) -> None:
         """A double: valued again with its take (:meth:`take`), or alone (:meth:`flush_double`)."""
         self.flush_double()
-        self._double = (c, d, first, at)
+        self._double = (c, d, first, score_cube(first, True, close_cut=self.thresholds.close_cube).loss, at)
 
-    def take(self, d: Decision, took: bool, first: float, at: int) -> None:
+    def take(self, d: Decision, took: bool, at: int) -> None:
         """The take or pass of the double before it: both rows from one valuation of the double."""
-        self._flush((d, took, first, at))
+        self._flush((d, took, at))
 
     def flush_double(self) -> None:
         """A double without a take row after it, valued again alone."""
         self._flush(None)
 
-    def _flush(self, answer: tuple[Decision, bool, float, int] | None) -> None:
+    def _flush(self, answer: tuple[Decision, bool, int] | None) -> None:
         """The pending double as one decision, with its take or pass (``answer``: the decision, whether
-        it took, its first-pass loss and its row) when it had one."""
+        it took, and its row) when it had one."""
         if self._double is None:
             return
-        c, dd, first_double, at_double = self._double
+        c, dd, first_cd, first_double, at_double = self._double
         self._double = None
+        doubt_double = doubt(_cube_signed(first_cd, True), "cube", self.thresholds)
+        first_take = 0.0 if answer is None else score_take(first_cd, answer[1]).loss
 
         def run() -> None:
             cd, how = c.cube(self.engine, dd.position, dd.state, dd.on_roll, game=dd.game, move=dd.move)
             self.rows.cube(dd, cd, score_cube(cd, True, close_cut=self.thresholds.close_cube), taker=False, how=how,
                            first_loss=first_double, at=at_double)
             if answer is not None:
-                d, took, first, at = answer
+                d, took, at = answer
                 take_how = how if how.take_se is None else dataclasses.replace(how, loss_se=how.take_se)
-                self.rows.cube(d, cd, score_take(cd, took), taker=True, how=take_how, first_loss=first, at=at)
+                self.rows.cube(d, cd, score_take(cd, took), taker=True, how=take_how, first_loss=first_take, at=at)
         if answer is None:
-            self.jobs.append(_Job(first_double, (at_double,), run))
+            self.jobs.append(_Job(first_double, doubt_double, (at_double,), run))
         else:
-            self.jobs.append(_Job(max(first_double, answer[2]), (at_double, answer[3]), run))
+            doubt_take = doubt(_take_signed(first_cd, answer[1]), "take", self.thresholds)
+            self.jobs.append(_Job(max(first_double, first_take), max(doubt_double, doubt_take),
+                                  (at_double, answer[2]), run))
 
     def run(self, limit: int | None, progress: Progress | None) -> None:
-        """Value the decisions again, the largest first-pass losses first: ``limit`` of them
-        (``None``: all; a double and its take or pass are one), then on while the next one's
-        first-pass loss would still place it among the :data:`HEADLINE` worst of the review as it
-        stands (so that the worst decisions a review shows were all valued again)."""
-        order = sorted(range(len(self.jobs)), key=lambda k: (-self.jobs[k].loss, k))
+        """Value the decisions again, the most doubtful first (their error class the likeliest to
+        change): ``limit`` of them (``None``: all; a double and its take or pass are one), then the
+        rest by first-pass loss, largest first, while the next one's would still place it among the
+        :data:`HEADLINE` worst of the review as it stands (so that the worst decisions a review
+        shows were all valued again)."""
+        order = sorted(range(len(self.jobs)), key=lambda k: (-self.jobs[k].doubt, -self.jobs[k].loss, k))
+        if limit is not None:
+            rest = sorted(order[limit:], key=lambda k: (-self.jobs[k].loss, k))
+            order = order[:limit] + rest
         for n, k in enumerate(order, 1):
             if limit is not None and n > limit and self.jobs[k].loss <= self._headline_cut(self.jobs[k].rows):
                 break
@@ -685,7 +718,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
                         score = score_cube(cd, False, close_cut=thresholds.close_cube)
                         at = rows.cube(d, cd, score, taker=False)
                         if confirmer is not None and score.close:
-                            jobs.cube(confirmer, d, score.loss, at)
+                            jobs.cube(confirmer, d, cd, at)
                 doubled = False
                 assert d.result is not None
                 values = roll_values(std, d.position, d.state, d.side, match_met)
@@ -709,14 +742,14 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
                     score = score_cube(pending, True, close_cut=thresholds.close_cube)
                     at = rows.cube(d, pending, score, taker=False)
                     if confirmer is not None:
-                        jobs.double(confirmer, d, score.loss, at)
+                        jobs.double(confirmer, d, pending, at)
                 doubled = True
             elif d.kind in ("take", "drop") or (d.kind == "double" and d.side != d.on_roll):
                 if pending is not None and pending.available:
                     took = d.kind != "drop"
                     score = score_take(pending, took)
                     at = rows.cube(d, pending, score, taker=True)
-                    jobs.take(d, took, score.loss, at)
+                    jobs.take(d, took, at)
                 pending = None
             done += 1
             if progress is not None:

@@ -3,10 +3,12 @@
 A first pass at n-ply values every decision; its evaluation errors become a review's false
 blunders (and its near-zero ratings hide real ones). The confirmation pass takes the decisions
 that matter and values them again, and the stronger value stands. It runs after the first pass,
-the largest first-pass losses first, and values ``limit`` decisions a match (a double with its take
-or pass is one), then goes on only while the next could still be among the five worst of the
-review: what a review headlines is confirmed, and the time stays bounded. The order changes no
-value (a decision's rollouts are seeded by its game and move).
+the decisions whose error class the first pass most likely has wrong first (:func:`doubt`: close
+cube decisions and takes before gross blunders that no evaluation will clear), and values ``limit``
+decisions a match (a double with its take or pass is one), then goes on, the largest first-pass
+losses first, only while the next could still be among the five worst of the review: what a review
+headlines is confirmed, and the time stays bounded. The order changes no value (a decision's
+rollouts are seeded by its game and move).
 
 * **checker plays** whose loss reaches ``threshold`` (the lowest error class, 0.02 by default),
   and those where the best two candidates lie within ``margin`` of each other (a near-zero rating
@@ -61,15 +63,21 @@ from analyzer.eval.met import MatchEquityTable
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
 
-__all__ = ["LIMIT", "METHODS", "ConfirmSettings", "Confirmed", "Confirmer", "settled"]
+__all__ = ["LIMIT", "METHODS", "SPREAD", "ConfirmSettings", "Confirmed", "Confirmer", "doubt", "settled"]
 
 METHODS = ("rollout", "ply")
 Z95 = 1.959963984540054
 _SEED_STEP = 1_000_003
 LIMIT = 10
-"""How many decisions a match's confirmation pass values again by default, the largest first-pass
-losses first (a double with its take or pass is one; more while the next could still be among the
-review's five worst): what bounds its time (``bench/review_agreement.py``, issue 24)."""
+"""How many decisions a match's confirmation pass values again by default, those whose error class
+the first pass most likely has wrong first (:func:`doubt`; a double with its take or pass is one;
+more while the next could still be among the review's five worst): what bounds its time
+(``bench/review_agreement.py``, issue 24)."""
+SPREAD = {"checker": 0.02, "cube": 0.07, "take": 0.17}
+"""How far a 2-ply first pass's signed loss strays from the confirmation rollout's, by kind (EMG,
+the standard deviation of the difference over the 1,994 decisions of the 22 matches of
+``bench/review_agreement.py`` that the pass values without a limit: checker plays 0.020, the
+doubler's margin 0.069, the taker's 0.17): the spread :func:`doubt` assumes."""
 TOLERANCE = 0.01
 """A rolled-out loss known to within this (the 95% interval's half-width, EMG) needs no more games,
 whatever its error class (:func:`settled`)."""
@@ -151,6 +159,32 @@ def settled(loss: float, se: float, thresholds: Thresholds, z: float = Z95, *, t
     if z * se <= tolerance:
         return True
     return thresholds.classify(max(0.0, loss - z * se)) == thresholds.classify(max(0.0, loss + z * se))
+
+
+def doubt(signed_loss: float, kind: str, thresholds: Thresholds) -> float:
+    """The chance that a decision's error class is not the first pass's, were its true signed loss
+    normal about ``signed_loss`` with the :data:`SPREAD` of its ``kind`` (``"checker"``, ``"cube"``
+    for the doubler, ``"take"`` for the taker): the order of the confirmation pass under its limit.
+
+    The signed loss is the loss when the first pass calls the decision wrong, else minus its margin
+    (how much better the chosen play or action was than the next best), so a close right decision
+    is as doubtful as a loss near a class boundary, and a gross blunder is not doubtful at all.
+
+    >>> from analyzer.analysis.thresholds import XG
+    >>> round(doubt(0.0, "cube", XG), 2), round(doubt(0.3, "checker", XG), 2), round(doubt(-0.1, "cube", XG), 2)
+    (0.39, 0.0, 0.04)
+    """
+    s = SPREAD[kind]
+    bounds = [b for _, b in thresholds.levels]
+    at = max(0.0, signed_loss)
+    lo = max([b for b in bounds if b <= at], default=-math.inf)
+    hi = min([b for b in bounds if b > at], default=math.inf)
+    return 1.0 - (_phi((hi - signed_loss) / s) - _phi((lo - signed_loss) / s))
+
+
+def _phi(z: float) -> float:
+    """The standard normal distribution function (``±inf`` allowed)."""
+    return 0.5 * math.erfc(-z / math.sqrt(2.0))
 
 
 def wants_checker(first: CheckerAnalysis, s: ConfirmSettings) -> bool:

@@ -86,7 +86,7 @@ def analyze(
     confirm: Annotated[bool, typer.Option(
         "--confirm/--no-confirm",
         help="Value again, by rollouts, the decisions shown as errors, the close ones and every double "
-             "(the largest first-pass losses first, at most --confirm-limit of them).")] = True,
+             "(those whose error class is least certain first, at most --confirm-limit of them).")] = True,
     confirm_method: Annotated[str, typer.Option("--confirm-method", help="rollout or ply (a deeper n-ply).")]
     = "rollout",
     confirm_threshold: Annotated[float, typer.Option("--confirm-threshold",
@@ -96,8 +96,8 @@ def analyze(
                                                 help="Most rollout games per candidate in the confirmation.")]
     = 576,
     confirm_limit: Annotated[int, typer.Option(
-        "--confirm-limit", help="Decisions per match the confirmation values again, the largest first-pass losses "
-                                "first (a double with its answer is one; more while the next could be among the "
+        "--confirm-limit", help="Decisions per match the confirmation values again, the least certain first "
+                                "(a double with its answer is one; more while the next could be among the "
                                 "five worst; 0: every one it wants).")] = CONFIRM_LIMIT,
     sgf: Annotated[Path | None, typer.Option(
         "--sgf", help="Also write the match with this analysis as gnubg SGF (gnubg's analysis properties).")]
@@ -113,9 +113,10 @@ def analyze(
     with --rollout their candidates are rolled out cubeless and played to the end.
 
     A confirmation pass (on unless --no-confirm) then values again the decisions the first pass
-    would show as errors, the close ones and every double, the largest first-pass losses first and
-    at most --confirm-limit of them: rollouts with variance reduction, in rounds until the error's
-    class is settled at 95% (or the loss is known to within 0.01) or --confirm-trials games; the
+    would show as errors, the close ones and every double, those whose error class is least certain
+    first (close cube decisions and takes before gross blunders) and at most --confirm-limit of
+    them: rollouts with variance reduction, in rounds until the error's class is settled at 95%
+    (or the loss is known to within 0.01) or --confirm-trials games; the
     rows say how each decision was valued (method, trials, loss_se) and the summary how many were
     confirmed and how many were left past the limit.
     """
