@@ -89,11 +89,19 @@ def corpus_positions(folder: Path, seed: int) -> Iterator[tuple[str, Position]]:
             yield f"{rel}:{g}:{move}", pos
 
 
-def roll_out_corpus(folder: Path, out: Path, positions: int, trials: int, seed: int, shard: tuple[int, int]) -> int:
-    """Roll out the first ``positions`` corpus positions not yet in ``out``; the count added."""
-    eng = Engine()
+def roll_out_corpus(folder: Path, out: Path, positions: int, trials: int, seed: int, shard: tuple[int, int],
+                    nets: Path | None = None) -> int:
+    """Roll out the first ``positions`` corpus positions not yet in ``out`` (with the net set or
+    training checkpoint ``nets``, default the shipped nets: a candidate's own rollouts); the count added."""
+    if nets is None:
+        eng = Engine()
+    else:
+        from analyzer.train.checkpoint import load_nets
+
+        eng = Engine(load_nets(nets))
     fp = weights_fingerprint(eng.nets.contact)
-    done = {r["label"] for r in read_records(out) if r.get("trials") == trials and r.get("seed") == seed}
+    done = {r["label"] for r in read_records(out)
+            if r.get("trials") == trials and r.get("seed") == seed and r.get("net") == fp}
     k, n = shard
     added = 0
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -211,12 +219,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write the figures as JSON")
     ap.add_argument("--nets", type=Path,
                     help="also screen this net set or training checkpoint on the same positions and rollouts")
+    ap.add_argument("--rollout-nets", type=Path,
+                    help="with --corpus: evaluate and roll out with this net set instead of the shipped one "
+                         "(a candidate's own figure; write it to its own --out)")
     args = ap.parse_args(argv)
     files = list(args.records or [])
     if args.corpus is not None:
         k, n = (int(x) for x in args.shard.split("/"))
         t0 = time.time()
-        added = roll_out_corpus(args.corpus, args.out, args.positions, args.trials, args.seed, (k, n))
+        added = roll_out_corpus(args.corpus, args.out, args.positions, args.trials, args.seed, (k, n),
+                                args.rollout_nets)
         print(f"corpus: {added} positions rolled out in {time.time() - t0:.0f} s into {args.out}")
         files.append(args.out)
     if not files:

@@ -174,13 +174,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="runs/standard_consistency.jsonl")
     ap.add_argument("--shard", default="0/1", help="K/N: only positions i with i mod N == K")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--nets", type=Path, help="our engine's net set or training checkpoint (default: the shipped "
+                                               "nets): a candidate's positions and its own rollouts")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    eng = Engine()
+    if args.nets is None:
+        eng = Engine()
+    else:
+        from analyzer.train.checkpoint import load_nets
+
+        eng = Engine(load_nets(args.nets))
     fp = weights_fingerprint(eng.nets.contact)
     name = args.engine
-    recs = [r for r in read_records(out) if r.get("trials") == args.trials and r.get("seed") == args.seed]
+    recs = [r for r in read_records(out) if r.get("trials") == args.trials and r.get("seed") == args.seed
+            and (r.get("engine") != "ours" or r.get("net") == fp)]
     done = {int(r["index"]) for r in recs if r["engine"] == name}
     k, n_shards = (int(x) for x in args.shard.split("/"))
     player = GnubgPlayer() if name == "gnubg" and not args.report_only else None
