@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analyzer.analysis.analyze import analyze_match
-from analyzer.analysis.confirm import Confirmer, ConfirmSettings, doubt, settled, wants_checker
+from analyzer.analysis.confirm import CUBE_DOUBT, Confirmer, ConfirmSettings, doubt, settled, wants_checker
 from analyzer.analysis.decisions import analyze_checker
 from analyzer.analysis.thresholds import XG
 from analyzer.cli import app
@@ -44,7 +44,7 @@ def engine() -> Engine:
 
 def test_settings_are_checked():
     for bad in ({"method": "3ply"}, {"trials": 0}, {"trials": 100, "max_trials": 50}, {"truncate": 0},
-                {"threshold": 0.0}, {"margin": -0.1}):
+                {"threshold": 0.0}, {"margin": -0.1}, {"cube_doubt": 1.5}):
         with pytest.raises(ValueError):
             ConfirmSettings(**bad)  # type: ignore[arg-type]
     assert ConfirmSettings(method="ply").label == "3-ply" and FAST.as_dict()["max_trials"] == 72
@@ -224,6 +224,13 @@ def test_the_limit_still_confirms_the_worst_five(engine):
     left = [x for x, v in zip(doubts, valued, strict=True) if x is not None and not v]
     taken = {x for x, v in zip(doubts, valued, strict=True) if x is not None and v}
     assert left and sorted(taken, reverse=True)[limited.limit - 1] >= max(left)
+    # past the limit, every cube decision at least cube_doubt doubtful (a double with its answer as one)
+    kinds = d["kind"].to_list()
+    cubes = [v for x, v, k in zip(doubts, valued, kinds, strict=True)
+             if x is not None and k != "checker" and x >= CUBE_DOUBT]
+    assert cubes and all(cubes)
+    fewer = analyze_match(m, engine=engine, ply=0, confirm=dataclasses.replace(limited, cube_doubt=None)).decisions
+    assert fewer["equity_loss_first"].is_not_null().sum() < again.height
     # and every decision the review shows first was valued again
     assert a.worst(5)["equity_loss_first"].null_count() == 0
 

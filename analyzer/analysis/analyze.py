@@ -470,6 +470,7 @@ class _Job:
     doubt: float
     rows: tuple[int, ...]
     run: Callable[[], None]
+    cube: bool = False
 
 
 def _checker_signed(ca: CheckerAnalysis) -> float:
@@ -540,7 +541,7 @@ class _Jobs:
             cd, how = c.cube(self.engine, d.position, d.state, d.on_roll, game=d.game, move=d.move)
             self.rows.cube(d, cd, score_cube(cd, False, close_cut=self.thresholds.close_cube), taker=False, how=how,
                            first_loss=loss, at=at)
-        self.jobs.append(_Job(loss, doubt(_cube_signed(first, False), "cube", self.thresholds), (at,), run))
+        self.jobs.append(_Job(loss, doubt(_cube_signed(first, False), "cube", self.thresholds), (at,), run, True))
 
     def double(self, c: Confirmer, d: Decision, first: CubeDecision, at: int) -> None:
         """A double: valued again with its take (:meth:`take`), or alone (:meth:`flush_double`)."""
@@ -574,28 +575,43 @@ class _Jobs:
                 take_how = how if how.take_se is None else dataclasses.replace(how, loss_se=how.take_se)
                 self.rows.cube(d, cd, score_take(cd, took), taker=True, how=take_how, first_loss=first_take, at=at)
         if answer is None:
-            self.jobs.append(_Job(first_double, doubt_double, (at_double,), run))
+            self.jobs.append(_Job(first_double, doubt_double, (at_double,), run, True))
         else:
             doubt_take = doubt(_take_signed(first_cd, answer[1]), "take", self.thresholds)
             self.jobs.append(_Job(max(first_double, first_take), max(doubt_double, doubt_take),
-                                  (at_double, answer[2]), run))
+                                  (at_double, answer[2]), run, True))
 
-    def run(self, limit: int | None, progress: Progress | None) -> None:
+    def run(self, limit: int | None, progress: Progress | None, cube_doubt: float | None = None) -> None:
         """Value the decisions again, the most doubtful first (their error class the likeliest to
-        change): ``limit`` of them (``None``: all; a double and its take or pass are one), then the
-        rest by first-pass loss, largest first, while the next one's would still place it among the
+        change): ``limit`` of them (``None``: all; a double and its take or pass are one) and every
+        cube decision at least ``cube_doubt`` doubtful (``None``: none past the limit), then the rest
+        by first-pass loss, largest first, while the next one's would still place it among the
         :data:`HEADLINE` worst of the review as it stands (so that the worst decisions a review
         shows were all valued again)."""
         order = sorted(range(len(self.jobs)), key=lambda k: (-self.jobs[k].doubt, -self.jobs[k].loss, k))
+        chosen, rest = order, []
         if limit is not None:
-            rest = sorted(order[limit:], key=lambda k: (-self.jobs[k].loss, k))
-            order = order[:limit] + rest
-        for n, k in enumerate(order, 1):
-            if limit is not None and n > limit and self.jobs[k].loss <= self._headline_cut(self.jobs[k].rows):
+            chosen, within = [], 0
+            for k in order:
+                job = self.jobs[k]
+                if job.cube and cube_doubt is not None and job.doubt >= cube_doubt:
+                    chosen.append(k)
+                elif within < limit:
+                    chosen.append(k)
+                    within += 1
+                else:
+                    rest.append(k)
+            rest.sort(key=lambda k: (-self.jobs[k].loss, k))
+        for n, k in enumerate(chosen, 1):
+            self.jobs[k].run()
+            if progress is not None:
+                progress(n, len(chosen))
+        for n, k in enumerate(rest, len(chosen) + 1):
+            if self.jobs[k].loss <= self._headline_cut(self.jobs[k].rows):
                 break
             self.jobs[k].run()
             if progress is not None:
-                progress(n, len(order) if limit is None else max(n, min(limit, len(order))))
+                progress(n, n)
 
     def _headline_cut(self, own: tuple[int, ...]) -> float:
         """The smallest loss among the :data:`HEADLINE` worst rows as they stand, ``own`` rows left out
@@ -756,7 +772,8 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
                 progress(done, total)
         jobs.flush_double()
     if confirmer is not None:
-        jobs.run(confirmer.settings.limit, None if progress is None else lambda n, m: progress(total + n, total + m))
+        jobs.run(confirmer.settings.limit, None if progress is None else lambda n, m: progress(total + n, total + m),
+                 confirmer.settings.cube_doubt)
 
     decisions = pl.DataFrame(rows.rows, schema=DECISIONS_SCHEMA, orient="row") if rows.rows \
         else pl.DataFrame(schema=DECISIONS_SCHEMA)

@@ -5,8 +5,9 @@ blunders (and its near-zero ratings hide real ones). The confirmation pass takes
 that matter and values them again, and the stronger value stands. It runs after the first pass,
 the decisions whose error class the first pass most likely has wrong first (:func:`doubt`: close
 cube decisions and takes before gross blunders that no evaluation will clear), and values ``limit``
-decisions a match (a double with its take or pass is one), then goes on, the largest first-pass
-losses first, only while the next could still be among the five worst of the review: what a review
+decisions a match (a double with its take or pass is one) and, past that, every cube decision at
+least ``cube_doubt`` doubtful (the first pass errs most on the cube), then goes on, the largest
+first-pass losses first, only while the next could still be among the five worst of the review: what a review
 headlines is confirmed, and the time stays bounded. The order changes no value (a decision's
 rollouts are seeded by its game and move).
 
@@ -63,7 +64,7 @@ from analyzer.eval.met import MatchEquityTable
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
 
-__all__ = ["LIMIT", "METHODS", "SPREAD", "ConfirmSettings", "Confirmed", "Confirmer", "doubt", "settled"]
+__all__ = ["CUBE_DOUBT", "LIMIT", "METHODS", "SPREAD", "ConfirmSettings", "Confirmed", "Confirmer", "doubt", "settled"]
 
 METHODS = ("rollout", "ply")
 Z95 = 1.959963984540054
@@ -73,6 +74,11 @@ LIMIT = 10
 the first pass most likely has wrong first (:func:`doubt`; a double with its take or pass is one;
 more while the next could still be among the review's five worst): what bounds its time
 (``bench/review_agreement.py``, issue 24)."""
+CUBE_DOUBT = 0.1
+"""Cube decisions (a double with its answer as one) whose :func:`doubt` reaches this are valued
+again whatever the limit: a cube error is the largest a review reports, and the 2-ply first pass
+errs most there (``bench/review_agreement.py``: cube blunders found 94.4% and real 83.9% with the
+limit alone, 96.3% and 94.6% with these valued too)."""
 SPREAD = {"checker": 0.02, "cube": 0.07, "take": 0.17}
 """How far a 2-ply first pass's signed loss strays from the confirmation rollout's, by kind (EMG,
 the standard deviation of the difference over the 1,994 decisions of the 22 matches of
@@ -104,6 +110,7 @@ class ConfirmSettings:
     workers: int = 2
     limit: int | None = LIMIT
     tolerance: float = TOLERANCE
+    cube_doubt: float | None = CUBE_DOUBT
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -114,6 +121,8 @@ class ConfirmSettings:
             raise ValueError("confirmation truncation must be at least 1 ply")
         if self.limit is not None and self.limit < 0:
             raise ValueError("the confirmation limit must not be negative")
+        if self.cube_doubt is not None and not 0.0 <= self.cube_doubt <= 1.0:
+            raise ValueError("the confirmation's cube doubt is a chance: 0 to 1")
         if self.tolerance < 0:
             raise ValueError("the confirmation tolerance must not be negative")
         if self.threshold <= 0 or self.margin < 0:
@@ -126,7 +135,7 @@ class ConfirmSettings:
                 "cube_truncate": self.cube_truncate, "cube_play": self.method == "rollout",
                 "ply": self.ply if self.method == "ply" else None, "plays": self.plays, "workers": self.workers,
                 "variance_reduction": self.method == "rollout", "playing_ply": 0, "limit": self.limit,
-                "tolerance": self.tolerance}
+                "tolerance": self.tolerance, "cube_doubt": self.cube_doubt}
 
     @property
     def label(self) -> str:
