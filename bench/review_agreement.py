@@ -6,7 +6,8 @@ several strengths and real corpus matches). gnubg is a referee: the bench only r
 figures. Each match is analysed here with :func:`analyzer.analysis.analyze.analyze_match` under
 one or more named configurations (``CONFIGS``: plain 0-, 1-, 2-ply; ``confirm``, 2-ply plus the
 confirmation pass at its defaults, as ``bgreview analyze`` runs; ``confirm-all`` without its limit,
-``confirm-l5`` with a limit of 5;
+``confirm-l5`` with a limit of 5; ``confirm-no-cube-doubt`` without the doubtful cube decisions valued
+past the limit;
 ``confirm-ply3`` and ``confirm-ply3-m0``, the pass by a 3-ply search instead of rollouts, with and
 without the close plays; ``confirm-rollout-m0``, the default pass without the close plays), our
 rows are paired with gnubg's decisions
@@ -127,6 +128,8 @@ CONFIGS: dict[str, Config] = {
     # the confirmation methods measured against each other (issue 24)
     "confirm-all": Config("confirm-all", 2, _confirm(limit=None)),  # every decision it wants, no limit
     "confirm-l5": Config("confirm-l5", 2, _confirm(limit=5)),  # the worst five (and any that could join them)
+    # the limit alone, without the doubtful cube decisions valued past it
+    "confirm-no-cube-doubt": Config("confirm-no-cube-doubt", 2, _confirm(cube_doubt=None)),
     "confirm-ply3": Config("confirm-ply3", 2, _confirm(method="ply", ply=3)),
     "confirm-ply3-m0": Config("confirm-ply3-m0", 2, _confirm(method="ply", ply=3, margin=0.0)),
     "confirm-rollout-m0": Config("confirm-rollout-m0", 2, _confirm(method="rollout", margin=0.0)),

@@ -17,7 +17,7 @@ from analyzer.analysis.confirm import CUBE_DOUBT, Confirmer, ConfirmSettings, do
 from analyzer.analysis.decisions import analyze_checker
 from analyzer.analysis.thresholds import XG
 from analyzer.cli import app
-from analyzer.cli.analyze import CONFIRM_LIMIT
+from analyzer.cli.analyze import CONFIRM_CUBE_DOUBT, CONFIRM_LIMIT
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
 from analyzer.eval.engine import Engine
@@ -262,6 +262,15 @@ def test_cli_confirm_options(tmp_path):
     one = json.loads(res.stdout)
     assert one["metadata"]["confirm"]["limit"] == 1
     assert one["match"]["confirmed"]["wanted"] == summary["match"]["confirmed"]["wanted"]
+    assert summary["metadata"]["confirm"]["cube_doubt"] == ConfirmSettings().cube_doubt == CONFIRM_CUBE_DOUBT
+    # no cube decision past the limit
+    res = runner.invoke(app, ["analyze", str(path), "--ply", "0", "--confirm-trials", "36", "--confirm-limit", "1",
+                              "--confirm-cube-doubt", "1", "--out", str(tmp_path / "nocube"), "--no-html",
+                              "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["metadata"]["confirm"]["cube_doubt"] is None
+    res = runner.invoke(app, ["analyze", str(path), "--confirm-cube-doubt", "-0.5"])
+    assert res.exit_code == 2 and "--confirm-cube-doubt" in res.stderr
     res = runner.invoke(app, ["analyze", str(path), "--ply", "0", "--no-confirm", "--out", str(tmp_path / "no"),
                               "--no-html", "--format", "json"])
     assert res.exit_code == 0 and json.loads(res.stdout)["metadata"]["confirm"] is None

@@ -26,6 +26,8 @@ from analyzer.core.variants import has_cube
 CONFIRM_LIMIT = 10
 """The confirmation pass's default limit: :class:`~analyzer.analysis.confirm.ConfirmSettings`' (kept here so that
 the command line does not import the analysis to show its options; a test keeps the two equal)."""
+CONFIRM_CUBE_DOUBT = 0.1
+"""Its default ``cube_doubt`` (:data:`~analyzer.analysis.confirm.CUBE_DOUBT`; kept equal by the same test)."""
 
 if TYPE_CHECKING:
     from analyzer.analysis.analyze import MatchAnalysis
@@ -99,6 +101,10 @@ def analyze(
         "--confirm-limit", help="Decisions per match the confirmation values again, the least certain first "
                                 "(a double with its answer is one; more while the next could be among the "
                                 "five worst; 0: every one it wants).")] = CONFIRM_LIMIT,
+    confirm_cube_doubt: Annotated[float, typer.Option(
+        "--confirm-cube-doubt", help="Cube decisions at least this doubtful (the chance, 0 to 1, that their error "
+                                     "class changes) are valued past --confirm-limit; 1: none (faster on matches "
+                                     "with many close cube decisions).")] = CONFIRM_CUBE_DOUBT,
     sgf: Annotated[Path | None, typer.Option(
         "--sgf", help="Also write the match with this analysis as gnubg SGF (gnubg's analysis properties).")]
     = None,
@@ -149,9 +155,12 @@ def analyze(
             base = ConfirmSettings()
             if confirm_limit < 0:
                 raise ValueError("--confirm-limit must not be negative (0: no limit)")
+            if confirm_cube_doubt < 0:
+                raise ValueError("--confirm-cube-doubt is a chance: 0 to 1 (1: no cube decision past the limit)")
             confirming = ConfirmSettings(method=confirm_method, threshold=confirm_threshold,
                                          trials=min(base.trials, confirm_trials), max_trials=confirm_trials,
-                                         limit=confirm_limit or None)
+                                         limit=confirm_limit or None,
+                                         cube_doubt=None if confirm_cube_doubt >= 1.0 else confirm_cube_doubt)
         except ValueError as e:
             fail(str(e))
     try:
