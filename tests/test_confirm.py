@@ -188,16 +188,20 @@ def test_the_limit_values_the_most_doubtful_first_and_changes_no_value(engine):
     doubts = job_doubts(first, wanted)
     assert wanted.sum() >= 3 and every.filter(wanted & (pl.col("kind") == "take")).height == 1
     keys = ["game", "move_no", "kind"]
-    some = analyze_match(m, engine=engine, ply=0, confirm=dataclasses.replace(FAST, limit=1)).decisions
+    some = analyze_match(m, engine=engine, ply=0, confirm=dataclasses.replace(FAST, limit=1, cube_doubt=None)).decisions
     valued = some["equity_loss_first"].is_not_null().to_list()
-    # the most doubtful first: here a checker play that lost 0.081 at 0-ply, on the blunder line,
-    # before the larger losses of the double and the pass, which no valuation would make right; the
-    # others valued again are those that could be among the five worst, the largest first
-    top = max(d for d in doubts if d is not None)
-    [at] = [i for i, d in enumerate(doubts) if d == top]
-    assert valued[at] and first["equity_loss"][at] < first["equity_loss"].max()
-    five = sorted(first["equity_loss"], reverse=True)[4]
-    assert all(first["equity_loss"][i] >= five for i, v in enumerate(valued) if v and i != at)
+    # every blunder of the first pass (here the 6/2 of the opening, the double and its pass, and 13/8 6/4,
+    # which lost 0.081 at 0-ply, on the blunder line), then the most doubtful of the others within the
+    # limit (a close play); the others valued again are those that could be among the five worst (no
+    # doubtful cube decision past the limit here: test_the_limit_still_confirms_the_worst_five)
+    losses = first["equity_loss"].to_list()
+    blunders = [d is not None and loss >= 0.08 for d, loss in zip(doubts, losses, strict=True)]
+    assert sum(blunders) == 4 and all(v for v, b in zip(valued, blunders, strict=True) if b)
+    top = max(d for d, b in zip(doubts, blunders, strict=True) if d is not None and not b)
+    [at] = [i for i, d in enumerate(doubts) if d == top and not blunders[i]]
+    assert valued[at] and losses[at] < 0.02
+    five = sorted(losses, reverse=True)[4]
+    assert all(losses[i] >= five or blunders[i] for i, v in enumerate(valued) if v and i != at)
     # what was valued again is valued as in the pass without a limit (the rollouts are seeded per decision)
     again = some.filter(pl.col("equity_loss_first").is_not_null())
     same = again.join(every, on=keys, suffix="_all")
@@ -231,6 +235,12 @@ def test_the_limit_still_confirms_the_worst_five(engine):
     assert cubes and all(cubes)
     fewer = analyze_match(m, engine=engine, ply=0, confirm=dataclasses.replace(limited, cube_doubt=None)).decisions
     assert fewer["equity_loss_first"].is_not_null().sum() < again.height
+    # and every decision the first pass calls a blunder (a double with its answer by the larger loss)
+    blunder = [x is not None and loss >= 0.08 for x, loss in zip(doubts, first["equity_loss"], strict=True)]
+    assert any(blunder) and all(v for v, b in zip(valued, blunder, strict=True) if b)
+    fewest = analyze_match(m, engine=engine, ply=0,
+                           confirm=dataclasses.replace(limited, cube_doubt=None, blunders=False)).decisions
+    assert fewest["equity_loss_first"].is_not_null().sum() < fewer["equity_loss_first"].is_not_null().sum()
     # and every decision the review shows first was valued again
     assert a.worst(5)["equity_loss_first"].null_count() == 0
 
@@ -269,6 +279,11 @@ def test_cli_confirm_options(tmp_path):
                               "--format", "json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["metadata"]["confirm"]["cube_doubt"] is None
+    assert summary["metadata"]["confirm"]["blunders"] is True
+    res = runner.invoke(app, ["analyze", str(path), "--ply", "0", "--confirm-trials", "36", "--confirm-limit", "1",
+                              "--limit-blunders", "--out", str(tmp_path / "nobl"), "--no-html", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["metadata"]["confirm"]["blunders"] is False
     res = runner.invoke(app, ["analyze", str(path), "--confirm-cube-doubt", "-0.5"])
     assert res.exit_code == 2 and "--confirm-cube-doubt" in res.stderr
     res = runner.invoke(app, ["analyze", str(path), "--ply", "0", "--no-confirm", "--out", str(tmp_path / "no"),

@@ -581,20 +581,24 @@ class _Jobs:
             self.jobs.append(_Job(max(first_double, first_take), max(doubt_double, doubt_take),
                                   (at_double, answer[2]), run, True))
 
-    def run(self, limit: int | None, progress: Progress | None, cube_doubt: float | None = None) -> None:
+    def run(self, limit: int | None, progress: Progress | None, cube_doubt: float | None = None,
+            blunders: bool = False) -> None:
         """Value the decisions again, the most doubtful first (their error class the likeliest to
-        change): ``limit`` of them (``None``: all; a double and its take or pass are one) and every
-        cube decision at least ``cube_doubt`` doubtful (``None``: none past the limit), then the rest
-        by first-pass loss, largest first, while the next one's would still place it among the
+        change): ``limit`` of them (``None``: all; a double and its take or pass are one), every
+        cube decision at least ``cube_doubt`` doubtful (``None``: none past the limit) and, with
+        ``blunders``, every one the first pass puts in the worst error class; then the rest by
+        first-pass loss, largest first, while the next one's would still place it among the
         :data:`HEADLINE` worst of the review as it stands (so that the worst decisions a review
         shows were all valued again)."""
+        worst = self.thresholds.classes[-1]
         order = sorted(range(len(self.jobs)), key=lambda k: (-self.jobs[k].doubt, -self.jobs[k].loss, k))
         chosen, rest = order, []
         if limit is not None:
             chosen, within = [], 0
             for k in order:
                 job = self.jobs[k]
-                if job.cube and cube_doubt is not None and job.doubt >= cube_doubt:
+                if (job.cube and cube_doubt is not None and job.doubt >= cube_doubt) or \
+                        (blunders and self.thresholds.classify(job.loss) == worst):
                     chosen.append(k)
                 elif within < limit:
                     chosen.append(k)
@@ -773,7 +777,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
         jobs.flush_double()
     if confirmer is not None:
         jobs.run(confirmer.settings.limit, None if progress is None else lambda n, m: progress(total + n, total + m),
-                 confirmer.settings.cube_doubt)
+                 confirmer.settings.cube_doubt, confirmer.settings.blunders)
 
     decisions = pl.DataFrame(rows.rows, schema=DECISIONS_SCHEMA, orient="row") if rows.rows \
         else pl.DataFrame(schema=DECISIONS_SCHEMA)

@@ -6,8 +6,10 @@ that matter and values them again, and the stronger value stands. It runs after 
 the decisions whose error class the first pass most likely has wrong first (:func:`doubt`: close
 cube decisions and takes before gross blunders that no evaluation will clear), and values ``limit``
 decisions a match (a double with its take or pass is one) and, past that, every cube decision at
-least ``cube_doubt`` doubtful (the first pass errs most on the cube), then goes on, the largest
-first-pass losses first, only while the next could still be among the five worst of the review: what a review
+least ``cube_doubt`` doubtful (the first pass errs most on the cube) and, with ``blunders``, every
+decision the first pass puts in the worst error class (a review's blunders are all confirmed), then
+goes on, the largest first-pass losses first, only while the next could still be among the five
+worst of the review: what a review
 headlines is confirmed, and the time stays bounded. The order changes no value (a decision's
 rollouts are seeded by its game and move).
 
@@ -111,6 +113,7 @@ class ConfirmSettings:
     limit: int | None = LIMIT
     tolerance: float = TOLERANCE
     cube_doubt: float | None = CUBE_DOUBT
+    blunders: bool = True
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -135,7 +138,7 @@ class ConfirmSettings:
                 "cube_truncate": self.cube_truncate, "cube_play": self.method == "rollout",
                 "ply": self.ply if self.method == "ply" else None, "plays": self.plays, "workers": self.workers,
                 "variance_reduction": self.method == "rollout", "playing_ply": 0, "limit": self.limit,
-                "tolerance": self.tolerance, "cube_doubt": self.cube_doubt}
+                "tolerance": self.tolerance, "cube_doubt": self.cube_doubt, "blunders": self.blunders}
 
     @property
     def label(self) -> str:

@@ -193,6 +193,7 @@ class ConfirmRecord(_Record):
     limit: int | None = None
     tolerance: float | None = None
     cube_doubt: float | None = None
+    blunders: bool | None = None
     missing: frozenset[str] = frozenset()
 
 

@@ -105,6 +105,10 @@ def analyze(
         "--confirm-cube-doubt", help="Cube decisions at least this doubtful (the chance, 0 to 1, that their error "
                                      "class changes) are valued past --confirm-limit; 1: none (faster on matches "
                                      "with many close cube decisions).")] = CONFIRM_CUBE_DOUBT,
+    confirm_blunders: Annotated[bool, typer.Option(
+        "--confirm-blunders/--limit-blunders",
+        help="Value again every decision the first pass calls a blunder (the worst error class), past "
+             "--confirm-limit; --limit-blunders leaves them to the limit.")] = True,
     sgf: Annotated[Path | None, typer.Option(
         "--sgf", help="Also write the match with this analysis as gnubg SGF (gnubg's analysis properties).")]
     = None,
@@ -160,7 +164,8 @@ def analyze(
             confirming = ConfirmSettings(method=confirm_method, threshold=confirm_threshold,
                                          trials=min(base.trials, confirm_trials), max_trials=confirm_trials,
                                          limit=confirm_limit or None,
-                                         cube_doubt=None if confirm_cube_doubt >= 1.0 else confirm_cube_doubt)
+                                         cube_doubt=None if confirm_cube_doubt >= 1.0 else confirm_cube_doubt,
+                                         blunders=confirm_blunders)
         except ValueError as e:
             fail(str(e))
     try:

@@ -339,13 +339,14 @@ def confirm_text(summary: AnalysisSummary) -> str | None:
 
     >>> from analyzer.analysis.summary import AnalysisSummary
     >>> print(confirm_text(AnalysisSummary.from_json({
-    ...     "metadata": {"confirm": {"method": "rollout", "max_trials": 576, "limit": 10, "cube_doubt": 0.1}},
+    ...     "metadata": {"confirm": {"method": "rollout", "max_trials": 576, "limit": 10, "cube_doubt": 0.1,
+    ...                  "blunders": True}},
     ...     "match": {"confirmed": {"decisions": 12, "downgraded": 4, "upgraded": 1, "wanted": 31}}})))
     ... # doctest: +NORMALIZE_WHITESPACE
     Confirmation pass: 12 decisions valued again by rollout (at most 576 games each), the least certain
     first: 4 to a smaller error class, 1 to a bigger one. 19 more, whose error class was surer, are past its
-    limit (10 decisions a match, a double with its answer as one, every doubtful cube decision and any that
-    could be among the five worst).
+    limit (10 decisions a match, a double with its answer as one, every doubtful cube decision, every blunder
+    and any that could be among the five worst).
     """
     meta = summary.metadata.confirm
     counts = summary.match.confirmed
@@ -353,7 +354,8 @@ def confirm_text(summary: AnalysisSummary) -> str | None:
         return None
     how = f"rollout (at most {meta.max_trials} games each)" if meta.method == "rollout" else f"{meta.ply}-ply"
     left = 0 if counts.wanted is None else counts.wanted - counts.decisions
-    cubes = ", every doubtful cube decision" if meta.cube_doubt is not None else ""
+    cubes = (", every doubtful cube decision" if meta.cube_doubt is not None else "") + \
+        (", every blunder" if meta.blunders else "")
     past = (f" {left} more, whose error class was surer, are past its limit ({meta.limit} decisions a match, "
             f"a double with its answer as one{cubes} and any that could be among the five worst)."
             if left > 0 and meta.limit is not None else "")
