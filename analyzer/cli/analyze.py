@@ -124,11 +124,12 @@ def analyze(
 
     A confirmation pass (on unless --no-confirm) then values again the decisions the first pass
     would show as errors, the close ones and every double, those whose error class is least certain
-    first (close cube decisions and takes before gross blunders) and at most --confirm-limit of
-    them: rollouts with variance reduction, in rounds until the error's class is settled at 95%
-    (or the loss is known to within 0.01) or --confirm-trials games; the
-    rows say how each decision was valued (method, trials, loss_se) and the summary how many were
-    confirmed and how many were left past the limit.
+    first and at most --confirm-limit of them, besides every cube decision at least
+    --confirm-cube-doubt doubtful and every first-pass blunder: rollouts with variance
+    reduction, in rounds until the error's class is settled at 95% (or the loss is known to
+    within 0.01) or --confirm-trials games; the rows say how each decision was valued (method,
+    trials, loss_se) and the summary how many were confirmed and how many were left past the
+    limit.
     """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
