@@ -93,12 +93,9 @@ def roll_out_corpus(folder: Path, out: Path, positions: int, trials: int, seed: 
                     nets: Path | None = None) -> int:
     """Roll out the first ``positions`` corpus positions not yet in ``out`` (with the net set or
     training checkpoint ``nets``, default the shipped nets: a candidate's own rollouts); the count added."""
-    if nets is None:
-        eng = Engine()
-    else:
-        from analyzer.train.checkpoint import load_nets
+    from analyzer.train.checkpoint import load_nets
 
-        eng = Engine(load_nets(nets))
+    eng = Engine(None if nets is None else load_nets(nets))
     fp = weights_fingerprint(eng.nets.contact)
     done = {r["label"] for r in read_records(out)
             if r.get("trials") == trials and r.get("seed") == seed and r.get("net") == fp}

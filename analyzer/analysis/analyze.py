@@ -533,53 +533,51 @@ class _Jobs:
             self.rows.variant_checker(d, again, luck, ply, how, ca.loss, at=at)
         self.jobs.append(_Job(ca.loss, doubt(_checker_signed(ca), "checker", self.thresholds), (at,), run))
 
-    def cube(self, c: Confirmer, d: Decision, first: CubeDecision, at: int) -> None:
-        """A cube decision where the player did not double (``first``: the first pass's)."""
-        loss = score_cube(first, False, close_cut=self.thresholds.close_cube).loss
-
+    def cube(self, c: Confirmer, d: Decision, first: CubeDecision, loss: float, at: int) -> None:
+        """A cube decision where the player did not double (``first``: the first pass's, ``loss`` its
+        loss)."""
         def run() -> None:
             cd, how = c.cube(self.engine, d.position, d.state, d.on_roll, game=d.game, move=d.move)
             self.rows.cube(d, cd, score_cube(cd, False, close_cut=self.thresholds.close_cube), taker=False, how=how,
                            first_loss=loss, at=at)
         self.jobs.append(_Job(loss, doubt(_cube_signed(first, False), "cube", self.thresholds), (at,), run, True))
 
-    def double(self, c: Confirmer, d: Decision, first: CubeDecision, at: int) -> None:
+    def double(self, c: Confirmer, d: Decision, first: CubeDecision, loss: float, at: int) -> None:
         """A double: valued again with its take (:meth:`take`), or alone (:meth:`flush_double`)."""
         self.flush_double()
-        self._double = (c, d, first, score_cube(first, True, close_cut=self.thresholds.close_cube).loss, at)
+        self._double = (c, d, first, loss, at)
 
-    def take(self, d: Decision, took: bool, at: int) -> None:
+    def take(self, d: Decision, took: bool, loss: float, at: int) -> None:
         """The take or pass of the double before it: both rows from one valuation of the double."""
-        self._flush((d, took, at))
+        self._flush((d, took, loss, at))
 
     def flush_double(self) -> None:
         """A double without a take row after it, valued again alone."""
         self._flush(None)
 
-    def _flush(self, answer: tuple[Decision, bool, int] | None) -> None:
+    def _flush(self, answer: tuple[Decision, bool, float, int] | None) -> None:
         """The pending double as one decision, with its take or pass (``answer``: the decision, whether
-        it took, and its row) when it had one."""
+        it took, its first-pass loss and its row) when it had one."""
         if self._double is None:
             return
         c, dd, first_cd, first_double, at_double = self._double
         self._double = None
         doubt_double = doubt(_cube_signed(first_cd, True), "cube", self.thresholds)
-        first_take = 0.0 if answer is None else score_take(first_cd, answer[1]).loss
 
         def run() -> None:
             cd, how = c.cube(self.engine, dd.position, dd.state, dd.on_roll, game=dd.game, move=dd.move)
             self.rows.cube(dd, cd, score_cube(cd, True, close_cut=self.thresholds.close_cube), taker=False, how=how,
                            first_loss=first_double, at=at_double)
             if answer is not None:
-                d, took, at = answer
+                d, took, first_take, at = answer
                 take_how = how if how.take_se is None else dataclasses.replace(how, loss_se=how.take_se)
                 self.rows.cube(d, cd, score_take(cd, took), taker=True, how=take_how, first_loss=first_take, at=at)
         if answer is None:
             self.jobs.append(_Job(first_double, doubt_double, (at_double,), run, True))
         else:
             doubt_take = doubt(_take_signed(first_cd, answer[1]), "take", self.thresholds)
-            self.jobs.append(_Job(max(first_double, first_take), max(doubt_double, doubt_take),
-                                  (at_double, answer[2]), run, True))
+            self.jobs.append(_Job(max(first_double, answer[2]), max(doubt_double, doubt_take),
+                                  (at_double, answer[3]), run, True))
 
     def run(self, limit: int | None, progress: Progress | None, cube_doubt: float | None = None,
             blunders: bool = False) -> None:
@@ -738,7 +736,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
                         score = score_cube(cd, False, close_cut=thresholds.close_cube)
                         at = rows.cube(d, cd, score, taker=False)
                         if confirmer is not None and score.close:
-                            jobs.cube(confirmer, d, cd, at)
+                            jobs.cube(confirmer, d, cd, score.loss, at)
                 doubled = False
                 assert d.result is not None
                 values = roll_values(std, d.position, d.state, d.side, match_met)
@@ -762,14 +760,14 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
                     score = score_cube(pending, True, close_cut=thresholds.close_cube)
                     at = rows.cube(d, pending, score, taker=False)
                     if confirmer is not None:
-                        jobs.double(confirmer, d, pending, at)
+                        jobs.double(confirmer, d, pending, score.loss, at)
                 doubled = True
             elif d.kind in ("take", "drop") or (d.kind == "double" and d.side != d.on_roll):
                 if pending is not None and pending.available:
                     took = d.kind != "drop"
                     score = score_take(pending, took)
                     at = rows.cube(d, pending, score, taker=True)
-                    jobs.take(d, took, at)
+                    jobs.take(d, took, score.loss, at)
                 pending = None
             done += 1
             if progress is not None:

@@ -45,6 +45,7 @@ from analyzer.eval.features import CLASS_RACE, classify
 from analyzer.eval.net import weights_fingerprint
 from analyzer.eval.rollout import RolloutSettings, rollout
 from analyzer.rules.standard import Standard
+from analyzer.train.checkpoint import load_nets
 from analyzer.train.selfplay import GameBuffers, play_seeded
 from analyzer.train.td import game_seed
 
@@ -179,12 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    if args.nets is None:
-        eng = Engine()
-    else:
-        from analyzer.train.checkpoint import load_nets
-
-        eng = Engine(load_nets(args.nets))
+    eng = Engine(None if args.nets is None else load_nets(args.nets))
     fp = weights_fingerprint(eng.nets.contact)
     name = args.engine
     recs = [r for r in read_records(out) if r.get("trials") == args.trials and r.get("seed") == args.seed
