@@ -384,7 +384,7 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     """
     return run_group(start, side0, r1, r2, seed, truncate, vr, cube_play, np.array([cube0]),
                      np.array([owner0], np.int64), double_first, match, vt, may, crawford, max_level, ev, ws,
-                     new_cache(0), False, out, cf)
+                     new_cache(0), False, out, cf, np.zeros((1, NOUT)), np.zeros(1, np.int64))
 
 
 @njit
@@ -392,13 +392,16 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
               cube_play: bool, cubes: Arr, owners: Arr, double_first: bool,
               match: bool, vt: Arr, may: Arr, crawford: bool, max_level: int,
               ev: tuple, ws: tuple, cache: tuple, luck_prune: bool,  # type: ignore[type-arg]
-              out: Arr, cf: Arr) -> int:
+              out: Arr, cf: Arr, gout: Arr, gn: Arr) -> int:
     """:func:`run_trial` with ``m`` cube games on the same board (cube ``cubes[g]`` owned by
     ``owners[g]``, points or MWC into ``cf[g]``): the checker play is cubeless, so the games of
     one start and one dice sequence share every board, play and evaluation, and the board is
     played once for all of them (No double and Double/take of a position before the roll).
     ``cache``: :func:`new_cache`. Each cube game's numbers are those :func:`run_trial` gives it
-    alone, bit for bit.
+    alone, bit for bit: its cube result in ``cf[g]``, and in ``gout[g]`` (``m`` x 6) and ``gn[g]``
+    the cubeless result and the plies of its trial played alone (a game that ends by a pass while
+    others play on has its trial end there, valued by that board's 0-ply evaluation, as alone).
+    ``out`` gets the board's result played to its end (the last game's); the return value its plies.
 
     ``luck_prune`` (with ``vr``): the luck of a roll is measured with the play that
     :func:`analyzer.eval.engine.best_reply` *with* pruning chooses for each of the 21 rolls (the
@@ -426,6 +429,7 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     live = np.zeros(m, np.bool_)
     cmean = np.zeros(m, np.float64)
     cluck = np.zeros(m, np.float64)
+    ended = np.zeros(m, np.bool_)  # the cube games whose trial, played alone, ended by their pass
     for g in range(m):
         cube[g] = cubes[g]
         level[g] = 0 if cubes[g] < 1.5 else 1
@@ -485,6 +489,7 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
                         if cv[1] > cv[2]:  # pass: the doubler wins the cube's points
                             cf[g] = vt[0, level[g], 0] if side == 0 else vt[0, level[g], 3]
                             live[g] = False
+                            _ended_here(here, side, luck, t, g, gout, gn, ended)
                         else:
                             level[g] += 1
                             owner[g] = 2 if side == 0 else 1
@@ -494,6 +499,7 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
                         if cv[1] > cv[2]:  # pass
                             cf[g] = cube[g] if side == 0 else -cube[g]
                             live[g] = False
+                            _ended_here(here, side, luck, t, g, gout, gn, ended)
                         else:
                             cube[g] *= 2.0
                             owner[g] = 2 if side == 0 else 1
@@ -574,10 +580,27 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
         side = 1 - side
     for i in range(NOUT):
         out[i] = ref[i] - luck[i]
+    for g in range(m):
+        if not ended[g]:
+            gn[g] = t
+            for i in range(NOUT):
+                gout[g, i] = out[i]
     if cube_play:
         for g in range(m):
             cf[g] -= cluck[g]
     return t
+
+
+@njit
+def _ended_here(here: Arr, side: int, luck: Arr, t: int, g: int, gout: Arr, gn: Arr, ended: Arr) -> None:
+    """Cube game ``g`` has ended by a pass at ply ``t``: played alone, its trial would end here, valued
+    by this board's 0-ply evaluation ``here`` less the luck so far (:func:`run_group`)."""
+    ref = np.zeros(NOUT, np.float64)
+    _to_reference(here, side, ref)
+    for i in range(NOUT):
+        gout[g, i] = ref[i] - luck[i]
+    gn[g] = t
+    ended[g] = True
 
 
 @njit
@@ -604,17 +627,18 @@ def run_trials(starts: Arr, side0: int, rolls1: Arr, rolls2: Arr, seeds: Arr, tr
                 continue
             members = np.nonzero(lead == k)[0]
             gcf = np.zeros(members.shape[0], np.float64)
+            gout = np.zeros((members.shape[0], NOUT), np.float64)
+            gn = np.zeros(members.shape[0], np.int64)
             n = run_group(starts[k], side0, int(rolls1[i]), int(rolls2[i]), int(seeds[i]), truncate, vr,
                           cube_play, cubes[members].astype(np.float64), owners[members].astype(np.int64),
                           double_first, match, vt, may, crawford, max_level, ev, ws, cache, luck_prune, out[i, k],
-                          gcf)
+                          gcf, gout, gn)
             if n < 0:
                 return -1
             for g in range(members.shape[0]):
                 kk = members[g]
-                plies[i, kk] = n
+                plies[i, kk] = gn[g]
                 cf[i, kk] = gcf[g]
-                if kk != k:
-                    for o in range(NOUT):
-                        out[i, kk, o] = out[i, k, o]
+                for o in range(NOUT):
+                    out[i, kk, o] = gout[g, o]
     return 0
