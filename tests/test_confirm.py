@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from analyzer.analysis.analyze import analyze_match
+from analyzer.analysis.analyze import _Job, _Jobs, analyze_match
 from analyzer.analysis.confirm import CUBE_DOUBT, Confirmer, ConfirmSettings, doubt, settled, wants_checker
 from analyzer.analysis.decisions import analyze_checker
 from analyzer.analysis.thresholds import XG
@@ -234,16 +234,46 @@ def test_the_limit_still_confirms_the_worst_five(engine):
              if x is not None and k != "checker" and x >= CUBE_DOUBT]
     assert cubes and all(cubes)
     fewer = analyze_match(m, engine=engine, ply=0, confirm=dataclasses.replace(limited, cube_doubt=None)).decisions
-    assert fewer["equity_loss_first"].is_not_null().sum() < again.height
+    assert fewer["equity_loss_first"].is_not_null().sum() <= again.height
     # and every decision the first pass calls a blunder (a double with its answer by the larger loss)
     blunder = [x is not None and loss >= 0.08 for x, loss in zip(doubts, first["equity_loss"], strict=True)]
     assert any(blunder) and all(v for v, b in zip(valued, blunder, strict=True) if b)
     fewest = analyze_match(m, engine=engine, ply=0,
                            confirm=dataclasses.replace(limited, cube_doubt=None, blunders=False)).decisions
-    assert fewest["equity_loss_first"].is_not_null().sum() < fewer["equity_loss_first"].is_not_null().sum()
+    assert fewest["equity_loss_first"].is_not_null().sum() <= fewer["equity_loss_first"].is_not_null().sum()
+    # (whether each rule adds decisions on this match depends on the nets' values: the rules themselves
+    # are checked on made-up decisions in test_the_rules_past_the_limit)
     # and every decision the review shows first was valued again
     assert a.worst(5)["equity_loss_first"].null_count() == 0
 
+
+def test_the_rules_past_the_limit():
+    """Made-up decisions (no evaluation): the limit takes the most doubtful, ``cube_doubt`` adds every
+    cube decision at least that doubtful, ``blunders`` every first-pass blunder; five rows of large
+    losses keep the headline continuation out of it."""
+
+    class Rows:
+        rows = [{"equity_loss": 0.5} for _ in range(5)]
+
+    def valued(limit: int | None, cube_doubt: float | None, blunders: bool) -> list[str]:
+        jobs = _Jobs(Rows(), XG, None, None)  # type: ignore[arg-type]
+        done: list[str] = []
+        spec = [("close play", 0.021, 0.40, False), ("close cube", 0.01, 0.35, True),
+                ("blunder", 0.20, 0.01, False), ("doubtful cube", 0.03, 0.15, True),
+                ("sure cube", 0.0, 0.02, True), ("small error", 0.03, 0.05, False)]
+        for k, (name, loss, how_doubtful, cube) in enumerate(spec):
+            jobs.jobs.append(_Job(loss, how_doubtful, (10 + k,), lambda name=name: done.append(name), cube))
+        jobs.run(limit, None, cube_doubt=cube_doubt, blunders=blunders)
+        return done
+
+    assert valued(2, None, False) == ["close play", "close cube"]
+    # the doubtful cube decisions are valued besides the limit: they leave its places to the others
+    assert valued(2, 0.1, False) == ["close play", "close cube", "doubtful cube", "small error"]
+    assert valued(2, None, True) == ["close play", "close cube", "blunder"]
+    assert valued(2, 0.1, True) == ["close play", "close cube", "doubtful cube", "small error", "blunder"]
+    assert valued(0, 0.01, True) == ["close cube", "doubtful cube", "sure cube", "blunder"]
+    assert sorted(valued(None, None, False)) == sorted(["close play", "close cube", "blunder", "doubtful cube",
+                                                        "sure cube", "small error"])
 
 def test_the_deeper_ply_method(engine):
     [m] = read_match_text(MATCH)
