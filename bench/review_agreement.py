@@ -40,7 +40,9 @@ rolls out what it lacks, with the Debian gnubg; a checker play's candidates are 
 the played play and our best). It prints, per decision and in total, the rollout's loss (+- its
 standard error), gnubg 2-ply's and ours, and who was closer to the rollout: counts, the counts where
 the rollout's 95% interval leaves out the midpoint of the two losses, and the mean absolute
-distance of each. ``--sample-worst`` does the same for our five worst errors of the shipped sample
+distance of each. ``--referee-blunders all|cube`` rolls out every decision that counts against the blunder
+figures (our false blunders and the ones we miss; ``cube``: the cube and take decisions alone).
+``--sample-worst`` does the same for our five worst errors of the shipped sample
 (issue 24: they should be errors for gnubg 2-ply as well, or the rollout should show gnubg wrong)::
 
     nice -n 10 .venv/bin/python bench/review_agreement.py --configs 2ply --referee 20 --referee-trials 324 \
@@ -488,6 +490,24 @@ def disagreements(items: list[Item], gap: float = REFEREE_GAP) -> list[Disagreem
     return out
 
 
+def blunder_disagreements(items: list[Item],
+                          kinds: tuple[str, ...] = ("checker", "cube", "take")) -> list[Disagreement]:
+    """The paired decisions of ``kinds`` that count against the blunder figures: our blunders below
+    :data:`FOUND` for gnubg 2-ply (false) and gnubg's blunders below :data:`FOUND` for us (missed),
+    unforced checker plays, cube and take decisions, in match order."""
+    out = []
+    for doc, _, pr, _ in items:
+        for g, o in pr.pairs:
+            if g["kind"] not in kinds or g.get("error") is None or o["equity_loss"] is None:
+                continue
+            if g["kind"] == "checker" and (g["forced"] or o["forced"]):
+                continue
+            ours, theirs = float(o["equity_loss"]), float(g["error"])
+            if (ours >= BLUNDER and theirs < FOUND) or (theirs >= BLUNDER and ours < FOUND):
+                out.append((doc["id"], g, o))
+    return out
+
+
 def referee_sample(rows: list[Disagreement], n: int, seed: int) -> list[Disagreement]:
     """A seeded sample of ``n`` of ``rows`` (all of them when there are fewer), in their order."""
     picks = sorted(random.Random(seed).sample(range(len(rows)), min(n, len(rows))))
@@ -612,6 +632,9 @@ def run_referee(items: list[Item], args: argparse.Namespace) -> dict[str, Any]:
     parts: list[tuple[str, str, list[Disagreement]]] = []
     if args.sample_worst:
         parts.append(("sample_worst", "errors", sample_worst(items)))
+    if args.referee_blunders:
+        kinds = ("cube", "take") if args.referee_blunders == "cube" else ("checker", "cube", "take")
+        parts.append(("blunders", "false or missed blunders", blunder_disagreements(items, kinds)))
     if args.referee:
         pool = disagreements(items)
         picked = referee_sample(pool, args.referee, args.referee_seed)
@@ -623,8 +646,9 @@ def run_referee(items: list[Item], args: argparse.Namespace) -> dict[str, Any]:
         if args.referee_run:
             roll_out_missing(rows, cache, trials, seed, args.referee_threads)
         vs = verdicts(rows, cache, trials, seed)
-        title = ("the sample's worst five (ours), rolled out by gnubg" if name == "sample_worst" else
-                 "the sampled disagreements, rolled out by gnubg")
+        title = {"sample_worst": "the sample's worst five (ours), rolled out by gnubg",
+                 "blunders": "the false and missed blunders, rolled out by gnubg"}.get(
+                     name, "the sampled disagreements, rolled out by gnubg")
         print(f"    {title} ({trials} trials per candidate, seed {seed}; loss +- its SE):")
         print("\n".join(referee_lines(vs, what)))
         if name == "sample_worst":
@@ -669,6 +693,9 @@ def main(argv: list[str] | None = None) -> int:
                          f"{REFEREE_GAP}, rolled out by gnubg (tools/gnubg_rollout.py): who was closer")
     ap.add_argument("--sample-worst", action="store_true",
                     help="the shipped sample's five worst errors (ours) beside gnubg 2-ply and gnubg's rollout")
+    ap.add_argument("--referee-blunders", choices=["all", "cube"],
+                    help="roll out with gnubg every false blunder (ours >= 0.08, gnubg 2-ply < 0.04) and missed one "
+                         "(the reverse): all kinds, or the cube and take decisions alone")
     ap.add_argument("--referee-run", action="store_true",
                     help="roll out with gnubg (its Debian build) what the referee's cache lacks; else only read it")
     ap.add_argument("--referee-seed", type=int, default=24, help="seeds the sample of disagreements")
@@ -723,7 +750,7 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(show_players(items)))
         if args.show:
             print("\n".join(show_worst(items, args.show)))
-        if args.referee or args.sample_worst:
+        if args.referee or args.sample_worst or args.referee_blunders:
             out[name]["referee"] = run_referee(items, args)
     if args.json:
         args.json.write_text(json.dumps(out, indent=1, default=lambda x: dict(x) if isinstance(x, Counter) else str(x)))

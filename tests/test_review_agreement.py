@@ -159,3 +159,25 @@ def test_referee_sample_is_seeded(bench_script: Callable[[str], ModuleType]) -> 
     assert a == ra.referee_sample(rows, 20, 24) != ra.referee_sample(rows, 20, 25)
     assert len(a) == 20 and a == sorted(a, key=lambda r: r[1]["n"])  # kept in match order
     assert ra.referee_sample(rows[:5], 20, 24) == rows[:5]
+
+
+def test_referee_blunders_are_the_false_and_missed_ones(bench_script: Callable[[str], ModuleType]) -> None:
+    """``--referee-blunders``: the decisions that count against the blunder figures, and only those."""
+    ra = bench_script("review_agreement")
+    doc = ra.load_reference(DATA / "c00-boardlord-llabba-7p.json")
+    dec = {(d["game"], d["move_no"], d["kind"]): d for d in doc["decisions"]}
+    quiet, chk, cube, take = dec[1, 6, "checker"], dec[1, 14, "checker"], dec[3, 14, "cube"], dec[3, 15, "take"]
+    assert quiet["error"] < ra.FOUND < chk["error"] < ra.BLUNDER and take["error"] < ra.FOUND  # the fixture's
+    mine = [
+        (quiet, {"equity_loss": ra.BLUNDER, "forced": False}),  # ours a blunder, gnubg's below 0.04: false
+        (chk, {"equity_loss": 0.0, "forced": False}),  # no blunder for either
+        (cube, {"equity_loss": cube["error"], "forced": False}),  # agreed
+        (take, {"equity_loss": ra.BLUNDER + 0.1, "forced": False}),  # false
+        (chk | {"forced": True}, {"equity_loss": 0.5, "forced": True}),  # forced plays do not count
+    ]
+    items = [(doc, pl.DataFrame(), ra.Pairing(mine, [], [], []), 1.0)]
+    assert [g for _, g, _ in ra.blunder_disagreements(items)] == [quiet, take]
+    assert [g for _, g, _ in ra.blunder_disagreements(items, ("cube", "take"))] == [take]
+    missed = [(chk | {"error": 0.2}, {"equity_loss": ra.FOUND - 0.01, "forced": False}),
+              (chk | {"error": 0.2}, {"equity_loss": ra.FOUND, "forced": False})]  # found
+    assert len(ra.blunder_disagreements([(doc, pl.DataFrame(), ra.Pairing(missed, [], [], []), 1.0)])) == 1
