@@ -64,7 +64,7 @@ import statistics
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -475,19 +475,22 @@ def referee_tool() -> ModuleType:
     return mod
 
 
-def disagreements(items: list[Item], gap: float = REFEREE_GAP) -> list[Disagreement]:
-    """The paired decisions (unforced checker plays, cube and take decisions that gnubg valued)
-    where our loss and gnubg 2-ply's differ by more than ``gap``, in match order."""
-    out = []
+def _valued(items: list[Item]) -> Iterator[tuple[Disagreement, float, float]]:
+    """Every paired decision that both sides valued (unforced checker plays, cube and take
+    decisions that gnubg valued), in match order, with (ours, gnubg's) loss."""
     for doc, _, pr, _ in items:
         for g, o in pr.pairs:
             if g.get("error") is None or o["equity_loss"] is None:
                 continue
             if g["kind"] == "checker" and (g["forced"] or o["forced"]):
                 continue
-            if abs(float(o["equity_loss"]) - float(g["error"])) > gap:
-                out.append((doc["id"], g, o))
-    return out
+            yield (doc["id"], g, o), float(o["equity_loss"]), float(g["error"])
+
+
+def disagreements(items: list[Item], gap: float = REFEREE_GAP) -> list[Disagreement]:
+    """The paired decisions (unforced checker plays, cube and take decisions that gnubg valued)
+    where our loss and gnubg 2-ply's differ by more than ``gap``, in match order."""
+    return [row for row, ours, theirs in _valued(items) if abs(ours - theirs) > gap]
 
 
 def blunder_disagreements(items: list[Item],
@@ -495,17 +498,8 @@ def blunder_disagreements(items: list[Item],
     """The paired decisions of ``kinds`` that count against the blunder figures: our blunders below
     :data:`FOUND` for gnubg 2-ply (false) and gnubg's blunders below :data:`FOUND` for us (missed),
     unforced checker plays, cube and take decisions, in match order."""
-    out = []
-    for doc, _, pr, _ in items:
-        for g, o in pr.pairs:
-            if g["kind"] not in kinds or g.get("error") is None or o["equity_loss"] is None:
-                continue
-            if g["kind"] == "checker" and (g["forced"] or o["forced"]):
-                continue
-            ours, theirs = float(o["equity_loss"]), float(g["error"])
-            if (ours >= BLUNDER and theirs < FOUND) or (theirs >= BLUNDER and ours < FOUND):
-                out.append((doc["id"], g, o))
-    return out
+    return [row for row, ours, theirs in _valued(items) if row[1]["kind"] in kinds and
+            ((ours >= BLUNDER and theirs < FOUND) or (theirs >= BLUNDER and ours < FOUND))]
 
 
 def referee_sample(rows: list[Disagreement], n: int, seed: int) -> list[Disagreement]:

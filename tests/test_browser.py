@@ -160,14 +160,14 @@ def test_arrow_keys_step_through_a_game_and_show_each_decision_s_board(browser: 
     # game 2 where it shows a checker error (the screenshot's), else the first game that does: which games
     # do depends on the nets
     picked = next(g for g in sorted({r["game"] for r in rows}, key=lambda g: (g != 2, g)) if has_checker_error(g))
-    game2 = [i for i, r in enumerate(rows) if r["game"] == picked]
-    assert len(game2) > 20
-    browser.find_element(By.CSS_SELECTOR, f'tr.dec[data-i="{game2[0]}"]').click()
+    walked = [i for i, r in enumerate(rows) if r["game"] == picked]
+    assert len(walked) > 20
+    browser.find_element(By.CSS_SELECTOR, f'tr.dec[data-i="{walked[0]}"]').click()
     body = browser.find_element(By.TAG_NAME, "body")
     viewer = browser.find_element(By.ID, "viewer")
     shot = False
     seen_tones: dict[int, set[str]] = {0: set(), 1: set()}
-    for n, i in enumerate(game2):
+    for n, i in enumerate(walked):
         if n:
             body.send_keys(Keys.ARROW_DOWN if n % 2 else Keys.ARROW_RIGHT)
         got = browser.execute_script(DRAWN)
@@ -192,7 +192,7 @@ def test_arrow_keys_step_through_a_game_and_show_each_decision_s_board(browser: 
     # one colour per player whoever is to act: the first player's checkers light, the second's dark
     assert seen_tones == {0: {"light"}, 1: {"dark"}}
     body.send_keys(Keys.ARROW_UP)
-    assert viewer.get_attribute("data-i") == str(game2[-2])
+    assert viewer.get_attribute("data-i") == str(walked[-2])
 
 
 def test_ids_wrap_only_as_a_whole(browser: Any) -> None:

@@ -621,18 +621,19 @@ def run_trials(starts: Arr, side0: int, rolls1: Arr, rolls2: Arr, seeds: Arr, tr
             if lead[j] == j and (starts[j] == starts[k]).all():
                 lead[k] = j
                 break
+    gcf = np.zeros(k_n, np.float64)  # a group's results (its first len(members) entries), reused
+    gout = np.zeros((k_n, NOUT), np.float64)
+    gn = np.zeros(k_n, np.int64)
     for i in range(seeds.shape[0]):
         for k in range(k_n):
             if lead[k] != k:
                 continue
             members = np.nonzero(lead == k)[0]
-            gcf = np.zeros(members.shape[0], np.float64)
-            gout = np.zeros((members.shape[0], NOUT), np.float64)
-            gn = np.zeros(members.shape[0], np.int64)
+            m = members.shape[0]
             n = run_group(starts[k], side0, int(rolls1[i]), int(rolls2[i]), int(seeds[i]), truncate, vr,
                           cube_play, cubes[members].astype(np.float64), owners[members].astype(np.int64),
                           double_first, match, vt, may, crawford, max_level, ev, ws, cache, luck_prune, out[i, k],
-                          gcf, gout, gn)
+                          gcf[:m], gout[:m], gn[:m])
             if n < 0:
                 return -1
             for g in range(members.shape[0]):
