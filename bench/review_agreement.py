@@ -135,6 +135,7 @@ CONFIGS: dict[str, Config] = {
     "confirm-ply3": Config("confirm-ply3", 2, _confirm(method="ply", ply=3)),
     "confirm-ply3-m0": Config("confirm-ply3-m0", 2, _confirm(method="ply", ply=3, margin=0.0)),
     "confirm-rollout-m0": Config("confirm-rollout-m0", 2, _confirm(method="rollout", margin=0.0)),
+    "confirm-no-futility": Config("confirm-no-futility", 2, _confirm(futility=None)),  # every round to the cap
 }
 
 

@@ -13,11 +13,21 @@ import pytest
 from typer.testing import CliRunner
 
 from analyzer.analysis.analyze import _Job, _Jobs, analyze_match
-from analyzer.analysis.confirm import CUBE_DOUBT, Confirmer, ConfirmSettings, doubt, settled, wants_checker
+from analyzer.analysis.confirm import (
+    CUBE_DOUBT,
+    Confirmer,
+    ConfirmSettings,
+    cube_signed,
+    doubt,
+    settle_chance,
+    settled,
+    take_signed,
+    wants_checker,
+)
 from analyzer.analysis.decisions import analyze_checker
 from analyzer.analysis.thresholds import XG
 from analyzer.cli import app
-from analyzer.cli.analyze import CONFIRM_CUBE_DOUBT, CONFIRM_LIMIT
+from analyzer.cli.analyze import CONFIRM_CUBE_DOUBT, CONFIRM_FUTILITY, CONFIRM_LIMIT
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
 from analyzer.eval.engine import Engine
@@ -44,7 +54,7 @@ def engine() -> Engine:
 
 def test_settings_are_checked():
     for bad in ({"method": "3ply"}, {"trials": 0}, {"trials": 100, "max_trials": 50}, {"truncate": 0},
-                {"threshold": 0.0}, {"margin": -0.1}, {"cube_doubt": 1.5}):
+                {"threshold": 0.0}, {"margin": -0.1}, {"cube_doubt": 1.5}, {"futility": -0.1}):
         with pytest.raises(ValueError):
             ConfirmSettings(**bad)  # type: ignore[arg-type]
     assert ConfirmSettings(method="ply").label == "3-ply" and FAST.as_dict()["max_trials"] == 72
@@ -53,6 +63,56 @@ def test_settings_are_checked():
 def test_a_class_is_settled_when_both_ends_of_the_interval_agree():
     assert settled(0.05, 0.001, XG) and not settled(0.05, 0.02, XG)  # 0.011..0.089 spans three classes
     assert settled(0.5, 0.1, XG) and not settled(0.02, 0.001, XG)
+
+
+def test_the_chance_to_settle_a_class():
+    # no games left: settled or not
+    assert settle_chance(0.05, 0.001, 576, 576, XG) == 1.0 and settle_chance(0.05, 0.02, 576, 576, XG) == 0.0
+    # a loss in the middle of its class with a small error is all but sure; one on a class line is not
+    assert settle_chance(0.05, 0.004, 144, 576, XG) > 0.99
+    assert settle_chance(0.08, 0.004, 144, 576, XG) < 0.3
+    # a right play (negative signed loss) settles sooner the better it is
+    chances = [settle_chance(x, 0.03, 72, 576, XG) for x in (0.0, -0.03, -0.06, -0.1)]
+    assert chances == sorted(chances) and chances[-1] > 0.99
+    # the chance of the games left, not of those played: more of them, more chance
+    assert settle_chance(0.12, 0.04, 72, 576, XG) > settle_chance(0.12, 0.04, 72, 144, XG)
+    # known to within the tolerance by the end: settled for sure
+    assert settle_chance(0.08, 0.01, 72, 576, XG, tolerance=0.01) == 1.0
+
+
+def test_a_play_that_was_the_best_settles_on_its_signed_loss():
+    """The played play rolled out the best by 0.03 +- 0.015: its loss is none at 95%, though the
+    interval of a loss clipped at 0 first would reach past 0.02."""
+    c = Confirmer(ConfirmSettings(futility=None), XG, 0, None)
+    assert c._enough(-0.03, 0.015, 72) and not settled(0.0, 0.015, XG)
+    assert not c._enough(0.03, 0.015, 72) and c._enough(0.03, 0.015, 576)  # the cap
+    futile = Confirmer(ConfirmSettings(), XG, 0, None)
+    assert futile._enough(0.081, 0.02, 288) and not c._enough(0.081, 0.02, 288)  # on the blunder line
+    assert not futile._enough(0.081, 0.03, 144)  # but not before half the games are played
+
+
+def test_a_cube_decision_settles_on_the_actions_played():
+    """A cube decision's rounds stop when each played action's class is settled: the doubler's,
+    and after a double the taker's."""
+    from analyzer.eval.cube import cube_decision
+
+    cd = cube_decision([0.66, 0.1, 0.0, 0.05, 0.0], MatchState(), 0, cube_life=0.68)
+    assert cd.dt is not None and cd.dp is not None
+    c = Confirmer(ConfirmSettings(futility=None), XG, 0, None)
+    gap = abs(min(cd.dt, cd.dp) - cd.nd)
+    se = gap / 2.5  # the better action is known, the wrong one's class is not
+    right = cube_signed(cd, True) > 0  # whether not doubling is the right action
+    assert settled(-gap, se, XG) and not settled(gap, se, XG)
+    assert c._cube_enough(cd, se, 0.001, 72, (not right, None))  # the right action played: settled
+    assert not c._cube_enough(cd, se, 0.001, 72, (right, None))  # the wrong one: its class is open
+    assert not c._cube_enough(cd, se, 0.001, 72, None)  # without the played actions: the gap's class
+    # after a double the take's class must be settled too
+    took = take_signed(cd, True) < 0
+    assert c._cube_enough(cd, 0.001, 0.001, 72, (True, took))
+    wide = (0.02 + abs(cd.dt - cd.dp)) / 1.96 + 0.01  # the take's interval reaches past 0.02
+    assert not settled(-abs(cd.dt - cd.dp), wide, XG)
+    assert not c._cube_enough(cd, 0.001, wide, 72, (True, took))
+    assert c._cube_enough(cd, 0.001, wide, 576, (True, took))  # the cap
 
 
 def test_which_checker_plays_are_confirmed(engine):
@@ -303,12 +363,20 @@ def test_cli_confirm_options(tmp_path):
     assert one["metadata"]["confirm"]["limit"] == 1
     assert one["match"]["confirmed"]["wanted"] == summary["match"]["confirmed"]["wanted"]
     assert summary["metadata"]["confirm"]["cube_doubt"] == ConfirmSettings().cube_doubt == CONFIRM_CUBE_DOUBT
+    assert summary["metadata"]["confirm"]["futility"] == ConfirmSettings().futility == CONFIRM_FUTILITY
     # no cube decision past the limit
     res = runner.invoke(app, ["analyze", str(path), "--ply", "0", "--confirm-trials", "36", "--confirm-limit", "1",
                               "--confirm-cube-doubt", "1", "--out", str(tmp_path / "nocube"), "--no-html",
                               "--format", "json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["metadata"]["confirm"]["cube_doubt"] is None
+    res = runner.invoke(app, ["analyze", str(path), "--ply", "0", "--confirm-trials", "36", "--confirm-limit", "1",
+                              "--confirm-futility", "0", "--out", str(tmp_path / "nofut"), "--no-html",
+                              "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["metadata"]["confirm"]["futility"] is None
+    res = runner.invoke(app, ["analyze", str(path), "--confirm-futility", "2", "--out", str(tmp_path / "bad")])
+    assert res.exit_code == 2 and "--confirm-futility" in res.output
     assert summary["metadata"]["confirm"]["blunders"] is True
     res = runner.invoke(app, ["analyze", str(path), "--ply", "0", "--confirm-trials", "36", "--confirm-limit", "1",
                               "--limit-blunders", "--out", str(tmp_path / "nobl"), "--no-html", "--format", "json"])

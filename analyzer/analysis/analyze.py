@@ -49,7 +49,15 @@ from typing import Any, cast
 import numpy as np
 import polars as pl
 
-from analyzer.analysis.confirm import Confirmed, Confirmer, ConfirmSettings, doubt, wants_checker
+from analyzer.analysis.confirm import (
+    Confirmed,
+    Confirmer,
+    ConfirmSettings,
+    cube_signed,
+    doubt,
+    take_signed,
+    wants_checker,
+)
 from analyzer.analysis.decisions import (
     DEEP_FILTER,
     Candidate,
@@ -480,19 +488,6 @@ def _checker_signed(ca: CheckerAnalysis) -> float:
     return -(ca.candidates[0].equity - ca.candidates[1].equity)
 
 
-def _cube_signed(cd: CubeDecision, doubled: bool) -> float:
-    """The doubler's signed first-pass loss (the double valued as answered best)."""
-    assert cd.dt is not None and cd.dp is not None
-    gain = min(cd.dt, cd.dp) - cd.nd
-    return -gain if doubled else gain
-
-
-def _take_signed(cd: CubeDecision, took: bool) -> float:
-    """The taker's signed first-pass loss."""
-    assert cd.dt is not None and cd.dp is not None
-    return cd.dt - cd.dp if took else cd.dp - cd.dt
-
-
 class _Jobs:
     """The decisions the confirmation pass wants, gathered during the first pass and valued again
     after it, the most doubtful first, at most ``limit`` of them, then any that could still be among
@@ -537,10 +532,11 @@ class _Jobs:
         """A cube decision where the player did not double (``first``: the first pass's, ``loss`` its
         loss)."""
         def run() -> None:
-            cd, how = c.cube(self.engine, d.position, d.state, d.on_roll, game=d.game, move=d.move)
+            cd, how = c.cube(self.engine, d.position, d.state, d.on_roll, game=d.game, move=d.move,
+                             played=(False, None))
             self.rows.cube(d, cd, score_cube(cd, False, close_cut=self.thresholds.close_cube), taker=False, how=how,
                            first_loss=loss, at=at)
-        self.jobs.append(_Job(loss, doubt(_cube_signed(first, False), "cube", self.thresholds), (at,), run, True))
+        self.jobs.append(_Job(loss, doubt(cube_signed(first, False), "cube", self.thresholds), (at,), run, True))
 
     def double(self, c: Confirmer, d: Decision, first: CubeDecision, loss: float, at: int) -> None:
         """A double: valued again with its take (:meth:`take`), or alone (:meth:`flush_double`)."""
@@ -562,10 +558,11 @@ class _Jobs:
             return
         c, dd, first_cd, first_double, at_double = self._double
         self._double = None
-        doubt_double = doubt(_cube_signed(first_cd, True), "cube", self.thresholds)
+        doubt_double = doubt(cube_signed(first_cd, True), "cube", self.thresholds)
 
         def run() -> None:
-            cd, how = c.cube(self.engine, dd.position, dd.state, dd.on_roll, game=dd.game, move=dd.move)
+            cd, how = c.cube(self.engine, dd.position, dd.state, dd.on_roll, game=dd.game, move=dd.move,
+                             played=(True, None if answer is None else answer[1]))
             self.rows.cube(dd, cd, score_cube(cd, True, close_cut=self.thresholds.close_cube), taker=False, how=how,
                            first_loss=first_double, at=at_double)
             if answer is not None:
@@ -575,7 +572,7 @@ class _Jobs:
         if answer is None:
             self.jobs.append(_Job(first_double, doubt_double, (at_double,), run, True))
         else:
-            doubt_take = doubt(_take_signed(first_cd, answer[1]), "take", self.thresholds)
+            doubt_take = doubt(take_signed(first_cd, answer[1]), "take", self.thresholds)
             self.jobs.append(_Job(max(first_double, answer[2]), max(doubt_double, doubt_take),
                                   (at_double, answer[3]), run, True))
 

@@ -19,16 +19,19 @@ rollouts are seeded by its game and move).
   played play are rolled out with the same dice for all (cubeful at the match score through the
   cube model, variance reduction with each roll's luck measured by the pruned 0-ply search as gnubg
   does (unbiased; about twice as fast), quasi-random dice, truncated at ``truncate`` plies with the net
-  at the horizon), in rounds of ``trials``, ``2 x trials``, ... games until the loss's error
-  class is settled at 95% confidence, or the loss is known to within ``tolerance`` (the interval's
-  half-width), or ``max_trials`` games are played;
+  at the horizon), in rounds of ``trials``, ``2 x trials``, ... games until the played play's
+  error class is settled at 95% confidence (its signed loss: a play rolled out the best by a
+  margin is no error even where that margin is uncertain), or the loss is known to within
+  ``tolerance`` (the interval's half-width), or ``max_trials`` games are played, or the games left
+  would settle it with a chance below ``futility`` (:func:`settle_chance`: a loss on a class line);
 * **cube decisions** that are close (gnubg's cut) or were doubled, and so every take/pass: the
   position before the roll is rolled out with cube play (a No double game and a Double/take game
   on the same dice, both sides turning and taking the cube by the model), played to the end
   (``cube_truncate``: a truncated rollout values its horizon with the very net whose blind spots
   made the first pass wrong; measured on the shipped sample's worst double, game 3 move 14, the
   wrong double costs 0.186 truncated at 7 plies and 0.081 played out), in rounds as above until
-  the action is settled; the cube games' means replace the model's No double and Double/take;
+  the error class of each action played is settled (the doubler's and, after a double, the
+  taker's) or futile; the cube games' means replace the model's No double and Double/take;
 * Dutch and Mahbusa plays (no cube): cubeless rollouts played to the end by the variant net.
 
 Method ``"ply"`` instead re-evaluates the same decisions at ``ply`` (3 by default: the first pass's
@@ -66,7 +69,8 @@ from analyzer.eval.met import MatchEquityTable
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
 
-__all__ = ["CUBE_DOUBT", "LIMIT", "METHODS", "SPREAD", "ConfirmSettings", "Confirmed", "Confirmer", "doubt", "settled"]
+__all__ = ["CUBE_DOUBT", "FUTILITY", "LIMIT", "METHODS", "SPREAD", "ConfirmSettings", "Confirmed", "Confirmer",
+           "cube_signed", "doubt", "settle_chance", "settled", "take_signed"]
 
 METHODS = ("rollout", "ply")
 Z95 = 1.959963984540054
@@ -89,6 +93,11 @@ doubler's margin 0.069, the taker's 0.17): the spread :func:`doubt` assumes."""
 TOLERANCE = 0.01
 """A rolled-out loss known to within this (the 95% interval's half-width, EMG) needs no more games,
 whatever its error class (:func:`settled`)."""
+FUTILITY = 0.2
+"""A decision whose loss would settle its error class by ``max_trials`` with a chance below this
+(:func:`settle_chance`, were its true loss the one measured so far: it lies too near a class
+boundary for the games left to tell) is not played on once half of ``max_trials`` are played: the
+games would not change what it shows."""
 
 _Pairs = dict[tuple[Position, Position], float]
 _Round = tuple[int, list[tuple[Position, float, float, Probabilities]], _Pairs | None]
@@ -114,6 +123,7 @@ class ConfirmSettings:
     tolerance: float = TOLERANCE
     cube_doubt: float | None = CUBE_DOUBT
     blunders: bool = True
+    futility: float | None = FUTILITY
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -128,6 +138,8 @@ class ConfirmSettings:
             raise ValueError("the confirmation's cube doubt is a chance: 0 to 1")
         if self.tolerance < 0:
             raise ValueError("the confirmation tolerance must not be negative")
+        if self.futility is not None and not 0.0 <= self.futility <= 1.0:
+            raise ValueError("the confirmation's futility cut is a chance: 0 to 1")
         if self.threshold <= 0 or self.margin < 0:
             raise ValueError("the confirmation threshold must be positive and the margin not negative")
 
@@ -138,7 +150,8 @@ class ConfirmSettings:
                 "cube_truncate": self.cube_truncate, "cube_play": self.method == "rollout",
                 "ply": self.ply if self.method == "ply" else None, "plays": self.plays, "workers": self.workers,
                 "variance_reduction": self.method == "rollout", "playing_ply": 0, "limit": self.limit,
-                "tolerance": self.tolerance, "cube_doubt": self.cube_doubt, "blunders": self.blunders}
+                "tolerance": self.tolerance, "cube_doubt": self.cube_doubt, "blunders": self.blunders,
+                "futility": self.futility}
 
     @property
     def label(self) -> str:
@@ -171,6 +184,65 @@ def settled(loss: float, se: float, thresholds: Thresholds, z: float = Z95, *, t
     if z * se <= tolerance:
         return True
     return thresholds.classify(max(0.0, loss - z * se)) == thresholds.classify(max(0.0, loss + z * se))
+
+
+def settle_chance(loss: float, se: float, done: int, max_trials: int, thresholds: Thresholds, z: float = Z95, *,
+                  tolerance: float = 0.0) -> float:
+    """The chance that a loss measured as ``loss`` ± ``se`` over ``done`` games would be
+    :func:`settled` after ``max_trials`` games, were its true value ``loss``: the final mean is
+    normal about ``loss`` with the variance the games left add (``se`` shrinks as
+    ``1 / sqrt(games)``), and settles when its interval then lies inside one error class.
+
+    >>> from analyzer.analysis.thresholds import XG
+    >>> round(settle_chance(0.085, 0.04, 144, 576, XG), 2)  # at the blunder line: 576 games would not tell
+    0.16
+    >>> round(settle_chance(0.15, 0.04, 144, 576, XG), 2)  # most likely a blunder once the games are played
+    0.81
+    >>> settle_chance(0.085, 0.04, 576, 576, XG)  # no games left
+    0.0
+    """
+    if done >= max_trials or se <= 0.0:
+        return 1.0 if settled(loss, se, thresholds, z, tolerance=tolerance) else 0.0
+    se_max = se * math.sqrt(done / max_trials)
+    if z * se_max <= tolerance:
+        return 1.0
+    spread = math.sqrt(se * se - se_max * se_max)
+    edges = [-math.inf, *sorted(b for _, b in thresholds.levels), math.inf]
+    chance = 0.0
+    for lo, hi in zip(edges, edges[1:], strict=False):
+        a, b = lo + z * se_max, hi - z * se_max  # where the final mean settles in this class
+        if a < b:
+            chance += _phi((b - loss) / spread) - _phi((a - loss) / spread)
+    return chance
+
+
+def cube_signed(cd: CubeDecision, doubled: bool) -> float:
+    """The doubler's signed loss in ``cd``: what doubling (``doubled``, the double valued as answered
+    best) or not doubling loses to the other action, negative when it is the better one.
+
+    >>> from analyzer.eval.cube import cube_decision
+    >>> cd = cube_decision([0.75, 0.0, 0.0, 0.0, 0.0], MatchState(), 0, cube_life=0.68)
+    >>> cube_signed(cd, False) > 0 > cube_signed(cd, True)
+    True
+    """
+    if cd.dt is None or cd.dp is None:
+        raise ValueError("no cube decision: the cube was not available")
+    gain = min(cd.dt, cd.dp) - cd.nd
+    return -gain if doubled else gain
+
+
+def take_signed(cd: CubeDecision, took: bool) -> float:
+    """The taker's signed loss in ``cd`` (``took``: he took, else passed), negative when his answer
+    is the better one.
+
+    >>> from analyzer.eval.cube import cube_decision
+    >>> cd = cube_decision([0.9, 0.0, 0.0, 0.0, 0.0], MatchState(), 0, cube_life=0.68)
+    >>> take_signed(cd, True) > 0 > take_signed(cd, False)
+    True
+    """
+    if cd.dt is None or cd.dp is None:
+        raise ValueError("no cube decision: the cube was not available")
+    return cd.dt - cd.dp if took else cd.dp - cd.dt
 
 
 def doubt(signed_loss: float, kind: str, thresholds: Thresholds) -> float:
@@ -280,6 +352,18 @@ class Confirmer:
     def _seed(self, game: int, move: int) -> int:
         return self.seed * _SEED_STEP + game * 1000 + move
 
+    def _enough(self, signed_loss: float, se: float, done: int) -> bool:
+        """Whether a rolled-out signed loss needs no more games: its error class is settled, or
+        ``max_trials`` are played, or (``futility``), half of them played, the games left would most
+        likely not settle it. Not sooner: at 144 games a cube decision's loss is known to about
+        ±0.06, and a futile class needs a value a reader can still trust."""
+        s = self.settings
+        if done >= s.max_trials or settled(signed_loss, se, self.thresholds, tolerance=s.tolerance):
+            return True
+        if s.futility is None or 2 * done < s.max_trials:  # half the games first
+            return False
+        return settle_chance(signed_loss, se, done, s.max_trials, self.thresholds, tolerance=s.tolerance) < s.futility
+
     # ------------------------------------------------------------------ checker plays
     def checker(self, engine: Evaluator, position: Position, dice: tuple[int, int], state: MatchState,
                 player: int, first: CheckerAnalysis, *, game: int = 0, move: int = 0,
@@ -354,7 +438,7 @@ class Confirmer:
                 pairs = None  # a round without paired errors: the independent bound for all
             done += games
             loss, se = _loss(list(sums.values()), first.played.result, pairs)
-            if done >= s.max_trials or settled(max(0.0, loss), se, self.thresholds, tolerance=s.tolerance):
+            if self._enough(loss, se, done):
                 break
             trials, k = min(done, s.max_trials - done), k + 1
         cands = sorted((Candidate(x.play, x.result, x.mean, x.probabilities, 0) for x in sums.values()),
@@ -364,8 +448,14 @@ class Confirmer:
 
     # ------------------------------------------------------------------ cube decisions
     def cube(self, engine: Evaluator, position: Position, state: MatchState, player: int, *,
-             game: int = 0, move: int = 0) -> tuple[CubeDecision, Confirmed]:
-        """The cube decision of ``player`` on roll in ``position``, valued again."""
+             game: int = 0, move: int = 0,
+             played: tuple[bool, bool | None] | None = None) -> tuple[CubeDecision, Confirmed]:
+        """The cube decision of ``player`` on roll in ``position``, valued again.
+
+        ``played``: whether the player doubled and, after a double, whether the opponent took
+        (``None``: no answer to value); the rounds stop when the error class of each action played
+        is settled (:meth:`_enough`). Without it, when the class of the wrong choice between
+        doubling and not is settled, whichever was played."""
         s = self.settings
         self._count("cube")
         if s.method == "ply":
@@ -390,10 +480,23 @@ class Confirmer:
             done += res.trials
             model = self._decision(position, state, player, total.probabilities)
             cd, se = games.decision(model, state.cube_owner == player)
-            if done >= s.max_trials or settled(_cube_gap(cd), se, self.thresholds, tolerance=s.tolerance):
+            if self._cube_enough(cd, se, games.take_se, done, played):
                 break
             trials, k = min(done, s.max_trials - done), k + 1
         return cd, Confirmed(s.label, done, se, games.take_se)
+
+    def _cube_enough(self, cd: CubeDecision, se: float, take_se: float | None, done: int,
+                     played: tuple[bool, bool | None] | None) -> bool:
+        """Whether a rolled-out cube decision needs no more games (see :meth:`cube`)."""
+        if cd.dt is None or cd.dp is None:
+            return True
+        if played is None:
+            s = self.settings
+            return done >= s.max_trials or settled(_cube_gap(cd), se, self.thresholds, tolerance=s.tolerance)
+        doubled, took = played
+        if not self._enough(cube_signed(cd, doubled), se, done):
+            return False
+        return took is None or take_se is None or self._enough(take_signed(cd, took), take_se, done)
 
     def _decision(self, position: Position, state: MatchState, player: int, p: Probabilities) -> CubeDecision:
         gp = Probabilities.of(p, clamp=True)

@@ -194,6 +194,7 @@ class ConfirmRecord(_Record):
     tolerance: float | None = None
     cube_doubt: float | None = None
     blunders: bool | None = None
+    futility: float | None = None
     missing: frozenset[str] = frozenset()
 
 

@@ -28,6 +28,8 @@ CONFIRM_LIMIT = 10
 the command line does not import the analysis to show its options; a test keeps the two equal)."""
 CONFIRM_CUBE_DOUBT = 0.1
 """Its default ``cube_doubt`` (:data:`~analyzer.analysis.confirm.CUBE_DOUBT`; kept equal by the same test)."""
+CONFIRM_FUTILITY = 0.2
+"""Its default ``futility`` (:data:`~analyzer.analysis.confirm.FUTILITY`; kept equal by the same test)."""
 
 if TYPE_CHECKING:
     from analyzer.analysis.analyze import MatchAnalysis
@@ -109,6 +111,10 @@ def analyze(
         "--confirm-blunders/--limit-blunders",
         help="Value again every decision the first pass calls a blunder (the worst error class), past "
              "--confirm-limit; --limit-blunders leaves them to the limit.")] = True,
+    confirm_futility: Annotated[float, typer.Option(
+        "--confirm-futility", help="Stop rolling a decision out when the games left up to --confirm-trials would "
+                                   "settle its error class with a chance below this (its loss lies on a class "
+                                   "line); 0: play on to --confirm-trials.")] = CONFIRM_FUTILITY,
     sgf: Annotated[Path | None, typer.Option(
         "--sgf", help="Also write the match with this analysis as gnubg SGF (gnubg's analysis properties).")]
     = None,
@@ -126,8 +132,9 @@ def analyze(
     would show as errors, the close ones and every double, those whose error class is least certain
     first and at most --confirm-limit of them, besides every cube decision at least
     --confirm-cube-doubt doubtful and every first-pass blunder: rollouts with variance
-    reduction, in rounds until the error's class is settled at 95% (or the loss is known to
-    within 0.01) or --confirm-trials games; the rows say how each decision was valued (method,
+    reduction, in rounds until the error class of the action played is settled at 95% (or the
+    loss is known to within 0.01), or the games left would most likely not settle it
+    (--confirm-futility), or --confirm-trials games are played; the rows say how each decision was valued (method,
     trials, loss_se) and the summary how many were confirmed and how many were left past the
     limit.
     """
@@ -162,11 +169,13 @@ def analyze(
                 raise ValueError("--confirm-limit must not be negative (0: no limit)")
             if confirm_cube_doubt < 0:
                 raise ValueError("--confirm-cube-doubt is a chance: 0 to 1 (1: no cube decision past the limit)")
+            if not 0.0 <= confirm_futility <= 1.0:
+                raise ValueError("--confirm-futility is a chance: 0 to 1 (0: every round up to --confirm-trials)")
             confirming = ConfirmSettings(method=confirm_method, threshold=confirm_threshold,
                                          trials=min(base.trials, confirm_trials), max_trials=confirm_trials,
                                          limit=confirm_limit or None,
                                          cube_doubt=None if confirm_cube_doubt >= 1.0 else confirm_cube_doubt,
-                                         blunders=confirm_blunders)
+                                         blunders=confirm_blunders, futility=confirm_futility or None)
         except ValueError as e:
             fail(str(e))
     try:
