@@ -80,6 +80,34 @@ def test_the_chance_to_settle_a_class():
     assert settle_chance(0.08, 0.01, 72, 576, XG, tolerance=0.01) == 1.0
 
 
+def test_the_low_tolerance_holds_below_the_blunder_line_only():
+    """Below the second class line a loss known to within the low tolerance is settled; on the
+    blunder line only the tolerance itself settles it. settle_chance agrees with settled."""
+    from analyzer.analysis.confirm import LOW_TOLERANCE, TOLERANCE
+    from analyzer.analysis.thresholds import GNUBG
+
+    assert TOLERANCE < LOW_TOLERANCE
+    se = (TOLERANCE + LOW_TOLERANCE) / 2 / 1.959963984540054  # between the two half-widths
+    for th in (XG, GNUBG):
+        line = sorted(b for _, b in th.levels)[1]
+        low = dict(tolerance=TOLERANCE, low_tolerance=LOW_TOLERANCE)
+        assert settled(0.02, se, th, **low) and not settled(0.02, se, th, tolerance=TOLERANCE)
+        assert not settled(line - 0.002, se, th, **low)  # the interval reaches the blunder line
+        assert settled(-0.01, se, th, **low)
+    # the chance: the games left bring the half-width under the low tolerance -> every final mean
+    # well below the blunder line settles; none on the blunder line settles that way
+    far = settle_chance(0.02, 0.012, 144, 576, XG, tolerance=0.01, low_tolerance=0.015)
+    near = settle_chance(0.08, 0.012, 144, 576, XG, tolerance=0.01, low_tolerance=0.015)
+    assert far > 0.99 and near < 0.3
+    assert far > settle_chance(0.02, 0.012, 144, 576, XG, tolerance=0.01)
+    for loss in (-0.02, 0.0, 0.03, 0.07, 0.09, 0.2):  # a sure chance only when settled is sure
+        for done in (144, 576):
+            c = settle_chance(loss, 0.004, done, 576, XG, tolerance=0.01, low_tolerance=0.015)
+            if done == 576:
+                assert c == float(settled(loss, 0.004, XG, tolerance=0.01, low_tolerance=0.015))
+            assert 0.0 <= c <= 1.0 + 1e-12
+
+
 def test_a_play_that_was_the_best_settles_on_its_signed_loss():
     """The played play rolled out the best by 0.03 +- 0.015: its loss is none at 95%, though the
     interval of a loss clipped at 0 first would reach past 0.02."""
@@ -98,7 +126,7 @@ def test_a_cube_decision_settles_on_the_actions_played():
 
     cd = cube_decision([0.66, 0.1, 0.0, 0.05, 0.0], MatchState(), 0, cube_life=0.68)
     assert cd.dt is not None and cd.dp is not None
-    c = Confirmer(ConfirmSettings(futility=None), XG, 0, None)
+    c = Confirmer(ConfirmSettings(futility=None, tolerance=0.0, low_tolerance=None), XG, 0, None)
     gap = abs(min(cd.dt, cd.dp) - cd.nd)
     se = gap / 2.5  # the better action is known, the wrong one's class is not
     right = cube_signed(cd, True) > 0  # whether not doubling is the right action
@@ -113,6 +141,42 @@ def test_a_cube_decision_settles_on_the_actions_played():
     assert not settled(-abs(cd.dt - cd.dp), wide, XG)
     assert not c._cube_enough(cd, 0.001, wide, 72, (True, took))
     assert c._cube_enough(cd, 0.001, wide, 576, (True, took))  # the cap
+
+
+def test_a_candidate_led_by_three_errors_is_rolled_out_no_further(engine):
+    """A rival of the played play that another rival leads by more than three paired standard errors
+    plays no more rounds (it cannot be the best rival); the played play and the leader play on, and
+    the dropped one keeps its value from the games it played."""
+    from analyzer.analysis.confirm import BEATEN_Z
+    from analyzer.analysis.decisions import Candidate, CheckerAnalysis
+    from analyzer.eval.probabilities import Probabilities
+
+    ranked = engine.rank_plays(Position.start(), (3, 1), 0)[:3]
+    p = Probabilities(0.5, 0.1, 0.0, 0.1, 0.0)
+    mine, lead, weak = (Candidate(r.play, r.result, 0.0, p, 0) for r in ranked)
+    first = CheckerAnalysis((lead, mine, weak), mine, 3)
+    value = {mine.result: 0.0, lead.result: 0.08, weak.result: -0.02}
+    pse = 0.1 / (BEATEN_Z + 1)  # lead - weak: four errors; mine's loss on the blunder line
+    asked: list[set[Position]] = []
+
+    def one_round(plays, trials, seed):
+        asked.append({r for _, r in plays})
+        rs = [r for _, r in plays]
+        return trials, [(r, value[r], 0.1, p) for r in rs], {(a, b): pse for a in rs for b in rs if a != b}
+
+    c = Confirmer(ConfirmSettings(trials=10, max_trials=40, futility=None, tolerance=0.0, low_tolerance=None), XG, 0,
+                  None)
+    ca, how = c._rolled_out(first, one_round, 1)
+    assert how.trials == 40 and len(asked) == 3  # 10, 10, 20 games: the loss's class stays open
+    assert asked[0] == {mine.result, lead.result, weak.result}
+    assert asked[1] == asked[2] == {mine.result, lead.result}
+    assert [x.result for x in ca.candidates] == [lead.result, mine.result, weak.result]
+    assert ca.candidates[-1].equity == -0.02 and ca.played.result == mine.result
+    # the played play is never dropped, however far behind
+    value[mine.result] = -1.0
+    asked.clear()
+    c._rolled_out(first, one_round, 1)
+    assert all(mine.result in a for a in asked)
 
 
 def test_which_checker_plays_are_confirmed(engine):

@@ -22,8 +22,11 @@ rollouts are seeded by its game and move).
   at the horizon), in rounds of ``trials``, ``2 x trials``, ... games until the played play's
   error class is settled at 95% confidence (its signed loss: a play rolled out the best by a
   margin is no error even where that margin is uncertain), or the loss is known to within
-  ``tolerance`` (the interval's half-width), or ``max_trials`` games are played, or the games left
+  ``tolerance`` (the interval's half-width; ``low_tolerance`` for an interval below the second
+  class line), or ``max_trials`` games are played, or the games left
   would settle it with a chance below ``futility`` (:func:`settle_chance`: a loss on a class line);
+  a rival play that another rival leads by three standard errors of their paired difference plays
+  no more rounds (:func:`_beaten`: it cannot be the best rival the loss is measured against);
 * **cube decisions** that are close (gnubg's cut) or were doubled, and so every take/pass: the
   position before the roll is rolled out with cube play (a No double game and a Double/take game
   on the same dice, both sides turning and taking the cube by the model), played to the end
@@ -93,6 +96,12 @@ doubler's margin 0.069, the taker's 0.17): the spread :func:`doubt` assumes."""
 TOLERANCE = 0.01
 """A rolled-out loss known to within this (the 95% interval's half-width, EMG) needs no more games,
 whatever its error class (:func:`settled`)."""
+LOW_TOLERANCE = 0.015
+"""A rolled-out loss whose interval lies below the second class line (XG's blunder line, 0.08;
+gnubg's "bad", 0.06) needs no more games once known to within this: below it only the lowest line
+is at stake, where a loss that close to the line is as much the one class as the other. (0.015
+everywhere was measured too: on the 22-match yardstick it moved ten losses across the blunder line
+by noise, and the blunders' precision against gnubg fell from 96.3% to 94.3%; docs/benchmarks.md.)"""
 FUTILITY = 0.2
 """A decision whose loss would settle its error class by ``max_trials`` with a chance below this
 (:func:`settle_chance`, were its true loss the one measured so far: it lies too near a class
@@ -121,6 +130,7 @@ class ConfirmSettings:
     workers: int = 2
     limit: int | None = LIMIT
     tolerance: float = TOLERANCE
+    low_tolerance: float | None = LOW_TOLERANCE
     cube_doubt: float | None = CUBE_DOUBT
     blunders: bool = True
     futility: float | None = FUTILITY
@@ -136,7 +146,7 @@ class ConfirmSettings:
             raise ValueError("the confirmation limit must not be negative")
         if self.cube_doubt is not None and not 0.0 <= self.cube_doubt <= 1.0:
             raise ValueError("the confirmation's cube doubt is a chance: 0 to 1")
-        if self.tolerance < 0:
+        if self.tolerance < 0 or (self.low_tolerance is not None and self.low_tolerance < 0):
             raise ValueError("the confirmation tolerance must not be negative")
         if self.futility is not None and not 0.0 <= self.futility <= 1.0:
             raise ValueError("the confirmation's futility cut is a chance: 0 to 1")
@@ -150,7 +160,8 @@ class ConfirmSettings:
                 "cube_truncate": self.cube_truncate, "cube_play": self.method == "rollout",
                 "ply": self.ply if self.method == "ply" else None, "plays": self.plays, "workers": self.workers,
                 "variance_reduction": self.method == "rollout", "playing_ply": 0, "limit": self.limit,
-                "tolerance": self.tolerance, "cube_doubt": self.cube_doubt, "blunders": self.blunders,
+                "tolerance": self.tolerance, "low_tolerance": self.low_tolerance, "cube_doubt": self.cube_doubt,
+                "blunders": self.blunders,
                 "futility": self.futility}
 
     @property
@@ -172,22 +183,37 @@ class Confirmed:
     Double/pass), where ``loss_se`` is the double's."""
 
 
-def settled(loss: float, se: float, thresholds: Thresholds, z: float = Z95, *, tolerance: float = 0.0) -> bool:
+def settled(loss: float, se: float, thresholds: Thresholds, z: float = Z95, *, tolerance: float = 0.0,
+            low_tolerance: float | None = None) -> bool:
     """Whether a loss measured with standard error ``se`` is in one error class at the confidence of
     ``z`` (both ends of its interval, clipped at 0, classify alike), or known to within ``tolerance``
-    (the interval's half-width: a loss that close to a class boundary is as much the one as the other).
+    (the interval's half-width: a loss that close to a class boundary is as much the one as the other),
+    or to within ``low_tolerance`` with the whole interval below the second class line.
 
     >>> from analyzer.analysis.thresholds import XG
     >>> settled(0.021, 0.004, XG), settled(0.021, 0.004, XG, tolerance=0.01)
     (False, True)
+    >>> settled(0.021, 0.007, XG, tolerance=0.01), settled(0.021, 0.007, XG, tolerance=0.01, low_tolerance=0.015)
+    (False, True)
+    >>> settled(0.078, 0.007, XG, tolerance=0.01, low_tolerance=0.015)  # the blunder line: 0.01 stands
+    False
     """
-    if z * se <= tolerance:
+    half = z * se
+    if half <= tolerance:
         return True
-    return thresholds.classify(max(0.0, loss - z * se)) == thresholds.classify(max(0.0, loss + z * se))
+    if low_tolerance is not None and half <= low_tolerance and loss + half < _second_line(thresholds):
+        return True
+    return thresholds.classify(max(0.0, loss - half)) == thresholds.classify(max(0.0, loss + half))
+
+
+def _second_line(thresholds: Thresholds) -> float:
+    """The second lowest class line (``inf`` with fewer than two classes)."""
+    bounds = sorted(b for _, b in thresholds.levels)
+    return bounds[1] if len(bounds) > 1 else math.inf
 
 
 def settle_chance(loss: float, se: float, done: int, max_trials: int, thresholds: Thresholds, z: float = Z95, *,
-                  tolerance: float = 0.0) -> float:
+                  tolerance: float = 0.0, low_tolerance: float | None = None) -> float:
     """The chance that a loss measured as ``loss`` ± ``se`` over ``done`` games would be
     :func:`settled` after ``max_trials`` games, were its true value ``loss``: the final mean is
     normal about ``loss`` with the variance the games left add (``se`` shrinks as
@@ -202,15 +228,20 @@ def settle_chance(loss: float, se: float, done: int, max_trials: int, thresholds
     0.0
     """
     if done >= max_trials or se <= 0.0:
-        return 1.0 if settled(loss, se, thresholds, z, tolerance=tolerance) else 0.0
+        return 1.0 if settled(loss, se, thresholds, z, tolerance=tolerance, low_tolerance=low_tolerance) else 0.0
     se_max = se * math.sqrt(done / max_trials)
-    if z * se_max <= tolerance:
+    half = z * se_max
+    if half <= tolerance:
         return 1.0
     spread = math.sqrt(se * se - se_max * se_max)
     edges = [-math.inf, *sorted(b for _, b in thresholds.levels), math.inf]
+    floor = -math.inf  # below it every final mean settles (the low tolerance)
     chance = 0.0
+    if low_tolerance is not None and half <= low_tolerance:
+        floor = _second_line(thresholds) - half
+        chance = _phi((floor - loss) / spread)
     for lo, hi in zip(edges, edges[1:], strict=False):
-        a, b = lo + z * se_max, hi - z * se_max  # where the final mean settles in this class
+        a, b = max(lo + half, floor), hi - half  # where the final mean settles in this class
         if a < b:
             chance += _phi((b - loss) / spread) - _phi((a - loss) / spread)
     return chance
@@ -320,6 +351,37 @@ class _Sum:
         return Probabilities(*(x / self.games for x in self.probs))
 
 
+BEATEN_Z = 3.0
+"""A candidate other than the played play is rolled out no further once another such candidate
+leads it by this many standard errors of their paired difference (:func:`_beaten`)."""
+
+
+def _beaten(sums: Sequence[_Sum], played: Position, pairs: _Pairs) -> set[Position]:
+    """The candidates that need no more games: not the played play, and led by another candidate
+    that is not the played play either by :data:`BEATEN_Z` standard errors of the paired
+    difference. The played play's loss is measured against the best of the others, which such a
+    candidate is not (a lead of three errors is not overturned by the games that follow).
+
+    >>> a, b, c = (Position.from_points({1: 2}, {24: 1}), Position.from_points({2: 2}, {24: 1}),
+    ...            Position.from_points({3: 2}, {24: 1}))
+    >>> sums = [_Sum("a", a, 100, 10.0), _Sum("b", b, 100, 0.0), _Sum("c", c, 100, 5.0)]
+    >>> pairs = {(x, y): (100 * 0.01) ** 2 for x in (a, b, c) for y in (a, b, c) if x != y}
+    >>> _beaten(sums, a, pairs) == {b}  # c leads b by 0.05 = 5 errors; a is the played play
+    True
+    """
+    others = [x for x in sums if x.result != played]
+    out: set[Position] = set()
+    for x in others:
+        for y in others:
+            var = pairs.get((y.result, x.result))
+            if y is x or var is None or y.games != x.games:
+                continue
+            if y.mean - x.mean > BEATEN_Z * math.sqrt(var) / x.games:
+                out.add(x.result)
+                break
+    return out
+
+
 def _loss(sums: Sequence[_Sum], played: Position, pairs: _Pairs | None = None) -> tuple[float, float]:
     """The played play's loss against the best other candidate and its standard error: from the
     paired differences when ``pairs`` holds them (sum over the rounds of (games x SE)^2 of rival
@@ -358,11 +420,13 @@ class Confirmer:
         likely not settle it. Not sooner: at 144 games a cube decision's loss is known to about
         ±0.06, and a futile class needs a value a reader can still trust."""
         s = self.settings
-        if done >= s.max_trials or settled(signed_loss, se, self.thresholds, tolerance=s.tolerance):
+        if done >= s.max_trials or settled(signed_loss, se, self.thresholds, tolerance=s.tolerance,
+                                           low_tolerance=s.low_tolerance):
             return True
         if s.futility is None or 2 * done < s.max_trials:  # half the games first
             return False
-        return settle_chance(signed_loss, se, done, s.max_trials, self.thresholds, tolerance=s.tolerance) < s.futility
+        return settle_chance(signed_loss, se, done, s.max_trials, self.thresholds, tolerance=s.tolerance,
+                             low_tolerance=s.low_tolerance) < s.futility
 
     # ------------------------------------------------------------------ checker plays
     def checker(self, engine: Evaluator, position: Position, dice: tuple[int, int], state: MatchState,
@@ -382,12 +446,11 @@ class Confirmer:
             return ca, Confirmed(s.label, None, None)
         if not isinstance(engine, Engine):
             raise TypeError(f"rollouts need the standard net engine, not {type(engine).__name__}")
-        from analyzer.eval.rollout import RolloutSettings, rollout
+        from analyzer.eval.rollout import rollout
 
         def one_round(plays: list[tuple[str, Position]], trials: int, seed: int) -> _Round:
-            settings = RolloutSettings(trials=trials, truncate=s.truncate, seed=seed, workers=s.workers, cubeful=True,
-                                       variance_reduction=True, luck_prune=True)
-            res = rollout(engine, position, settings, dice=dice, plays=plays, match=state, player=player, met=self.met)
+            res = rollout(engine, position, self._checker_settings(trials, seed), dice=dice, plays=plays, match=state,
+                          player=player, met=self.met)
             cs = res.candidates
             pairs = {(a.result, b.result): a.paired_se[j] for a in cs if a.paired_se for j, b in enumerate(cs)}
             return res.trials, [(c.result, c.cubeful_equity if c.cubeful_equity is not None else c.equity,
@@ -420,9 +483,7 @@ class Confirmer:
         then as many again, ... (each round with its own seed) until the played play's loss is settled
         in its error class or ``max_trials`` games are played."""
         s = self.settings
-        chosen: dict[Position, Candidate] = {}
-        for c in [*first.candidates[: s.plays], first.played]:
-            chosen.setdefault(c.result, c)
+        chosen = self._chosen(first)
         sums = {r: _Sum(c.play, r) for r, c in chosen.items()}
         plays = [(c.play, r) for r, c in chosen.items()]
         trials, done, k = s.trials, 0, 0
@@ -437,14 +498,38 @@ class Confirmer:
             else:
                 pairs = None  # a round without paired errors: the independent bound for all
             done += games
-            loss, se = _loss(list(sums.values()), first.played.result, pairs)
+            live = [sums[r] for _, r in plays]
+            loss, se = _loss(live, first.played.result, pairs)
             if self._enough(loss, se, done):
                 break
+            if pairs is not None:
+                plays = [(play, r) for play, r in plays if r not in _beaten(live, first.played.result, pairs)]
             trials, k = min(done, s.max_trials - done), k + 1
         cands = sorted((Candidate(x.play, x.result, x.mean, x.probabilities, 0) for x in sums.values()),
                        key=lambda c: -c.equity)
         mine = next(c for c in cands if c.result == first.played.result)
         return CheckerAnalysis(tuple(cands), mine, first.legal), Confirmed(s.label, done, se)
+
+    def _chosen(self, first: CheckerAnalysis) -> dict[Position, Candidate]:
+        """The plays a checker decision's rollout starts with: the best ``plays`` and the played one."""
+        chosen: dict[Position, Candidate] = {}
+        for c in [*first.candidates[: self.settings.plays], first.played]:
+            chosen.setdefault(c.result, c)
+        return chosen
+
+    def _checker_settings(self, trials: int, seed: int) -> Any:
+        from analyzer.eval.rollout import RolloutSettings
+
+        s = self.settings
+        return RolloutSettings(trials=trials, truncate=s.truncate, seed=seed, workers=s.workers, cubeful=True,
+                               variance_reduction=True, luck_prune=True)
+
+    def _cube_settings(self, trials: int, seed: int) -> Any:
+        from analyzer.eval.rollout import RolloutSettings
+
+        s = self.settings
+        return RolloutSettings(trials=trials, truncate=s.cube_truncate, seed=seed, workers=s.workers, cubeful=True,
+                               cube_play=True, variance_reduction=True, luck_prune=True)
 
     # ------------------------------------------------------------------ cube decisions
     def cube(self, engine: Evaluator, position: Position, state: MatchState, player: int, *,
@@ -465,16 +550,14 @@ class Confirmer:
                 Confirmed(s.label, None, None)
         if not isinstance(engine, Engine):
             raise TypeError(f"rollouts need the standard net engine, not {type(engine).__name__}")
-        from analyzer.eval.rollout import RolloutSettings, rollout
+        from analyzer.eval.rollout import rollout
 
         total = _Sum("", position)
         games = _CubeGames()
         trials, done, k = s.trials, 0, 0
         while True:
-            settings = RolloutSettings(trials=trials, truncate=s.cube_truncate, seed=self._seed(game, move) + k,
-                                       workers=s.workers, cubeful=True, cube_play=True, variance_reduction=True,
-                                       luck_prune=True)
-            res = rollout(engine, position, settings, match=state, player=player, met=self.met)
+            res = rollout(engine, position, self._cube_settings(trials, self._seed(game, move) + k), match=state,
+                          player=player, met=self.met)
             total.add(res.trials, res.equity, res.equity_se, res.probabilities)
             games.add(res)
             done += res.trials

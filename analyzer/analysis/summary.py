@@ -192,6 +192,7 @@ class ConfirmRecord(_Record):
     playing_ply: int | None = None
     limit: int | None = None
     tolerance: float | None = None
+    low_tolerance: float | None = None
     cube_doubt: float | None = None
     blunders: bool | None = None
     futility: float | None = None

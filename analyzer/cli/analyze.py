@@ -133,7 +133,7 @@ def analyze(
     first and at most --confirm-limit of them, besides every cube decision at least
     --confirm-cube-doubt doubtful and every first-pass blunder: rollouts with variance
     reduction, in rounds until the error class of the action played is settled at 95% (or the
-    loss is known to within 0.01), or the games left would most likely not settle it
+    loss is known to within 0.01, or 0.015 below the blunder line), or the games left would most likely not settle it
     (--confirm-futility), or --confirm-trials games are played; the rows say how each decision was valued (method,
     trials, loss_se) and the summary how many were confirmed and how many were left past the
     limit.
