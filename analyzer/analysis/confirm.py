@@ -207,9 +207,8 @@ def settled(loss: float, se: float, thresholds: Thresholds, z: float = Z95, *, t
 
 
 def _second_line(thresholds: Thresholds) -> float:
-    """The second lowest class line (``inf`` with fewer than two classes)."""
-    bounds = sorted(b for _, b in thresholds.levels)
-    return bounds[1] if len(bounds) > 1 else math.inf
+    """The second lowest class line (``inf`` with fewer than two classes; the levels are increasing)."""
+    return thresholds.levels[1][1] if len(thresholds.levels) > 1 else math.inf
 
 
 def settle_chance(loss: float, se: float, done: int, max_trials: int, thresholds: Thresholds, z: float = Z95, *,
@@ -357,10 +356,11 @@ leads it by this many standard errors of their paired difference (:func:`_beaten
 
 
 def _beaten(sums: Sequence[_Sum], played: Position, pairs: _Pairs) -> set[Position]:
-    """The candidates that need no more games: not the played play, and led by another candidate
-    that is not the played play either by :data:`BEATEN_Z` standard errors of the paired
-    difference. The played play's loss is measured against the best of the others, which such a
-    candidate is not (a lead of three errors is not overturned by the games that follow).
+    """The candidates that need no more games, among ``sums`` (those still rolled out, every one
+    over the same games): not the played play, and led by another candidate that is not the played
+    play either by :data:`BEATEN_Z` standard errors of the paired difference. The played play's
+    loss is measured against the best of the others, which such a candidate is not (a lead of three
+    errors is not overturned by the games that follow).
 
     >>> a, b, c = (Position.from_points({1: 2}, {24: 1}), Position.from_points({2: 2}, {24: 1}),
     ...            Position.from_points({3: 2}, {24: 1}))
@@ -374,7 +374,7 @@ def _beaten(sums: Sequence[_Sum], played: Position, pairs: _Pairs) -> set[Positi
     for x in others:
         for y in others:
             var = pairs.get((y.result, x.result))
-            if y is x or var is None or y.games != x.games:
+            if y is x or var is None:
                 continue
             if y.mean - x.mean > BEATEN_Z * math.sqrt(var) / x.games:
                 out.add(x.result)
@@ -446,11 +446,12 @@ class Confirmer:
             return ca, Confirmed(s.label, None, None)
         if not isinstance(engine, Engine):
             raise TypeError(f"rollouts need the standard net engine, not {type(engine).__name__}")
-        from analyzer.eval.rollout import rollout
+        from analyzer.eval.rollout import RolloutSettings, rollout
 
         def one_round(plays: list[tuple[str, Position]], trials: int, seed: int) -> _Round:
-            res = rollout(engine, position, self._checker_settings(trials, seed), dice=dice, plays=plays, match=state,
-                          player=player, met=self.met)
+            settings = RolloutSettings(trials=trials, truncate=s.truncate, seed=seed, workers=s.workers, cubeful=True,
+                                       variance_reduction=True, luck_prune=True)
+            res = rollout(engine, position, settings, dice=dice, plays=plays, match=state, player=player, met=self.met)
             cs = res.candidates
             pairs = {(a.result, b.result): a.paired_se[j] for a in cs if a.paired_se for j, b in enumerate(cs)}
             return res.trials, [(c.result, c.cubeful_equity if c.cubeful_equity is not None else c.equity,
@@ -483,7 +484,9 @@ class Confirmer:
         then as many again, ... (each round with its own seed) until the played play's loss is settled
         in its error class or ``max_trials`` games are played."""
         s = self.settings
-        chosen = self._chosen(first)
+        chosen: dict[Position, Candidate] = {}
+        for c in [*first.candidates[: s.plays], first.played]:
+            chosen.setdefault(c.result, c)
         sums = {r: _Sum(c.play, r) for r, c in chosen.items()}
         plays = [(c.play, r) for r, c in chosen.items()]
         trials, done, k = s.trials, 0, 0
@@ -503,33 +506,13 @@ class Confirmer:
             if self._enough(loss, se, done):
                 break
             if pairs is not None:
-                plays = [(play, r) for play, r in plays if r not in _beaten(live, first.played.result, pairs)]
+                beaten = _beaten(live, first.played.result, pairs)
+                plays = [(play, r) for play, r in plays if r not in beaten]
             trials, k = min(done, s.max_trials - done), k + 1
         cands = sorted((Candidate(x.play, x.result, x.mean, x.probabilities, 0) for x in sums.values()),
                        key=lambda c: -c.equity)
         mine = next(c for c in cands if c.result == first.played.result)
         return CheckerAnalysis(tuple(cands), mine, first.legal), Confirmed(s.label, done, se)
-
-    def _chosen(self, first: CheckerAnalysis) -> dict[Position, Candidate]:
-        """The plays a checker decision's rollout starts with: the best ``plays`` and the played one."""
-        chosen: dict[Position, Candidate] = {}
-        for c in [*first.candidates[: self.settings.plays], first.played]:
-            chosen.setdefault(c.result, c)
-        return chosen
-
-    def _checker_settings(self, trials: int, seed: int) -> Any:
-        from analyzer.eval.rollout import RolloutSettings
-
-        s = self.settings
-        return RolloutSettings(trials=trials, truncate=s.truncate, seed=seed, workers=s.workers, cubeful=True,
-                               variance_reduction=True, luck_prune=True)
-
-    def _cube_settings(self, trials: int, seed: int) -> Any:
-        from analyzer.eval.rollout import RolloutSettings
-
-        s = self.settings
-        return RolloutSettings(trials=trials, truncate=s.cube_truncate, seed=seed, workers=s.workers, cubeful=True,
-                               cube_play=True, variance_reduction=True, luck_prune=True)
 
     # ------------------------------------------------------------------ cube decisions
     def cube(self, engine: Evaluator, position: Position, state: MatchState, player: int, *,
@@ -550,14 +533,16 @@ class Confirmer:
                 Confirmed(s.label, None, None)
         if not isinstance(engine, Engine):
             raise TypeError(f"rollouts need the standard net engine, not {type(engine).__name__}")
-        from analyzer.eval.rollout import rollout
+        from analyzer.eval.rollout import RolloutSettings, rollout
 
         total = _Sum("", position)
         games = _CubeGames()
         trials, done, k = s.trials, 0, 0
         while True:
-            res = rollout(engine, position, self._cube_settings(trials, self._seed(game, move) + k), match=state,
-                          player=player, met=self.met)
+            settings = RolloutSettings(trials=trials, truncate=s.cube_truncate, seed=self._seed(game, move) + k,
+                                       workers=s.workers, cubeful=True, cube_play=True, variance_reduction=True,
+                                       luck_prune=True)
+            res = rollout(engine, position, settings, match=state, player=player, met=self.met)
             total.add(res.trials, res.equity, res.equity_se, res.probabilities)
             games.add(res)
             done += res.trials
