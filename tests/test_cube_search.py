@@ -244,3 +244,20 @@ def test_the_analysis_decides_the_cube_with_the_search(engine: Engine, tmp_path:
         assert spec.match is not None and spec.on_roll is not None
         d = cube_decision_nply(engine, spec.position, spec.match, spec.on_roll, 1, met=KXG)
         assert r["cube_nd"] == pytest.approx(d.nd, abs=1e-9) and r["cube_action"] == d.action
+
+
+@pytest.mark.parametrize("state", [MatchState(), MatchState(length=7, score=(3, 5)),
+                                   MatchState(jacoby=True, beavers=True)])
+def test_threaded_tree_is_the_serial_tree(engine: Engine, state: MatchState) -> None:
+    """A 2-ply search builds its tree on the engine's threads (``build_tree_parallel``); the values
+    are the one-thread tree's to the last bit."""
+    if engine.threads < 2:
+        pytest.skip("one numba thread: no threaded path to compare")
+    positions = [*_positions(6, 11), BLITZ, RACE_DT, TINY]
+    threads = engine.threads
+    try:
+        engine.threads = 1
+        serial = [cubeful_search(engine, p, state, 0, 2) for p in positions]
+    finally:
+        engine.threads = threads
+    assert [cubeful_search(engine, p, state, 0, 2) for p in positions] == serial

@@ -82,3 +82,26 @@ def test_one_ply_serial_and_threaded_paths_agree(engine: Engine) -> None:
 
     assert np.array_equal(serial, eval_parallel(engine, boards, 1))
     assert serial[0] == pytest.approx(reference(engine, Position.from_array(boards[0]), 1), abs=2e-6)
+
+
+@pytest.mark.parametrize("ply", [1, 2, 3])
+@pytest.mark.parametrize("count", [1, 2, 5])
+def test_deep_threaded_paths_are_the_serial_search_to_the_bit(engine: Engine, ply: int, count: int) -> None:
+    """Boards at 2-ply and deeper are shared among threads by (board, roll), one board's rolls too
+    (``eval_rolls_parallel``); at 1-ply the boards are dealt out in turn. Either way each value is
+    the one-thread search's exactly, game-ending plays and finished positions included."""
+    if ply == 3 and count > 1:
+        pytest.skip("one 3-ply board is enough")
+    texts = ["P 24:2 13:4 8:3 6:4 5:2 | O 19:4 17:3 12:4 1:2 3:2", "P 6:1 5:1 | O 19:1 20:1",
+             "P 24:2 13:5 8:3 6:5 | O 1:2 12:5 17:3 19:5", "P 6:3 5:3 4:2 2:1 | O 19:2 20:3 21:3 23:2",
+             "P 20:2 13:4 8:3 6:4 5:2 | O 19:3 17:2 12:4 1:3 3:3"]
+    boards = np.stack([np.frombuffer(Position.from_notation(t).board, np.int8) for t in texts[:count]])
+    if engine.threads < 2:
+        pytest.skip("one numba thread: no threaded path to compare")
+    threads = engine.threads
+    try:
+        engine.threads = 1
+        serial = engine.evaluate_boards(boards, ply)
+    finally:
+        engine.threads = threads
+    assert np.array_equal(engine.evaluate_boards(boards, ply), serial)

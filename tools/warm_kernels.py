@@ -37,6 +37,7 @@ def main() -> None:
     eng.rank_plays(start, (3, 1), 0)
     t = step("standard evaluation (0-2 ply) and ranking", t)
     cube_decision_nply(eng, start, MatchState(length=5), 0, 1)
+    cube_decision_nply(eng, start, MatchState(length=5), 0, 2)  # 2-ply: the tree built on the threads
     t = step("n-ply cube search", t)
     from analyzer.analysis.luck import roll_values
 
@@ -72,6 +73,7 @@ def main() -> None:
     ranking(eng, start, (6, 4), 2)  # the 2-ply filtered ranking of the analysis
     contact = Position.from_notation("P 24:2 13:4 8:3 6:4 5:2 | O 19:4 17:3 12:4 1:2 3:2")
     eng.evaluate_boards(np.frombuffer(contact.board, np.int8)[None, :], 2)
+    Engine(eng.nets, threads=1).evaluate_boards(np.frombuffer(contact.board, np.int8)[None, :], 2)  # batch workers
     t = step("bear-off convolution, 2-ply ranking, search", t)
     duel_outcomes("mahbusa", "heuristic", "heuristic", pairs=1, seed=2)
     duel_outcomes("dutch", "heuristic", "random", pairs=1, seed=2)

@@ -41,14 +41,16 @@ for every cube state (level ``s``, owner: centred, ``A`` or ``B``), bottom up, i
 
 from __future__ import annotations
 
+import numba
 import numpy as np
+from numba import prange
 
 from analyzer.core.jit import njit
 from analyzer.core.layout import NSLOTS
 from analyzer.eval import features as F
 from analyzer.eval import jitcache
 from analyzer.eval.bearoff import bearoff_class
-from analyzer.eval.engine import best_reply, eval0, new_scratch
+from analyzer.eval.engine import ROLL_D1, ROLL_D2, best_reply, eval0, level, new_scratch
 from analyzer.eval.net import NOUT
 from analyzer.rules.kernel import flip_into
 
@@ -288,6 +290,68 @@ def build_tree(root: Arr, ply: int, ev: tuple, ws: tuple,  # type: ignore[type-a
             life[node] = cube_life(boards[node])
     return 0
 
+
+
+@numba.njit(cache=True, parallel=True)
+def build_tree_parallel(root: Arr, ply: int, ev: tuple, wss: tuple,  # type: ignore[type-arg]
+                        boards: Arr, status: Arr, lost: Arr, probs: Arr, life: Arr) -> int:
+    """:func:`build_tree` with the work of each depth shared among threads: the (node, roll) pairs
+    of a depth, then the leaves, dealt out in turn (pair ``j`` to thread ``j % threads``). Every
+    child depends on its parent alone, so the tree is :func:`build_tree`'s to the last bit whatever
+    the number of threads. ``wss``: one set of move buffers per thread along a leading axis
+    (:class:`analyzer.eval.engine._LevelWorkspace` with one level per thread). Returns 0, or -1 when
+    the move buffers overflow."""
+    nt = wss[0].shape[0]
+    # numba cannot hand a tuple holding tuples of arrays to the threads: take ``ev`` apart
+    W, use_db, dist, first, win2, P, use_prune = ev
+    for i in range(NSLOTS):
+        boards[0, i] = root[i]
+    status[0] = ST_LIVE
+    failed = np.zeros(nt, np.int64)
+    off = 0
+    size = 1
+    for _ in range(ply):
+        nxt = off + size
+        for t in prange(nt):
+            evt = (W, use_db, dist, first, win2, P, use_prune)
+            ws = level(wss, t)
+            sc = new_scratch(W)
+            bestp = np.zeros(NOUT, np.float32)
+            for j in range(t, 21 * size, nt):
+                node = off + j // 21
+                r = j % 21
+                child = nxt + 21 * (j // 21) + r
+                if status[node] != ST_LIVE:
+                    status[child] = ST_UNUSED
+                    continue
+                row = best_reply(boards[node], ROLL_D1[r], ROLL_D2[r], evt, ws, sc, bestp)
+                if row < 0:
+                    failed[t] = 1
+                    break
+                chosen = ws[0][row]
+                if chosen[26] >= 15:
+                    status[child] = ST_OVER
+                    lost[child] = F.game_over_outcome(chosen)
+                else:
+                    status[child] = ST_LIVE
+                    flip_into(chosen, boards[child])
+        for t in range(nt):
+            if failed[t]:
+                return -1
+        off = nxt
+        size *= 21
+    for t in prange(nt):
+        evt = (W, use_db, dist, first, win2, P, use_prune)
+        sc = new_scratch(W)
+        pa = sc[4]
+        for i in range(t, size, nt):
+            node = off + i
+            if status[node] == ST_LIVE:
+                eval0(boards[node], evt, sc, pa)
+                for k in range(NOUT):
+                    probs[node, k] = pa[k]
+                life[node] = cube_life(boards[node])
+    return 0
 
 @njit
 def cubeless_backup(ply: int, status: Arr, lost: Arr, probs: Arr, out: Arr) -> None:

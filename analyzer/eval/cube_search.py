@@ -52,6 +52,9 @@ class CubefulSearch:
 
 
 _WORKSPACE: list[Any] = []
+_THREAD_WORKSPACE: dict[str, Any] = {}
+"""The move buffers of the threaded tree (:func:`~analyzer.eval._cube_kernel.build_tree_parallel`), one set
+per thread, kept for the next search with the same threads and capacity."""
 
 
 def cubeful_search(engine: Any, position: Position, state: MatchState, player: int, ply: int, *,
@@ -84,6 +87,7 @@ def cubeful_search(engine: Any, position: Position, state: MatchState, player: i
     (1.0, 2.0, 1.0, 1.0)
     """
     from analyzer.eval import _cube_kernel as K
+    from analyzer.eval.engine import _LevelWorkspace
     from analyzer.rules.kernel import Workspace
 
     if not position.spec.has_cube:
@@ -104,13 +108,25 @@ def cubeful_search(engine: Any, position: Position, state: MatchState, player: i
     probs = np.zeros((n, 6), np.float32)
     life = np.zeros(n, np.float64)
     root = np.frombuffer(position.board, np.int8).copy()
-    if not _WORKSPACE:
-        _WORKSPACE.append(Workspace(8192))
-    ws = _WORKSPACE[0]
     ev = engine.evaluator_args()
-    build = cast(Any, K.build_tree)
-    while build(root, ply, ev, ws.args(), boards, status, lost, probs, life) < 0:
-        ws.resize(ws.capacity * 4)
+    threads = int(getattr(engine, "threads", 1))
+    if ply >= 2 and threads > 1:  # 21 + 441 best plays: worth the threads (the tree is the same)
+        capacity = 8192
+        while True:
+            key = (threads, capacity)
+            if _THREAD_WORKSPACE.get("key") != key:
+                _THREAD_WORKSPACE.update(key=key, ws=_LevelWorkspace(capacity=capacity, levels=threads))
+            wss = cast(_LevelWorkspace, _THREAD_WORKSPACE["ws"]).arrays
+            if cast(Any, K.build_tree_parallel)(root, ply, ev, wss, boards, status, lost, probs, life) >= 0:
+                break
+            capacity *= 4
+    else:
+        if not _WORKSPACE:
+            _WORKSPACE.append(Workspace(8192))
+        ws = _WORKSPACE[0]
+        build = cast(Any, K.build_tree)
+        while build(root, ply, ev, ws.args(), boards, status, lost, probs, life) < 0:
+            ws.resize(ws.capacity * 4)
     nd = np.zeros((n, nstates, 3), np.float64)
     val = np.zeros((n, nstates, 3), np.float64)
     K.cube_backup(ply, status, lost, probs, life, vt, may, nstates, state.is_money, state.jacoby, state.beavers,

@@ -325,6 +325,64 @@ def eval_many_parallel(boards: np.ndarray, ply: int, ev: EvalArgs, ws: GenBuffer
     return 0
 
 
+
+@njit(cache=True, parallel=True)
+def eval_rolls_parallel(boards: np.ndarray, ply: int, ev: EvalArgs, ws: GenBuffers, out: np.ndarray) -> int:
+    """:func:`eval_many` at ``ply`` >= 1 split over threads by (board, roll): pair ``j`` (board
+    ``j // 21``, roll ``j % 21``) to thread ``j % threads``, so one board's search is shared too. Each
+    roll's best play is valued as :func:`eval_plied` values it and a board's rolls are summed in
+    the same order, so the results are :func:`eval_many`'s to the last bit. The workspace arrays
+    carry a leading thread index, then one set of buffers per depth."""
+    n = boards.shape[0]
+    nt = ws[0].shape[0]
+    vals = np.zeros((n, NROLLS, NOUT), np.float32)
+    status = np.zeros(nt, np.int64)
+    # numba cannot hand a tuple holding tuples of arrays to the threads: take ``ev`` apart
+    W, use_db, dist, first, win2, P, use_prune = ev
+    for t in prange(nt):
+        evt = (W, use_db, dist, first, win2, P, use_prune)
+        wt = level(ws, t)
+        w0 = level(wt, 0)
+        sc = new_scratch(W)
+        bestp = np.zeros(NOUT, np.float32)
+        sub = np.zeros(NOUT, np.float32)
+        child = np.empty(NSLOTS, np.int8)
+        for j in range(t, n * NROLLS, nt):
+            i = j // NROLLS
+            r = j % NROLLS
+            if F.classify(boards[i]) == F.CLASS_OVER:
+                continue
+            row = best_reply(boards[i], ROLL_D1[r], ROLL_D2[r], evt, w0, sc, bestp)
+            if row < 0:
+                status[t] = -1
+                break
+            chosen = w0[0][row]
+            if ply > 1 and chosen[26] < 15:  # the position reached, one ply less deep
+                flip_into(chosen, child)
+                if eval_plied(child, ply - 1, evt, wt, sc, sub) < 0:
+                    status[t] = -1
+                    break
+                swap_outcomes(sub, bestp)  # back to the view of the side that played into it
+            for k in range(NOUT):
+                vals[i, r, k] = bestp[k]
+    for t in range(nt):
+        if status[t] < 0:
+            return -1
+    sc = new_scratch(W)
+    acc = np.zeros(NOUT, np.float64)
+    for i in range(n):
+        if F.classify(boards[i]) == F.CLASS_OVER:
+            eval0(boards[i], ev, sc, out[i])
+            continue
+        for k in range(NOUT):
+            acc[k] = 0.0
+        for r in range(NROLLS):
+            for k in range(NOUT):
+                acc[k] += ROLL_WEIGHT[r] * vals[i, r, k]
+        for k in range(NOUT):
+            out[i, k] = acc[k] / 36.0
+    return 0
+
 @njit(cache=True)
 def flip_many(boards: np.ndarray, out: np.ndarray) -> None:
     """Flip every board (hand the turn to the other side)."""
@@ -664,10 +722,21 @@ class Engine(CachedEvaluations):
         boards = np.ascontiguousarray(boards, dtype=np.int8)
         out = np.zeros((boards.shape[0], NOUT), np.float32)
         work = boards.shape[0] * (1 if ply == 0 else 500 * 21 ** (ply - 1))
-        if self.threads > 1 and boards.shape[0] > 1 and work >= 4000:  # one board: one thread would work
+        if self.threads > 1 and ply >= 2:  # every (board, roll) a task: one board's search is shared too
             if self._pws is None:
                 self._pws = _LevelWorkspace(threads=self.threads)
-            r = cast(Any, eval_many_parallel)(boards, ply, self.evaluator_args(), self._pws.arrays, out)
+            r = cast(Any, eval_rolls_parallel)(boards, ply, self.evaluator_args(), self._pws.arrays, out)
+        elif self.threads > 1 and boards.shape[0] > 1 and work >= 4000:  # one board: one thread would work
+            if self._pws is None:
+                self._pws = _LevelWorkspace(threads=self.threads)
+            # board i to thread i % threads (each thread takes a contiguous part): a ranking's plays come
+            # ordered, and neighbours cost alike, so the threads get even shares of the work
+            n, nt = boards.shape[0], self.threads
+            order = np.concatenate([np.arange(t, n, nt) for t in range(nt)])
+            part = np.zeros_like(out)
+            r = cast(Any, eval_many_parallel)(np.ascontiguousarray(boards[order]), ply, self.evaluator_args(),
+                                              self._pws.arrays, part)
+            out[order] = part
         elif ply == 0:  # the nets and databases alone: less for the call to hand over than eval_many's
             _eval0_many(boards, self._W, self.use_bearoff, *self._db, out)
             return out
