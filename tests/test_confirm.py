@@ -257,6 +257,44 @@ def test_a_cube_decision_is_confirmed_by_cube_games_played_out(engine):
     assert cd.action == r.cube.action and cd.dp == 1.0
 
 
+def test_a_settled_double_leaves_the_later_rounds_to_the_take(engine, monkeypatch):
+    """Once the doubler's class is settled and the take's is not, the later rounds play the
+    Double/take games alone (``take_only``): the same games as when both are played (every start
+    plays the same dice), so the take's value and error are the same, for half the games."""
+    import analyzer.eval.rollout as rollout_module
+    from analyzer.core.ids import parse_position_spec
+    from analyzer.eval.rollout import RolloutSettings, rollout
+
+    spec = parse_position_spec("XGID=aFBD-B-----------bcccAb-a-:1:1:1:00:2:4:0:7:10")  # the sample's g3 #31
+    calls: list[tuple[int, bool]] = []
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append((args[2].trials, args[2].take_only))
+        return rollout(*args, **kwargs)
+
+    monkeypatch.setattr(rollout_module, "rollout", spy)
+    settings = ConfirmSettings(trials=36, max_trials=144, workers=1)
+
+    def confirm():  # type: ignore[no-untyped-def]
+        return Confirmer(settings, XG, 7, None).cube(engine, spec.position, spec.match, spec.on_roll, game=3, move=31,
+                                                     played=(True, True))
+
+    cd, how = confirm()
+    assert calls == [(36, False), (36, True)]  # the double is clear after one round, the take is not
+    assert how.trials == 36 and how.take_trials == 72
+    calls.clear()
+    monkeypatch.setattr(Confirmer, "_doubler_settled", lambda *a: False)  # both games every round
+    both, both_how = confirm()
+    assert calls == [(36, False), (36, False)]
+    assert both.dt == pytest.approx(cd.dt, abs=1e-12) and both_how.take_se == pytest.approx(how.take_se, abs=1e-12)
+    assert both_how.trials == 72 and both_how.take_trials is None
+    with pytest.raises(ValueError, match="cube_play"):
+        RolloutSettings(take_only=True)
+    with pytest.raises(ValueError, match="before the roll"):
+        rollout(engine, spec.position, RolloutSettings(trials=2, cube_play=True, take_only=True, workers=1),
+                dice=(3, 1), match=spec.match, player=spec.on_roll)
+
+
 def test_analysis_with_the_confirmation_pass(engine):
     [m] = read_match_text(MATCH)
     plain = analyze_match(m, engine=engine, ply=0)

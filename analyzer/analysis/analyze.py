@@ -567,7 +567,8 @@ class _Jobs:
                            first_loss=first_double, at=at_double)
             if answer is not None:
                 d, took, first_take, at = answer
-                take_how = how if how.take_se is None else dataclasses.replace(how, loss_se=how.take_se)
+                take_how = how if how.take_se is None else dataclasses.replace(
+                    how, loss_se=how.take_se, trials=how.trials if how.take_trials is None else how.take_trials)
                 self.rows.cube(d, cd, score_take(cd, took), taker=True, how=take_how, first_loss=first_take, at=at)
         if answer is None:
             self.jobs.append(_Job(first_double, doubt_double, (at_double,), run, True))

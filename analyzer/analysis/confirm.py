@@ -34,7 +34,9 @@ rollouts are seeded by its game and move).
   made the first pass wrong; measured on the shipped sample's worst double, game 3 move 14, the
   wrong double costs 0.186 truncated at 7 plies and 0.081 played out), in rounds as above until
   the error class of each action played is settled (the doubler's and, after a double, the
-  taker's) or futile; the cube games' means replace the model's No double and Double/take;
+  taker's) or futile (once the doubler's is settled and the taker's is not, the later rounds play
+  the Double/take games alone: the take is measured against the fixed Double/pass); the cube
+  games' means replace the model's No double and Double/take;
 * Dutch and Mahbusa plays (no cube): cubeless rollouts played to the end by the variant net.
 
 Method ``"ply"`` instead re-evaluates the same decisions at ``ply`` (3 by default: the first pass's
@@ -181,6 +183,9 @@ class Confirmed:
     take_se: float | None = None
     """A rolled-out double: the standard error of the take's loss (Double/take against the fixed
     Double/pass), where ``loss_se`` is the double's."""
+    take_trials: int | None = None
+    """A rolled-out double whose take needed more games than the double (the later rounds played the
+    Double/take games alone): the take's games, where ``trials`` counts the double's."""
 
 
 def settled(loss: float, se: float, thresholds: Thresholds, z: float = Z95, *, tolerance: float = 0.0,
@@ -538,31 +543,50 @@ class Confirmer:
         total = _Sum("", position)
         games = _CubeGames()
         trials, done, k = s.trials, 0, 0
+        take_only = False
         while True:
             settings = RolloutSettings(trials=trials, truncate=s.cube_truncate, seed=self._seed(game, move) + k,
                                        workers=s.workers, cubeful=True, cube_play=True, variance_reduction=True,
-                                       luck_prune=True)
+                                       luck_prune=True, take_only=take_only)
             res = rollout(engine, position, settings, match=state, player=player, met=self.met)
-            total.add(res.trials, res.equity, res.equity_se, res.probabilities)
-            games.add(res)
+            if take_only:
+                games.add_take(res)
+            else:
+                total.add(res.trials, res.equity, res.equity_se, res.probabilities)  # the No double games' chances
+                games.add(res)
             done += res.trials
             model = self._decision(position, state, player, total.probabilities)
             cd, se = games.decision(model, state.cube_owner == player)
-            if self._cube_enough(cd, se, games.take_se, done, played):
+            if self._cube_enough(cd, se, games.take_se, done, played, doubler_settled=take_only):
                 break
+            # the doubler's class settled and only the take's open: Double/take's games alone from now
+            take_only = take_only or self._doubler_settled(cd, se, done, played, games)
             trials, k = min(done, s.max_trials - done), k + 1
-        return cd, Confirmed(s.label, done, se, games.take_se)
+        return cd, Confirmed(s.label, games.games, se, games.take_se, None if not take_only else done)
+
+    def _doubler_settled(self, cd: CubeDecision, se: float, done: int, played: tuple[bool, bool | None] | None,
+                         games: _CubeGames) -> bool:
+        """Whether the rounds after this one need only the Double/take games: a double was played and
+        answered, the doubler's error class is settled and the take's is not (it is measured on the
+        Double/take games alone, against the fixed Double/pass)."""
+        if played is None or not played[0] or played[1] is None or games.take_se is None:
+            return False
+        if cd.dt is None or cd.dp is None:
+            return False
+        return self._enough(cube_signed(cd, True), se, done)
 
     def _cube_enough(self, cd: CubeDecision, se: float, take_se: float | None, done: int,
-                     played: tuple[bool, bool | None] | None) -> bool:
-        """Whether a rolled-out cube decision needs no more games (see :meth:`cube`)."""
+                     played: tuple[bool, bool | None] | None, *, doubler_settled: bool = False) -> bool:
+        """Whether a rolled-out cube decision needs no more games (see :meth:`cube`;
+        ``doubler_settled``: the doubler's class was settled in an earlier round, only the take's is
+        tested)."""
         if cd.dt is None or cd.dp is None:
             return True
         if played is None:
             s = self.settings
             return done >= s.max_trials or settled(_cube_gap(cd), se, self.thresholds, tolerance=s.tolerance)
         doubled, took = played
-        if not self._enough(cube_signed(cd, doubled), se, done):
+        if not doubler_settled and not self._enough(cube_signed(cd, doubled), se, done):
             return False
         return took is None or take_se is None or self._enough(take_signed(cd, took), take_se, done)
 
@@ -575,12 +599,16 @@ class Confirmer:
 @dataclass
 class _CubeGames:
     """Running totals of a cube decision's rolled-out cube games over the rounds: No double and,
-    when the cube can be turned, Double/take (values in the decision's units, and MWC in a match)."""
+    when the cube can be turned, Double/take (values in the decision's units, and MWC in a match).
+    Rounds of both games come first; rounds of Double/take's games alone (:meth:`add_take`) may
+    follow, so Double/take can have more games (``dt_games``) than No double (``games``)."""
 
     games: int = 0
+    dt_games: int = 0
     sums: tuple[float, ...] = ()
     mwc: tuple[float, ...] | None = None
-    var: tuple[float, ...] = ()
+    var: tuple[float, ...] = ()  # per value: the sum over its rounds of (games x SE)^2
+    dt_var_both: float = 0.0  # Double/take's, over the rounds of both games alone
     diff_var: float | None = 0.0  # of Double/take - No double, paired (None: a round without it)
 
     def add(self, res: Any) -> None:
@@ -593,36 +621,73 @@ class _CubeGames:
             self.sums, self.var = (0.0,) * len(values), (0.0,) * len(values)
             self.mwc = None if mwcs is None else (0.0,) * len(values)
         self.games += n
+        self.dt_games += n
         self.sums = tuple(a + n * v for a, v in zip(self.sums, values, strict=True))
         self.var = tuple(a + (n * e) ** 2 for a, e in zip(self.var, ses, strict=True))
+        if len(ses) > 1:
+            self.dt_var_both += (n * ses[1]) ** 2
         diff = res.cube_diff_se
         self.diff_var = None if self.diff_var is None or diff is None else self.diff_var + (n * diff) ** 2
         if self.mwc is not None and mwcs is not None:
             self.mwc = tuple(a + n * float(v) for a, v in zip(self.mwc, mwcs, strict=True))
 
+    def add_take(self, res: Any) -> None:
+        """A round of Double/take's games alone (a rollout with ``take_only``), after rounds of both."""
+        if len(self.sums) < 2 or res.cube_se is None:
+            raise ValueError("Double/take's games alone follow rounds of both cube games")
+        n, dt, se = res.trials, res.cube.dt, res.cube_se[0]
+        self.dt_games += n
+        self.sums = (self.sums[0], self.sums[1] + n * dt)
+        self.var = (self.var[0], self.var[1] + (n * se) ** 2)
+        if self.mwc is not None and res.cube.dt_mwc is not None:
+            self.mwc = (self.mwc[0], self.mwc[1] + n * float(res.cube.dt_mwc))
+
     @property
     def take_se(self) -> float | None:
         """The standard error of the Double/take mean (``None``: no Double/take games)."""
-        return math.sqrt(self.var[1]) / self.games if len(self.var) > 1 and self.games else None
+        return math.sqrt(self.var[1]) / self.dt_games if len(self.var) > 1 and self.dt_games else None
 
     def decision(self, model: CubeDecision, redouble: bool) -> tuple[CubeDecision, float]:
         """``model`` (the cube model on the rolled-out chances) with the cube games' means in place of
         its No double and Double/take, and the standard error of the gap between doubling and not
         (:func:`_cube_gap`): Double/take - No double from the paired trials where Double/take is
-        the smaller of it and Double/pass, else that of No double alone (Double/pass is fixed)."""
+        the smaller of it and Double/pass (with the later games of Double/take alone added, by
+        :func:`_gap_var`), else that of No double alone (Double/pass is fixed)."""
         from analyzer.eval.rollout import played_cube
 
-        means = [v / self.games for v in self.sums]
-        ses = [math.sqrt(v) / self.games for v in self.var]
+        counts = (self.games, self.dt_games)
+        means = [v / n for v, n in zip(self.sums, counts, strict=False)]
+        ses = [math.sqrt(v) / n for v, n in zip(self.var, counts, strict=False)]
         mwc = None if self.mwc is None else (self.mwc[0] / self.games,
-                                             self.mwc[1] / self.games if len(self.mwc) > 1 else None)
+                                             self.mwc[1] / self.dt_games if len(self.mwc) > 1 else None)
         cd = played_cube(model, means[0], means[1] if len(means) > 1 else None, redouble, mwc)
         if len(ses) > 1 and cd.dt is not None and cd.dp is not None:
             if cd.dp < cd.dt:
                 return cd, ses[0]
             if self.diff_var is not None:
-                return cd, math.sqrt(self.diff_var) / self.games
+                return cd, math.sqrt(_gap_var(self.games, self.dt_games, self.var[0], self.dt_var_both,
+                                              self.var[1] - self.dt_var_both, self.diff_var))
         return cd, math.hypot(*ses)
+
+
+def _gap_var(n1: int, n2: int, nd_var: float, dt_var1: float, dt_var2: float, diff_var: float) -> float:
+    """The variance of Double/take's mean over ``n2`` games minus No double's over the first ``n1``
+    of them (played in pairs on the same dice; the last ``n2 - n1`` Double/take's alone). The sums
+    are over rounds of (games x SE)^2: ``nd_var`` No double's, ``dt_var1`` Double/take's over the
+    paired games and ``dt_var2`` over the rest, ``diff_var`` of the paired differences. With
+    ``a = n1 / n2``: Var(a DT1 - ND1) + (1 - a)^2 Var(DT2), the covariance of the pair from the
+    variance of their difference.
+
+    >>> math.isclose(_gap_var(100, 100, 4.0, 9.0, 0.0, 1.0), 1.0 / 100 ** 2)  # all paired: the difference's
+    True
+    >>> round(_gap_var(100, 200, 4.0, 9.0, 9.0, 1.0) * 1e4, 6)  # 0.25 x 9 + 4 - 2 x 0.5 x 6 + 0.25 x 9, in 1e-4
+    2.5
+    """
+    a = n1 / n2
+    v1, w1, d1 = dt_var1 / n1 ** 2, nd_var / n1 ** 2, diff_var / n1 ** 2
+    cov = (v1 + w1 - d1) / 2.0
+    rest = dt_var2 / (n2 - n1) ** 2 if n2 > n1 else 0.0
+    return max(0.0, a * a * v1 + w1 - 2.0 * a * cov + (1.0 - a) ** 2 * rest)
 
 
 def _cube_gap(cd: CubeDecision) -> float:

@@ -163,7 +163,8 @@ class RolloutResult:
     cubeful: bool
     cube_se: tuple[float, ...] | None = None
     """With cube play and no dice: the standard errors of the cube games' No double (and, when the
-    cube could be turned, Double/take) means, in ``cube``'s units (money: per unit cube; match: EMG)."""
+    cube could be turned, Double/take) means, in ``cube``'s units (money: per unit cube; match: EMG);
+    with ``take_only``, of the Double/take mean alone (``cube.dt``; ``cube.nd`` is then the model's)."""
     cube_diff_se: float | None = None
     """With both cube games: the standard error of Double/take minus No double from the paired trials
     (both games are played on the same dice, so it is far smaller than the two errors together)."""
@@ -456,14 +457,17 @@ def _rollout_standard(engine: Engine, pos: Position, settings: RolloutSettings, 
     mc = _match_cube(state, player, table, cube_play)
     owner0 = 0 if state.cube_owner is None else (1 if state.cube_owner == player else 2)
     may_double = owner0 != 2
+    take_only = settings.take_only
+    if take_only and (dice is not None or not (may_double and can_double(state, player))):
+        raise ValueError("take_only rolls out a cube decision before the roll, with the cube available")
     if dice is None:
         labels: list[str | None] = [None]
         results = [pos]
         starts = np.frombuffer(pos.board, np.int8)[None, :].copy()
         side0 = 0
-        cubes = np.array([1.0], np.float64)
-        owners = np.array([owner0], np.int64)
-        if cube_play and may_double and can_double(state, player):  # doubled and taken: the opponent owns 2
+        cubes = np.array([2.0 if take_only else 1.0], np.float64)
+        owners = np.array([2 if take_only else owner0], np.int64)
+        if cube_play and not take_only and may_double and can_double(state, player):  # doubled and taken
             labels.append(None)
             results.append(pos)
             starts = np.concatenate([starts, starts])
@@ -578,7 +582,10 @@ def _rollout_standard(engine: Engine, pos: Position, settings: RolloutSettings, 
     if cubeful and dice is None:
         gp = Probabilities.of(cands[0].probabilities, clamp=True)
         cube = cube_decision(gp, state, player, cube_life=cube_life_of(pos), met=table)
-        if cf_mean is not None:
+        if cf_mean is not None and take_only:  # the games are Double/take's; No double stays the model's
+            cube = played_cube(cube, cube.nd, float(cf_mean[0]), owner0 == 1,
+                               None if cf_mwc is None or cube.nd_mwc is None else (cube.nd_mwc, float(cf_mwc[0])))
+        elif cf_mean is not None:
             two = len(cf_mean) > 1
             cube = played_cube(cube, float(cf_mean[0]), float(cf_mean[1]) if two else None, owner0 == 1,
                                None if cf_mwc is None else (float(cf_mwc[0]), float(cf_mwc[1]) if two else None))

@@ -49,7 +49,9 @@ class RolloutSettings:
     * ``variance_reduction``: subtract each roll's luck (engines that support it); ``luck_prune``:
       measure that luck with the pruned 0-ply search;
     * with dice, the candidates: at most ``max_plays`` plays within ``threshold`` of the best at 0-ply;
-    * ``max_plies``: a variant game longer than that is dropped (``None``: the engine's limit).
+    * ``max_plies``: a variant game longer than that is dropped (``None``: the engine's limit);
+    * ``take_only`` (cube play, no dice, the cube available): play the Double/take games alone, not
+      the No double games beside them (the same games as with both: every start plays the same dice).
     """
 
     trials: int = 1296
@@ -65,10 +67,13 @@ class RolloutSettings:
     max_plays: int = 8
     threshold: float = 0.16
     max_plies: int | None = None
+    take_only: bool = False
 
     def __post_init__(self) -> None:
         if self.trials < 1:
             raise ValueError("trials must be >= 1")
+        if self.take_only and not self.cube_play:
+            raise ValueError("take_only plays the Double/take cube games: it needs cube_play")
         if self.truncate is not None and self.truncate < 1:
             raise ValueError("truncate must be >= 1 (or None)")
 
