@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -380,6 +381,38 @@ def test_target_build_with_candidates_labels_the_results_of_the_best_plays(tmp_p
     assert all(F.classify(b) >= F.CLASS_CRASHED for b in tb.boards)
     assert np.allclose(tb.targets, eng.evaluate_boards(tb.boards, 0), atol=1e-6)
     assert not any(b.tobytes() == start.tobytes() for b in tb.boards)
+
+
+def test_paired_rollout_labels_share_each_decisions_dice(tmp_path: Path) -> None:
+    """``paired`` rolls a decision's candidates out on one seed (the decision's), variance reduced and
+    ``truncate`` plies deep; without it each row has its own seed."""
+    from analyzer.core.position import Position
+    from analyzer.eval.engine import Engine
+    from analyzer.eval.rollout import RolloutSettings, rollout
+    from analyzer.train.dataset import TargetBuilder, TargetsConfig, row_seed
+
+    teacher = tmp_path / "teacher.npz"
+    NetSet.initial(hidden=8, race_hidden=8, seed=3).save(teacher)
+    pos_file = tmp_path / "pos.npz"
+    start = np.frombuffer(Position.start().board, np.int8)
+    np.savez_compressed(pos_file, boards=start[None], games=np.array([0]))
+    cfg = TargetsConfig(teacher=str(teacher), ply=0, games_per_chunk=1, prune=1, positions_file=str(pos_file),
+                        candidates=3, margin=10.0, seed=7, trials=4, paired=1, truncate=2)
+    tb = TargetBuilder.create(tmp_path / "t.npz", cfg)
+    tb.run(positions=10**9)
+    assert len(tb.boards) == 3 and len(set(tb.groups.tolist())) == 1  # one decision, three candidates
+    eng = Engine(NetSet.load(teacher), cache_size=0, prune=True)
+    for row in range(3):
+        settings = RolloutSettings(trials=4, seed=row_seed(7, int(tb.groups[0])), workers=1, cubeful=False,
+                                   variance_reduction=True, luck_prune=True, truncate=2)
+        ref = rollout(eng, Position(tb.boards[row].tobytes()), settings).probabilities.outcomes()
+        assert np.allclose(tb.targets[row], ref, atol=1e-6)
+    apart = TargetBuilder.create(tmp_path / "u.npz", dataclasses.replace(cfg, paired=0))
+    apart.run(positions=10**9)
+    settings = RolloutSettings(trials=4, seed=row_seed(7, 1), workers=1, cubeful=False, variance_reduction=False,
+                               truncate=2)
+    ref = rollout(eng, Position(apart.boards[1].tobytes()), settings).probabilities.outcomes()
+    assert np.allclose(apart.targets[1], ref, atol=1e-6)  # row 1's own seed, no variance reduction
 
 
 def test_the_choice_loss_gradients_match_finite_differences() -> None:

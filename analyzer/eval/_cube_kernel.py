@@ -291,7 +291,6 @@ def build_tree(root: Arr, ply: int, ev: tuple, ws: tuple,  # type: ignore[type-a
     return 0
 
 
-
 @numba.njit(cache=True, parallel=True)
 def build_tree_parallel(root: Arr, ply: int, ev: tuple, wss: tuple,  # type: ignore[type-arg]
                         boards: Arr, status: Arr, lost: Arr, probs: Arr, life: Arr) -> int:
@@ -352,6 +351,7 @@ def build_tree_parallel(root: Arr, ply: int, ev: tuple, wss: tuple,  # type: ign
                     probs[node, k] = pa[k]
                 life[node] = cube_life(boards[node])
     return 0
+
 
 @njit
 def cubeless_backup(ply: int, status: Arr, lost: Arr, probs: Arr, out: Arr) -> None:

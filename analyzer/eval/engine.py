@@ -325,7 +325,6 @@ def eval_many_parallel(boards: np.ndarray, ply: int, ev: EvalArgs, ws: GenBuffer
     return 0
 
 
-
 @njit(cache=True, parallel=True)
 def eval_rolls_parallel(boards: np.ndarray, ply: int, ev: EvalArgs, ws: GenBuffers, out: np.ndarray) -> int:
     """:func:`eval_many` at ``ply`` >= 1 split over threads by (board, roll): pair ``j`` (board
@@ -382,6 +381,7 @@ def eval_rolls_parallel(boards: np.ndarray, ply: int, ev: EvalArgs, ws: GenBuffe
         for k in range(NOUT):
             out[i, k] = acc[k] / 36.0
     return 0
+
 
 @njit(cache=True)
 def flip_many(boards: np.ndarray, out: np.ndarray) -> None:

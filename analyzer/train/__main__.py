@@ -370,13 +370,16 @@ def main(argv: list[str] | None = None) -> int:
     tg.add_argument("--positions", type=int, required=True, help="build until this many positions in total")
     tg.add_argument("--seed", type=int, default=21)
     _add_overrides(tg, "ply:i noise:f games-per-chunk:i sample-every:i prune:i positions-file:s themes:s trials:i "
-                       "candidates:i margin:f",
+                       "candidates:i margin:f paired:i truncate:i",
                    {"positions-file": "label the positions of this file (corpus-positions) instead of self-play",
                     "candidates": "label, instead of each kept position, the results of the teacher's best N "
                                   "0-ply plays of one seeded roll in it (the choices the net must tell apart)",
                     "margin": "with --candidates: only plays within this equity of the best",
                     "trials": "label by a cubeless rollout of this many trials (played out, no variance "
                               "reduction) instead of n-ply",
+                    "paired": "1, with --trials and --candidates: a decision's candidates rolled out on the same "
+                              "dice, with variance reduction (their differences far less noisy)",
+                    "truncate": "with --trials: stop each rollout game after this many plies (0: play out)",
                     "themes": "keep only self-play positions of these themes (comma separated, "
                               "analyzer.analysis.themes)"})
     tg.add_argument("--checkpoint-every", type=float, default=300.0, help="seconds between saves")

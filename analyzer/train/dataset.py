@@ -97,6 +97,12 @@ class TargetsConfig(BaseTargetsConfig):
     roll's plays, and the results of the best ``candidates`` plays within ``margin`` of the best
     (each seen by the opponent, on roll next; races dropped). The net then learns the alternatives
     it has to tell apart, not only the plays it made.
+
+    With ``trials`` (rollout labels), ``truncate`` stops each game after that many plies with the
+    teacher's 0-ply value there, and ``paired`` rolls a decision's candidates out on the same dice
+    (one seed per decision, :func:`row_seed` of its ``groups`` entry) with variance reduction (each
+    roll's luck measured by the pruned 0-ply search): the differences between them, which are what
+    the choice loss learns, then carry far less noise than the values themselves.
     """
 
     prune: int = 1
@@ -104,6 +110,8 @@ class TargetsConfig(BaseTargetsConfig):
     themes: str = ""
     candidates: int = 0
     margin: float = 0.16
+    paired: int = 0  # 1, with trials and candidates: a decision's candidates on the same dice, variance reduced
+    truncate: int = 0  # with trials: rollouts stop after this many plies, the teacher's 0-ply there (0: played out)
 
 
 @dataclass
@@ -181,8 +189,8 @@ class TargetFileBuilder(Trainer[B], Generic[B, L]):
         each row's decision (unique in the file); None: no rows, or no decisions."""
         return self._rows_of_game(g), None
 
-    def _label(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
-        """The teacher's targets of ``boards``."""
+    def _label(self, boards: NDArray[np.int8], groups: NDArray[np.int64] | None = None) -> NDArray[np.float32]:
+        """The teacher's targets of ``boards`` (``groups``: each row's decision, -1: none)."""
         raise NotImplementedError
 
     def _resume(self, arrays: dict[str, Any], doc: dict[str, Any]) -> None:
@@ -231,11 +239,12 @@ class TargetFileBuilder(Trainer[B], Generic[B, L]):
         if not out:
             return 0
         boards = np.concatenate(out)
-        targets = self._label(boards)
+        groups = np.concatenate(grp)
+        targets = self._label(boards, groups)
         self.boards = np.concatenate([self.boards, boards])
         self.targets = np.concatenate([self.targets, targets])
         self.games = np.concatenate([self.games, *ids])
-        self.groups = np.concatenate([self.groups, *grp])
+        self.groups = np.concatenate([self.groups, groups])
         self.positions += len(boards)
         return len(boards)
 
@@ -368,14 +377,18 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
             self._engine = Engine(self.teacher, cache_size=0, prune=bool(self.cfg.prune))
         return self._engine
 
-    def _label(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
+    def _label(self, boards: NDArray[np.int8], groups: NDArray[np.int64] | None = None) -> NDArray[np.float32]:
         engine = self._teacher_engine()
-        if self.cfg.trials <= 0:
-            return engine.evaluate_boards(boards, self.cfg.ply)
+        cfg = self.cfg
+        if cfg.trials <= 0:
+            return engine.evaluate_boards(boards, cfg.ply)
         out = np.zeros((len(boards), NOUT), np.float32)
+        paired = bool(cfg.paired)
         for j, b in enumerate(boards):
-            settings = RolloutSettings(trials=self.cfg.trials, seed=row_seed(self.cfg.seed, self.positions + j),
-                                       workers=1, cubeful=False, variance_reduction=False)
+            one = paired and groups is not None and int(groups[j]) >= 0  # the decision's seed, shared
+            seed = row_seed(cfg.seed, int(groups[j]) if one and groups is not None else self.positions + j)
+            settings = RolloutSettings(trials=cfg.trials, seed=seed, workers=1, cubeful=False,
+                                       variance_reduction=paired, luck_prune=paired, truncate=cfg.truncate or None)
             out[j] = rollout(engine, Position(b.tobytes()), settings).probabilities.outcomes()
         return out
 
@@ -462,7 +475,7 @@ class VariantTargetBuilder(TargetFileBuilder[VariantTargetsConfig, VariantLearne
         tb._resume(arrays, doc)
         return tb
 
-    def _label(self, boards: NDArray[np.int8]) -> NDArray[np.float32]:
+    def _label(self, boards: NDArray[np.int8], groups: NDArray[np.int64] | None = None) -> NDArray[np.float32]:
         if self._engine is None:
             self._engine = VariantEngine(self.teacher.variant, self.teacher, cache_size=0)
         if self.cfg.trials <= 0:
