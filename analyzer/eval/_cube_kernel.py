@@ -249,9 +249,7 @@ def build_tree(root: Arr, ply: int, ev: tuple, ws: tuple,  # type: ignore[type-a
     ``ws``: one set of move buffers (:meth:`analyzer.rules.kernel.Workspace.args`). Returns 0, or
     -1 when the move buffers overflow."""
     sc = new_scratch(ev[0])
-    pa = sc[4]
     bestp = np.zeros(NOUT, np.float32)
-    pool = ws[0]
     for i in range(NSLOTS):
         boards[0, i] = root[i]
     status[0] = ST_LIVE
@@ -260,35 +258,51 @@ def build_tree(root: Arr, ply: int, ev: tuple, ws: tuple,  # type: ignore[type-a
     for _ in range(ply):
         nxt = off + size
         for i in range(size):
-            node = off + i
             r = 0
             for d1 in range(1, 7):
                 for d2 in range(d1, 7):
-                    child = nxt + 21 * i + r
-                    r += 1
-                    if status[node] != ST_LIVE:
-                        status[child] = ST_UNUSED
-                        continue
-                    row = best_reply(boards[node], d1, d2, ev, ws, sc, bestp)
-                    if row < 0:
+                    if _expand(off + i, nxt + 21 * i + r, d1, d2, ev, ws, sc, bestp, boards, status, lost) < 0:
                         return -1
-                    chosen = pool[row]
-                    if chosen[26] >= 15:
-                        status[child] = ST_OVER
-                        lost[child] = F.game_over_outcome(chosen)
-                    else:
-                        status[child] = ST_LIVE
-                        flip_into(chosen, boards[child])
+                    r += 1
         off = nxt
         size *= 21
     for i in range(size):
-        node = off + i
-        if status[node] == ST_LIVE:
-            eval0(boards[node], ev, sc, pa)
-            for k in range(NOUT):
-                probs[node, k] = pa[k]
-            life[node] = cube_life(boards[node])
+        _leaf(off + i, ev, sc, boards, status, probs, life)
     return 0
+
+
+@njit
+def _expand(node: int, child: int, d1: int, d2: int, ev: tuple, ws: tuple, sc: tuple,  # type: ignore[type-arg]
+            bestp: Arr, boards: Arr, status: Arr, lost: Arr) -> int:
+    """Child ``child`` of tree node ``node``: reached by the best 0-ply play of (d1, d2), a finished
+    node when that play ends the game, unused below a node that is not live. Returns -1 when the move
+    buffers ``ws`` overflow, else 0."""
+    if status[node] != ST_LIVE:
+        status[child] = ST_UNUSED
+        return 0
+    row = best_reply(boards[node], d1, d2, ev, ws, sc, bestp)
+    if row < 0:
+        return -1
+    chosen = ws[0][row]
+    if chosen[26] >= 15:
+        status[child] = ST_OVER
+        lost[child] = F.game_over_outcome(chosen)
+    else:
+        status[child] = ST_LIVE
+        flip_into(chosen, boards[child])
+    return 0
+
+
+@njit
+def _leaf(node: int, ev: tuple, sc: tuple, boards: Arr, status: Arr, probs: Arr,  # type: ignore[type-arg]
+          life: Arr) -> None:
+    """A live leaf's 0-ply outcome distribution and cube life."""
+    if status[node] == ST_LIVE:
+        pa = sc[4]
+        eval0(boards[node], ev, sc, pa)
+        for k in range(NOUT):
+            probs[node, k] = pa[k]
+        life[node] = cube_life(boards[node])
 
 
 @numba.njit(cache=True, parallel=True)
@@ -317,23 +331,11 @@ def build_tree_parallel(root: Arr, ply: int, ev: tuple, wss: tuple,  # type: ign
             sc = new_scratch(W)
             bestp = np.zeros(NOUT, np.float32)
             for j in range(t, 21 * size, nt):
-                node = off + j // 21
                 r = j % 21
-                child = nxt + 21 * (j // 21) + r
-                if status[node] != ST_LIVE:
-                    status[child] = ST_UNUSED
-                    continue
-                row = best_reply(boards[node], ROLL_D1[r], ROLL_D2[r], evt, ws, sc, bestp)
-                if row < 0:
+                if _expand(off + j // 21, nxt + j, ROLL_D1[r], ROLL_D2[r], evt, ws, sc, bestp, boards, status,
+                           lost) < 0:
                     failed[t] = 1
                     break
-                chosen = ws[0][row]
-                if chosen[26] >= 15:
-                    status[child] = ST_OVER
-                    lost[child] = F.game_over_outcome(chosen)
-                else:
-                    status[child] = ST_LIVE
-                    flip_into(chosen, boards[child])
         for t in range(nt):
             if failed[t]:
                 return -1
@@ -342,14 +344,8 @@ def build_tree_parallel(root: Arr, ply: int, ev: tuple, wss: tuple,  # type: ign
     for t in prange(nt):
         evt = (W, use_db, dist, first, win2, P, use_prune)
         sc = new_scratch(W)
-        pa = sc[4]
         for i in range(t, size, nt):
-            node = off + i
-            if status[node] == ST_LIVE:
-                eval0(boards[node], evt, sc, pa)
-                for k in range(NOUT):
-                    probs[node, k] = pa[k]
-                life[node] = cube_life(boards[node])
+            _leaf(off + i, evt, sc, boards, status, probs, life)
     return 0
 
 
