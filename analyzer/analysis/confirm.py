@@ -560,20 +560,18 @@ class Confirmer:
             if self._cube_enough(cd, se, games.take_se, done, played, doubler_settled=take_only):
                 break
             # the doubler's class settled and only the take's open: Double/take's games alone from now
-            take_only = take_only or self._doubler_settled(cd, se, done, played, games)
+            take_only = take_only or self._doubler_settled(cd, se, done, played)
             trials, k = min(done, s.max_trials - done), k + 1
         return cd, Confirmed(s.label, games.games, se, games.take_se, None if not take_only else done)
 
-    def _doubler_settled(self, cd: CubeDecision, se: float, done: int, played: tuple[bool, bool | None] | None,
-                         games: _CubeGames) -> bool:
-        """Whether the rounds after this one need only the Double/take games: a double was played and
-        answered, the doubler's error class is settled and the take's is not (it is measured on the
-        Double/take games alone, against the fixed Double/pass)."""
-        if played is None or not played[0] or played[1] is None or games.take_se is None:
-            return False
-        if cd.dt is None or cd.dp is None:
-            return False
-        return self._enough(cube_signed(cd, True), se, done)
+    def _doubler_settled(self, cd: CubeDecision, se: float, done: int,
+                         played: tuple[bool, bool | None] | None) -> bool:
+        """Whether the rounds after a round that :meth:`_cube_enough` did not end need only the
+        Double/take games: a double was played and answered, and the doubler's error class is settled
+        (so the take's is what is open; it is measured on the Double/take games alone, against the
+        fixed Double/pass)."""
+        return played is not None and played[0] and played[1] is not None and \
+            self._enough(cube_signed(cd, True), se, done)
 
     def _cube_enough(self, cd: CubeDecision, se: float, take_se: float | None, done: int,
                      played: tuple[bool, bool | None] | None, *, doubler_settled: bool = False) -> bool:

@@ -54,7 +54,7 @@ class CubefulSearch:
 _WORKSPACE: list[Any] = []
 _THREAD_WORKSPACE: dict[str, Any] = {}
 """The move buffers of the threaded tree (:func:`~analyzer.eval._cube_kernel.build_tree_parallel`), one set
-per thread, kept for the next search with the same threads and capacity."""
+per thread, kept for the next search with as many threads (and grown when a tree overflows them)."""
 
 
 def cubeful_search(engine: Any, position: Position, state: MatchState, player: int, ply: int, *,
@@ -111,15 +111,13 @@ def cubeful_search(engine: Any, position: Position, state: MatchState, player: i
     ev = engine.evaluator_args()
     threads = int(getattr(engine, "threads", 1))
     if ply >= 2 and threads > 1:  # 21 + 441 best plays: worth the threads (the tree is the same)
-        capacity = 8192
-        while True:
-            key = (threads, capacity)
-            if _THREAD_WORKSPACE.get("key") != key:
-                _THREAD_WORKSPACE.update(key=key, ws=_LevelWorkspace(capacity=capacity, levels=threads))
-            wss = cast(_LevelWorkspace, _THREAD_WORKSPACE["ws"]).arrays
-            if cast(Any, K.build_tree_parallel)(root, ply, ev, wss, boards, status, lost, probs, life) >= 0:
-                break
-            capacity *= 4
+        if _THREAD_WORKSPACE.get("threads") != threads:
+            _THREAD_WORKSPACE.update(threads=threads, capacity=8192,
+                                     ws=_LevelWorkspace(capacity=8192, levels=threads))
+        while cast(Any, K.build_tree_parallel)(root, ply, ev, _THREAD_WORKSPACE["ws"].arrays, boards, status, lost,
+                                               probs, life) < 0:
+            capacity = 4 * int(_THREAD_WORKSPACE["capacity"])  # kept grown, as the one-thread buffers are
+            _THREAD_WORKSPACE.update(capacity=capacity, ws=_LevelWorkspace(capacity=capacity, levels=threads))
     else:
         if not _WORKSPACE:
             _WORKSPACE.append(Workspace(8192))

@@ -384,10 +384,10 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
             return engine.evaluate_boards(boards, cfg.ply)
         out = np.zeros((len(boards), NOUT), np.float32)
         paired = bool(cfg.paired)
+        shared = groups if paired else None  # a decision's rows take its seed
         for j, b in enumerate(boards):
-            one = paired and groups is not None and int(groups[j]) >= 0  # the decision's seed, shared
-            seed = row_seed(cfg.seed, int(groups[j]) if one and groups is not None else self.positions + j)
-            settings = RolloutSettings(trials=cfg.trials, seed=seed, workers=1, cubeful=False,
+            key = int(shared[j]) if shared is not None and shared[j] >= 0 else self.positions + j
+            settings = RolloutSettings(trials=cfg.trials, seed=row_seed(cfg.seed, key), workers=1, cubeful=False,
                                        variance_reduction=paired, luck_prune=paired, truncate=cfg.truncate or None)
             out[j] = rollout(engine, Position(b.tobytes()), settings).probabilities.outcomes()
         return out
