@@ -49,6 +49,13 @@ figures (our false blunders and the ones we miss; ``cube``: the cube and take de
         --referee-run
     nice -n 10 .venv/bin/python bench/review_agreement.py --configs confirm --only c00-boardlord-llabba-7p \
         --sample-worst --referee-run
+
+The yardstick's ceiling: ``--peer DIR`` reads another gnubg analysis of the same matches (made by
+``tools/gnubg_review.py --out DIR --plies N``; gnubg's 3-ply is kept in ``bench/data/gnubg_reviews_3ply/``,
+the matches' ``.mat`` files are not needed there) as if it were ours and prints the same figures for it:
+how closely an analysis other than gnubg 2-ply itself, even a deeper one, can agree with gnubg 2-ply::
+
+    .venv/bin/python bench/review_agreement.py --configs confirm --peer bench/data/gnubg_reviews_3ply
 """
 
 from __future__ import annotations
@@ -177,6 +184,41 @@ def cached(doc: dict[str, Any], config: Config, engine: Any, cache: Path | None,
     d.write_parquet(rows)
     meta.write_text(json.dumps({"seconds": seconds, "config": config.name, "ply": config.ply}))
     return d, seconds
+
+
+def peer_rows(doc: dict[str, Any]) -> pl.DataFrame:
+    """Another gnubg analysis of a reference match (``tools/gnubg_review.py --out DIR --plies N``) as
+    rows shaped like ours, so that gnubg at another depth is measured against its 2-ply by the same
+    figures: how far the yardstick can agree at all with an analysis other than gnubg 2-ply itself.
+
+    >>> d = {"gnubg": {"plies": 3}, "decisions": [{"game": 1, "move_no": 2, "side": 1, "kind": "cube",
+    ...      "pid": "4PPgASjgc/ABMA", "nd": 0.1, "dt": 0.3, "dp": 1.0, "action": "double, take",
+    ...      "close": True, "played": "no double", "error": 0.2}]}
+    >>> r = peer_rows(d).row(0, named=True)
+    >>> (r["best"], r["equity_loss"], r["method"])
+    ('double', 0.2, 'gnubg 3-ply')
+    """
+    rows = []
+    for g in doc["decisions"]:
+        row: dict[str, Any] = {k: None for k in KEEP}
+        row.update(game=g["game"], move_no=g["move_no"], side=g["side"], kind=g["kind"], position_id=g["pid"],
+                   equity_loss=g.get("error"), method=f"gnubg {doc['gnubg']['plies']}-ply")
+        if g["kind"] == "checker":
+            row.update(dice=g["dice"], forced=g["forced"], luck=g.get("luck"),
+                       played=_hops_text(g["played_hops"]) if g.get("played_hops") else g["played"],
+                       best=_hops_text(g["best_hops"]) if g.get("best_hops") else g["best"])
+        else:
+            best = ("double" if gnubg_doubles(g) else "no double") if g["kind"] == "cube" else \
+                ("take" if g.get("dt") is not None and g["dt"] < g["dp"] else "pass")
+            row.update(forced=False, played=g["played"], best=best, cube_nd=g.get("nd"), cube_dt=g.get("dt"),
+                       cube_dp=g.get("dp"), cube_action=g.get("action"), close=g.get("close"))
+        rows.append(row)
+    schema = {"game": pl.Int64, "move_no": pl.Int64, "side": pl.Int64, "kind": pl.Utf8, "dice": pl.Utf8,
+              "position_id": pl.Utf8, "played": pl.Utf8, "best": pl.Utf8, "equity_loss": pl.Float64,
+              "forced": pl.Boolean, "luck": pl.Float64, "cube_nd": pl.Float64, "cube_dt": pl.Float64,
+              "cube_dp": pl.Float64, "cube_action": pl.Utf8, "close": pl.Boolean, "method": pl.Utf8,
+              "trials": pl.Int64}
+    return pl.DataFrame(rows, schema=schema)
 
 
 # --------------------------------------------------------------------------- pairing
@@ -700,6 +742,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--referee-rollout-seed", type=int, default=1, help="gnubg's rollout seed")
     ap.add_argument("--referee-threads", type=int, default=2)
     ap.add_argument("--referee-cache", type=Path, default=REFEREE_CACHE)
+    ap.add_argument("--peer", type=Path, action="append", default=[], metavar="DIR",
+                    help="also measure another gnubg analysis of the same matches (tools/gnubg_review.py --out DIR "
+                         "--plies N) against the reference, by the same figures: the yardstick's ceiling")
     args = ap.parse_args(argv)
     names = [c.strip() for c in args.configs.split(",") if c.strip()]
     unknown = [c for c in names if c not in CONFIGS]
@@ -722,18 +767,37 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gnubg's own 2-ply analysis: {statistics.fmean(gnubg_secs):.1f} s per match "
               f"(threads {docs[0]['gnubg'].get('threads')}, made by tools/gnubg_review.py)")
     out: dict[str, Any] = {}
+    runs: list[tuple[str, str, Callable[[dict[str, Any]], tuple[pl.DataFrame, float] | None]]] = []
     for name in names:
         config = CONFIGS[name]
+
+        def ours_of(doc: dict[str, Any], name: str = name, config: Config = config
+                    ) -> tuple[pl.DataFrame, float] | None:
+            if args.cached_only and not (args.cache / name / f"{doc['id']}.parquet").exists():
+                return None
+            return cached(doc, config, engine, None if args.no_cache else args.cache, args.fresh)
+        runs.append((name, f"analyze_match({', '.join(f'{k}={v!r}' for k, v in config.kwargs().items())})",
+                     ours_of))
+    for folder in args.peer:
+        peers = {d["id"]: d for d in references(folder, args.only)}
+        plies = {d["gnubg"]["plies"] for d in peers.values()}
+
+        def peer_of(doc: dict[str, Any], peers: dict[str, dict[str, Any]] = peers
+                    ) -> tuple[pl.DataFrame, float] | None:
+            p = peers.get(doc["id"])
+            return None if p is None else (peer_rows(p), float(p["gnubg"].get("analysis_seconds") or math.nan))
+        runs.append((f"gnubg-{'/'.join(map(str, sorted(plies)))}ply",
+                     f"gnubg's own analysis at {'/'.join(map(str, sorted(plies)))}-ply ({folder})", peer_of))
+    for name, what, source in runs:
         items = []
         for doc in docs:
-            if args.cached_only and not (args.cache / name / f"{doc['id']}.parquet").exists():
-                continue
-            ours, seconds = cached(doc, config, engine, None if args.no_cache else args.cache, args.fresh)
-            items.append((doc, ours, pair(doc, ours), seconds))
+            got = source(doc)
+            if got is not None:
+                items.append((doc, got[0], pair(doc, got[0]), got[1]))
         if not items:
             print(f"\n{name}: no match analysed yet")
             continue
-        print(f"\n{name}: analyze_match({', '.join(f'{k}={v!r}' for k, v in config.kwargs().items())})")
+        print(f"\n{name}: {what}")
         out[name] = {}
         for group, sel in (("all", items), ("self-play", [i for i in items if "selfplay" in i[0]]),
                            ("corpus", [i for i in items if "selfplay" not in i[0]])):

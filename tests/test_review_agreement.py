@@ -114,6 +114,36 @@ def test_figures_recomputed_by_a_join(match: tuple[ModuleType, dict[str, Any], p
     assert not math.isnan(f["luck"]["r"]) or f["luck"]["players"] < 3
 
 
+def test_a_peer_analysis_identical_to_the_reference_agrees_on_every_figure(
+        bench_script: Callable[[str], ModuleType]) -> None:
+    """``--peer``: gnubg's own analysis read as our rows. The reference against itself pairs every
+    decision and gives the perfect figures, so what a real peer (gnubg at 3-ply) misses is its own."""
+    ra = bench_script("review_agreement")
+    doc = ra.load_reference(DATA / f"{MATCH}.json")
+    rows = ra.peer_rows(doc)
+    pr = ra.pair(doc, rows)
+    assert len(pr.pairs) == len(doc["decisions"]) and not pr.mismatched and not pr.only_ours
+    f = ra.figures([(doc, rows, pr, 1.0)])
+    assert f["best_play"]["share"] == 1.0 and f["best_play"]["plays"] > 50
+    assert f["loss_r"] == pytest.approx(1.0)
+    for kind in ("blunders_checker", "blunders_cube"):
+        b = f[kind]
+        assert b["found"] == b["gnubg"] == b["ours"] == b["real"]
+    assert f["blunders_checker"]["gnubg"] > 0
+    assert f["rates"]["ratios"] == pytest.approx([1.0] * f["rates"]["players"], rel=1e-4) and f["rates"]["players"] == 2
+    assert f["cube"]["agree"] == f["cube"]["decisions"] > 0
+    assert f["luck"]["mean_abs_diff"] == pytest.approx(0.0, abs=1e-4)  # gnubg prints its totals rounded
+    # one changed loss moves its player's ratio, and only its own
+    g = next(d for d in doc["decisions"] if d["kind"] == "checker" and not d["forced"] and d["side"] == 0)
+    moved = rows.with_columns(pl.when((pl.col("game") == g["game"]) & (pl.col("move_no") == g["move_no"])
+                                      & (pl.col("kind") == "checker"))
+                              .then(pl.col("equity_loss") + 0.5).otherwise(pl.col("equity_loss"))
+                              .alias("equity_loss"))
+    players = ra.player_rows([(doc, moved)])
+    assert players[0]["rate_ours"] > players[0]["rate_gnubg"]
+    assert players[1]["rate_ours"] == pytest.approx(players[1]["rate_gnubg"], rel=1e-4)
+
+
 REFEREE = Path(__file__).resolve().parent / "data" / "gnubg_rollout"  # tools/gnubg_rollout.py's cache files
 
 
