@@ -44,3 +44,27 @@ def test_ours_runs_resumes_and_reports(tmp_path: Path, capsys: pytest.CaptureFix
     assert shown == pytest.approx(float(np.mean([abs(r["eq0"] - r["rollout"]) for r in recs])), abs=1e-4)
     assert script.main(args) == 0  # a rerun finds everything done and adds nothing
     assert len(out.read_text().splitlines()) == len(recs)
+
+
+def test_sample_nets_pairs_a_candidate_with_the_shipped_positions(
+        tmp_path: Path, experiment_script: Callable[[str], ModuleType]) -> None:
+    """``--sample-nets``: the positions come from the sampler's self-play, the values and rollouts from
+    ``--nets``, so a candidate's records pair index by index with the shipped nets' records."""
+    from analyzer._resources import data_path
+
+    script = experiment_script("standard_consistency")
+    shipped = data_path("nets", "standard.npz")
+    d = np.load(shipped)
+    other = tmp_path / "other.npz"
+    np.savez(other, **{k: (d[k] * 1.1 if k.startswith(("contact_w2", "crashed_w2")) else d[k]) for k in d.files})
+    base, cand, own = tmp_path / "base.jsonl", tmp_path / "cand.jsonl", tmp_path / "own.jsonl"
+    common = ["--engine", "ours", "--positions", "4", "--trials", "36", "--seed", "7"]
+    assert script.main([*common, "--out", str(base), "--nets", str(shipped)]) == 0
+    assert script.main([*common, "--out", str(cand), "--nets", str(other), "--sample-nets", str(shipped)]) == 0
+    assert script.main([*common, "--out", str(own), "--nets", str(other)]) == 0
+    rb, rc, ro = ([json.loads(x) for x in f.read_text().splitlines()] for f in (base, cand, own))
+    assert [r["position"] for r in rc] == [r["position"] for r in rb] and len(rb) >= 2
+    assert all(r["sampled_by"] == rb[0]["net"] != r["net"] for r in rc)
+    contact = [(b, c) for b, c in zip(rb, rc, strict=True) if not b["race"]]
+    assert contact and all(b["eq0"] != c["eq0"] for b, c in contact)  # valued by the other nets
+    assert [r["position"] for r in ro] != [r["position"] for r in rb]  # without it: the candidate's own games

@@ -16,7 +16,8 @@ seed derived from ``--seed`` and the position's index):
 
 Results are appended to a JSONL file (one line per position and engine) and a rerun skips what is
 there, so a long run resumes; ``--shard K/N`` takes positions ``i`` with ``i mod N == K`` only and
-``--report-only`` prints the figures of what the file holds::
+``--report-only`` prints the figures of what the file holds. ``--sample-nets`` picks the positions by another
+net set's self-play (a candidate on the shipped nets' positions: paired with their records)::
 
     python training/experiments/standard_consistency.py --positions 200 --engine ours --out runs/std_cons.jsonl
     python training/experiments/standard_consistency.py --positions 200 --engine gnubg --shard 1/2 \\
@@ -177,11 +178,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--nets", type=Path, help="our engine's net set or training checkpoint (default: the shipped "
                                                "nets): a candidate's positions and its own rollouts")
+    ap.add_argument("--sample-nets", type=Path,
+                    help="the net set whose self-play picks the positions (default: --nets): with the shipped "
+                         "nets here, a candidate is valued and rolls out on the shipped nets' positions, paired "
+                         "with their records of the same seed (the same positions and rollout dice)")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     eng = Engine(None if args.nets is None else load_nets(args.nets))
     fp = weights_fingerprint(eng.nets.contact)
+    sampler = eng if args.sample_nets is None else Engine(load_nets(args.sample_nets))
     name = args.engine
     recs = [r for r in read_records(out) if r.get("trials") == args.trials and r.get("seed") == args.seed
             and (r.get("engine") != "ours" or r.get("net") == fp)]
@@ -194,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(0 if args.report_only else args.positions):
             if i in done or i % n_shards != k:
                 continue
-            pos = sample_position(eng, i, args.seed, buf)
+            pos = sample_position(sampler, i, args.seed, buf)
             if pos is None:
                 continue
             rseed = args.seed * 1_000_003 + i * 7919
@@ -213,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
                    "net": fp if name == "ours" else "gnubg-0ply", "position": encode_position_id(pos),
                    "race": race, "pips": [own_pips, opp_pips], "eq0": round(eq0, 5), "rollout": round(mean, 5),
                    "se": round(se, 5), "outcomes": counts}
+            if sampler is not eng:
+                rec["sampled_by"] = weights_fingerprint(sampler.nets.contact)
             fh.write(json.dumps(rec) + "\n")
             fh.flush()
             recs.append(rec)
