@@ -463,7 +463,7 @@ def report(name: str, f: dict[str, Any]) -> list[str]:
         f"of {c['close']}",
         f"    luck per player (EMG, {lk['players']} players): r = {lk['r']:.3f}, mean ours - gnubg "
         f"{lk['mean_diff']:+.3f}, mean |diff| {lk['mean_abs_diff']:.3f}",
-        f"    our analysis: {statistics.fmean(secs):.1f} s per match (total {sum(secs):.0f} s)" if secs else "",
+        f"    analysis time: {statistics.fmean(secs):.1f} s per match (total {sum(secs):.0f} s)" if secs else "",
     ]
 
 
