@@ -208,17 +208,14 @@ def peer_rows(doc: dict[str, Any]) -> pl.DataFrame:
                        played=_hops_text(g["played_hops"]) if g.get("played_hops") else g["played"],
                        best=_hops_text(g["best_hops"]) if g.get("best_hops") else g["best"])
         else:
-            best = ("double" if gnubg_doubles(g) else "no double") if g["kind"] == "cube" else \
-                ("take" if g.get("dt") is not None and g["dt"] < g["dp"] else "pass")
+            if g["kind"] == "cube":
+                best = "double" if gnubg_doubles(g) else "no double"
+            else:  # take rows: the answer gnubg's values give (the doubler's DT below DP: take)
+                best = "take" if g.get("dt") is not None and g["dt"] < g["dp"] else "pass"
             row.update(forced=False, played=g["played"], best=best, cube_nd=g.get("nd"), cube_dt=g.get("dt"),
                        cube_dp=g.get("dp"), cube_action=g.get("action"), close=g.get("close"))
         rows.append(row)
-    schema = {"game": pl.Int64, "move_no": pl.Int64, "side": pl.Int64, "kind": pl.Utf8, "dice": pl.Utf8,
-              "position_id": pl.Utf8, "played": pl.Utf8, "best": pl.Utf8, "equity_loss": pl.Float64,
-              "forced": pl.Boolean, "luck": pl.Float64, "cube_nd": pl.Float64, "cube_dt": pl.Float64,
-              "cube_dp": pl.Float64, "cube_action": pl.Utf8, "close": pl.Boolean, "method": pl.Utf8,
-              "trials": pl.Int64}
-    return pl.DataFrame(rows, schema=schema)
+    return pl.DataFrame(rows, infer_schema_length=None)
 
 
 # --------------------------------------------------------------------------- pairing

@@ -52,7 +52,7 @@ class CubefulSearch:
 
 
 _WORKSPACE: list[Any] = []
-_THREAD_WORKSPACE: dict[str, Any] = {}
+_THREAD_WORKSPACE: list[Any] = []
 """The move buffers of the threaded tree (:func:`~analyzer.eval._cube_kernel.build_tree_parallel`), one set
 per thread, kept for the next search with as many threads (and grown when a tree overflows them)."""
 
@@ -111,13 +111,13 @@ def cubeful_search(engine: Any, position: Position, state: MatchState, player: i
     ev = engine.evaluator_args()
     threads = int(getattr(engine, "threads", 1))
     if ply >= 2 and threads > 1:  # 21 + 441 best plays: worth the threads (the tree is the same)
-        if _THREAD_WORKSPACE.get("threads") != threads:
-            _THREAD_WORKSPACE.update(threads=threads, capacity=8192,
-                                     ws=_LevelWorkspace(capacity=8192, levels=threads))
-        while cast(Any, K.build_tree_parallel)(root, ply, ev, _THREAD_WORKSPACE["ws"].arrays, boards, status, lost,
-                                               probs, life) < 0:
-            capacity = 4 * int(_THREAD_WORKSPACE["capacity"])  # kept grown, as the one-thread buffers are
-            _THREAD_WORKSPACE.update(capacity=capacity, ws=_LevelWorkspace(capacity=capacity, levels=threads))
+        if not _THREAD_WORKSPACE or _THREAD_WORKSPACE[0].arrays[0].shape[0] != threads:
+            _THREAD_WORKSPACE[:] = [_LevelWorkspace(capacity=8192, levels=threads)]
+        build_parallel = cast(Any, K.build_tree_parallel)
+        while build_parallel(root, ply, ev, _THREAD_WORKSPACE[0].arrays, boards, status, lost, probs, life) < 0:
+            # four times the capacity (arrays: threads x capacity x ...), kept grown as the one-thread buffers are
+            _THREAD_WORKSPACE[0] = _LevelWorkspace(capacity=4 * _THREAD_WORKSPACE[0].arrays[0].shape[1],
+                                                   levels=threads)
     else:
         if not _WORKSPACE:
             _WORKSPACE.append(Workspace(8192))

@@ -188,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     eng = Engine(None if args.nets is None else load_nets(args.nets))
     fp = weights_fingerprint(eng.nets.contact)
     sampler = eng if args.sample_nets is None else Engine(load_nets(args.sample_nets))
+    sampled_by = None if sampler is eng else weights_fingerprint(sampler.nets.contact)
     name = args.engine
     recs = [r for r in read_records(out) if r.get("trials") == args.trials and r.get("seed") == args.seed
             and (r.get("engine") != "ours" or r.get("net") == fp)]
@@ -219,8 +220,8 @@ def main(argv: list[str] | None = None) -> int:
                    "net": fp if name == "ours" else "gnubg-0ply", "position": encode_position_id(pos),
                    "race": race, "pips": [own_pips, opp_pips], "eq0": round(eq0, 5), "rollout": round(mean, 5),
                    "se": round(se, 5), "outcomes": counts}
-            if sampler is not eng:
-                rec["sampled_by"] = weights_fingerprint(sampler.nets.contact)
+            if sampled_by is not None:
+                rec["sampled_by"] = sampled_by
             fh.write(json.dumps(rec) + "\n")
             fh.flush()
             recs.append(rec)
