@@ -293,6 +293,31 @@ def test_fit_keeps_the_race_net_and_returns_the_best_epoch(tmp_path: Path) -> No
     assert not np.array_equal(best.contact.w1, start.contact.w1)
 
 
+def test_fit_pick_keeps_the_named_epoch_whatever_the_hold_out_says(tmp_path: Path) -> None:
+    import pytest
+
+    from analyzer.train.dataset import FitConfig, TargetBuilder, TargetsConfig, fit
+
+    teacher = tmp_path / "teacher.npz"
+    NetSet.initial(hidden=8, race_hidden=8, seed=3).save(teacher)
+    tb = TargetBuilder.create(tmp_path / "t.npz", TargetsConfig(teacher=str(teacher), ply=1, games_per_chunk=4,
+                                                               sample_every=1, prune=0))
+    tb.run(positions=1)
+    start = NetSet.initial(hidden=8, race_hidden=8, seed=5)
+    cfg = {"epochs": 3, "lr": 0.05, "holdout": 2}
+    best, hist = fit(start, tb.boards, tb.targets, tb.games, FitConfig(**cfg))
+    errs = [h["holdout"]["contact"] for h in hist]
+    k = next(e for e in (1, 2, 3) if e != int(np.argmin(errs)))  # an epoch the hold-out does not choose
+    picked, _ = fit(start, tb.boards, tb.targets, tb.games, FitConfig(**cfg, pick=k))
+    # the nets after epoch k: those of a k-epoch fit on the same seed
+    ref, _ = fit(start, tb.boards, tb.targets, tb.games, FitConfig(**{**cfg, "epochs": k}, pick=k))
+    assert np.array_equal(picked.contact.w1, ref.contact.w1)
+    assert not np.array_equal(picked.contact.w1, best.contact.w1)
+    assert np.array_equal(picked.race.w1, start.race.w1)
+    with pytest.raises(ValueError, match="past the last epoch"):
+        fit(start, tb.boards, tb.targets, tb.games, FitConfig(epochs=2, pick=3))
+
+
 def test_target_build_from_corpus_positions_ends_with_the_file(tmp_path: Path) -> None:
     from analyzer._resources import data_dir
     from analyzer.train.dataset import TargetBuilder, TargetsConfig, corpus_positions

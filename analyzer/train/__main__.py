@@ -397,8 +397,11 @@ def main(argv: list[str] | None = None) -> int:
     ft.add_argument("--init", required=True, help="starting net set or checkpoint")
     ft.add_argument("--data", nargs="+", required=True, help="target files (python -m analyzer.train targets)")
     ft.add_argument("--out", required=True, help="net set to write (the best hold-out epoch)")
-    _add_overrides(ft, "epochs:i lr:f lr-decay:f batch:i holdout:i seed:i extended:i fresh:i hidden:i choice:f",
-                   {"extended": "1: the contact and crashed nets read the extended encoding (new inputs start at 0)",
+    _add_overrides(ft, "epochs:i lr:f lr-decay:f batch:i holdout:i seed:i pick:i extended:i fresh:i hidden:i "
+                   "choice:f",
+                   {"pick": "keep the nets after this epoch whatever the hold-out says (default 0: the best "
+                            "hold-out epoch, the starting nets included)",
+                    "extended": "1: the contact and crashed nets read the extended encoding (new inputs start at 0)",
                     "fresh": "1: start the contact net from random weights (the crashed net is kept)",
                     "hidden": "widen the contact and crashed nets to this many hidden units (same outputs first)",
                     "choice": "weight of the within-decision loss on the rows of candidate builds (targets "

@@ -512,6 +512,7 @@ class BaseFitConfig:
     batch: int = 128
     holdout: int = 20
     seed: int = 31
+    pick: int = 0  # > 0: keep the nets after this epoch whatever the hold-out says (0: the best hold-out epoch)
 
 
 @dataclass
@@ -626,14 +627,17 @@ def fit_epochs(nets: dict[str, Net], inputs: Inputs, targets: NDArray[np.float32
     ``cfg.lr_decay``, holding out the positions of every ``cfg.holdout``-th game (by ``games``).
     After each epoch the hold-out mean |``equity`` - target equity| of each net; the epoch whose
     ``score`` of those errors is lowest (epoch 0: the starting nets; a nan score counts as lower)
-    is the best. Returns copies of the nets of the best epoch (None: epoch 0) and, per epoch (0
-    first), the hold-out errors and the mean training losses (None at epoch 0).
+    is the best, unless ``cfg.pick`` > 0 names the epoch to keep (a hold-out too flat to choose
+    by; ValueError past ``cfg.epochs``). Returns copies of the nets of the best epoch (None: epoch
+    0) and, per epoch (0 first), the hold-out errors and the mean training losses (None at epoch 0).
 
     With ``groups`` (each row's decision, -1: none; rows of candidate builds) and ``choice`` > 0,
     the rows of each whole decision of two or more rows are trained together with the
     within-decision loss (:class:`~analyzer.train.optim.ChoiceLoss`, equities by
     ``equity_weights``), and the hold-out errors add ``"<net> choice"``: the mean |centred
     residual| of the held-out decisions' rows."""
+    if cfg.pick > cfg.epochs:
+        raise ValueError(f"pick {cfg.pick} is past the last epoch ({cfg.epochs})")
     hold = games % cfg.holdout == 0
     decisions = groups if choice > 0 and equity_weights is not None else None
     sets: dict[str, _NetRows] = {}
@@ -681,7 +685,7 @@ def fit_epochs(nets: dict[str, Net], inputs: Inputs, targets: NDArray[np.float32
         hist.append((errors, losses))
         s = score(errors)
         log.info("epoch %d hold-out %s loss %s", e, errors, losses)
-        if not s >= best_score:  # lower, or the first finite figure
+        if (e == cfg.pick) if cfg.pick > 0 else not s >= best_score:  # lower, or the first finite figure
             best, best_score = {k: nets[k].copy() for k in sets}, s
     return best, hist
 
