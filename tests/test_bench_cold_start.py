@@ -25,6 +25,8 @@ def bench() -> ModuleType:
 def test_before_and_floor_cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     cold = bench()
+    # the gnubg cases are built only where gnubg is installed: stand in for it, nothing is run here
+    monkeypatch.setattr(cold, "GNUBG", sys.executable)
     todo, pairs = cold.cases(tmp_path, ["hint"], cold.SAMPLE, before="/some/checkout", floor=True)
     names = [c.name for c in todo]
     assert names[:2] == ["hint", "hint (before)"]
@@ -37,6 +39,10 @@ def test_before_and_floor_cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert (tmp_path / "floor_kernel.py").is_file()
     code = by_name["floor: + polars"].argv(0)[-1]
     assert code.count("import") == 1 and "polars" in code and "matplotlib" not in code
+    # without gnubg: ours alone, nothing to compare with
+    monkeypatch.setattr(cold, "GNUBG", str(tmp_path / "no-gnubg"))
+    todo, pairs = cold.cases(tmp_path, ["hint"], cold.SAMPLE)
+    assert [c.name for c in todo] == ["hint"] and pairs == {}
 
 
 @pytest.mark.integration
