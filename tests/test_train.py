@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -276,14 +277,22 @@ def test_target_build_refuses_a_changed_teacher(tmp_path: Path) -> None:
         TargetBuilder.load(tmp_path / "t.npz")
 
 
-def test_fit_keeps_the_race_net_and_returns_the_best_epoch(tmp_path: Path) -> None:
-    from analyzer.train.dataset import FitConfig, TargetBuilder, TargetsConfig, fit
+def _one_chunk_of_1ply_targets(tmp_path: Path) -> Any:
+    """A target build of one chunk (four self-play games, every position) labelled at 1-ply by a small net."""
+    from analyzer.train.dataset import TargetBuilder, TargetsConfig
 
     teacher = tmp_path / "teacher.npz"
     NetSet.initial(hidden=8, race_hidden=8, seed=3).save(teacher)
     tb = TargetBuilder.create(tmp_path / "t.npz", TargetsConfig(teacher=str(teacher), ply=1, games_per_chunk=4,
                                                                sample_every=1, prune=0))
     tb.run(positions=1)
+    return tb
+
+
+def test_fit_keeps_the_race_net_and_returns_the_best_epoch(tmp_path: Path) -> None:
+    from analyzer.train.dataset import FitConfig, fit
+
+    tb = _one_chunk_of_1ply_targets(tmp_path)
     start = NetSet.initial(hidden=8, race_hidden=8, seed=5)
     best, hist = fit(start, tb.boards, tb.targets, tb.games, FitConfig(epochs=4, lr=3e-3, holdout=2))
     assert [h["epoch"] for h in hist] == [0, 1, 2, 3, 4]
@@ -296,13 +305,9 @@ def test_fit_keeps_the_race_net_and_returns_the_best_epoch(tmp_path: Path) -> No
 def test_fit_pick_keeps_the_named_epoch_whatever_the_hold_out_says(tmp_path: Path) -> None:
     import pytest
 
-    from analyzer.train.dataset import FitConfig, TargetBuilder, TargetsConfig, fit
+    from analyzer.train.dataset import FitConfig, fit
 
-    teacher = tmp_path / "teacher.npz"
-    NetSet.initial(hidden=8, race_hidden=8, seed=3).save(teacher)
-    tb = TargetBuilder.create(tmp_path / "t.npz", TargetsConfig(teacher=str(teacher), ply=1, games_per_chunk=4,
-                                                               sample_every=1, prune=0))
-    tb.run(positions=1)
+    tb = _one_chunk_of_1ply_targets(tmp_path)
     start = NetSet.initial(hidden=8, race_hidden=8, seed=5)
     cfg = {"epochs": 3, "lr": 0.05, "holdout": 2}
     best, hist = fit(start, tb.boards, tb.targets, tb.games, FitConfig(**cfg))
