@@ -375,6 +375,7 @@ def test_the_limit_values_the_most_doubtful_first_and_changes_no_value(engine):
     assert rest["equity_loss"].to_list() == pytest.approx(rest["equity_loss_first_all"].to_list())
 
 
+@pytest.mark.integration  # the two slowest of the default tier (23 s and 11 s): CI's integration tier
 def test_the_limit_still_confirms_the_worst_five(engine):
     [m] = read_matches(SAMPLE)
     limited = dataclasses.replace(FAST, limit=3, max_trials=36)
@@ -447,6 +448,7 @@ def test_the_deeper_ply_method(engine):
     assert again["trials"].null_count() == again.height and again["loss_se"].null_count() == again.height
 
 
+@pytest.mark.integration  # the two slowest of the default tier (23 s and 11 s): CI's integration tier
 def test_cli_confirm_options(tmp_path):
     path = tmp_path / "m.mat"
     path.write_text(MATCH)
