@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,6 +14,9 @@ from analyzer.train.optim import Adam, loss_and_grads
 from analyzer.train.race import RaceConfig
 from analyzer.train.selfplay import GameBuffers, duel, play_seeded
 from analyzer.train.td import TDConfig, TDTrainer
+
+if TYPE_CHECKING:
+    from analyzer.train.dataset import TargetBuilder
 
 
 def test_adam_decreases_loss_on_tiny_batch() -> None:
@@ -277,7 +280,7 @@ def test_target_build_refuses_a_changed_teacher(tmp_path: Path) -> None:
         TargetBuilder.load(tmp_path / "t.npz")
 
 
-def _one_chunk_of_1ply_targets(tmp_path: Path) -> Any:
+def _one_chunk_of_1ply_targets(tmp_path: Path) -> TargetBuilder:
     """A target build of one chunk (four self-play games, every position) labelled at 1-ply by a small net."""
     from analyzer.train.dataset import TargetBuilder, TargetsConfig
 

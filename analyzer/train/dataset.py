@@ -685,7 +685,9 @@ def fit_epochs(nets: dict[str, Net], inputs: Inputs, targets: NDArray[np.float32
         hist.append((errors, losses))
         s = score(errors)
         log.info("epoch %d hold-out %s loss %s", e, errors, losses)
-        if (e == cfg.pick) if cfg.pick > 0 else not s >= best_score:  # lower, or the first finite figure
+        # the named epoch, else a lower score (or the first finite one)
+        keep = e == cfg.pick if cfg.pick > 0 else not s >= best_score
+        if keep:
             best, best_score = {k: nets[k].copy() for k in sets}, s
     return best, hist
 
