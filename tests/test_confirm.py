@@ -342,6 +342,7 @@ def job_doubts(first: pl.DataFrame, wanted: pl.Series) -> list[float | None]:
     return out
 
 
+@pytest.mark.integration
 def test_the_limit_values_the_most_doubtful_first_and_changes_no_value(engine):
     [m] = read_match_text(MATCH)
     first = analyze_match(m, engine=engine, ply=0, confirm=None).decisions

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -233,6 +234,30 @@ def test_quit_and_resume_continue_the_same_match(tmp_path: Path) -> None:
     _drive(r)
     moves, _, score = _replayed_moves(path)
     assert moves[-len(steps):] == steps and score == r.state.score and max(score) >= 3
+
+
+def test_ctrl_c_while_the_engine_thinks_stops_after_its_move(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C pressed in the middle of the engine's step (CI saw it surface from numba code as a
+    SystemError) is held until the step is done and saved: the usual interruption message, exit 130,
+    and the resumed file is where the finished step left the match."""
+    path = tmp_path / "i.mat"
+    original = PlaySession.advance
+    seen: list[tuple[object, ...]] = []
+
+    def advance(self: PlaySession) -> object:
+        os.kill(os.getpid(), signal.SIGINT)  # pressed while the engine works
+        reply = original(self)
+        seen.append((self.pos, self.dice, self.state, self.awaiting))
+        return reply
+
+    monkeypatch.setattr(PlaySession, "advance", advance)
+    r = CliRunner().invoke(app, ["play", "--length", "3", "--level", "beginner", "--seed", "0",
+                                 "--save", str(path), "--no-review"], input="")
+    assert r.exit_code == 130, r.output
+    assert "interrupted: the match so far is in" in r.output and len(seen) == 1
+    resumed = PlaySession.resume(path)
+    assert (resumed.pos, resumed.dice, resumed.state, resumed.awaiting) == seen[0]
 
 
 def test_resume_after_a_double_the_engine_had_not_answered(tmp_path: Path) -> None:

@@ -147,6 +147,7 @@ def test_analysis_view_fits_any_width(analysed: tuple[Result, Path], width: int)
     assert len(XGID_RE.findall(text)) == 5
 
 
+@pytest.mark.integration
 def test_analyze_with_the_confirmation_pass_fits_80_columns(tmp_path: Path) -> None:
     """A short confirmation pass (the worst five at most 36 games each): its line and the table's
     "valued by" column fit too."""

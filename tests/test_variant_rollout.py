@@ -216,6 +216,7 @@ def _short_record(moves=3):
     return record
 
 
+@pytest.mark.integration
 def test_analyze_rolls_out_variant_checker_plays():
     from analyzer.analysis.analyze import RolloutReview, analyze_match
     from analyzer.analysis.replay import replay_games

@@ -3,9 +3,14 @@
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import Enum, StrEnum
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -115,6 +120,68 @@ def _say(console: Console, text: str, *, wrap: bool = True) -> None:
     console.print(text, markup=False, highlight=False, emoji=False, soft_wrap=not wrap)
 
 
+class HeldInterrupt:
+    """Ctrl-C for the play loop: raised at once at the prompt, held while the program works.
+
+    A ``KeyboardInterrupt`` raised inside numba-compiled code does not unwind cleanly (it surfaces as
+    a ``SystemError``, "returned a result with an exception set"), and one raised while rich holds a
+    lock of its live status can hang the program. So while :meth:`installed` is active, a Ctrl-C
+    pressed outside :meth:`prompt` only sets :attr:`pressed`; :meth:`check`, called between the
+    engine's steps, and the next prompt raise it. Outside the main thread (no signal handlers there)
+    nothing is installed and Ctrl-C keeps its default.
+
+    >>> import os
+    >>> ctrl_c, steps = HeldInterrupt(), []
+    >>> try:
+    ...     with ctrl_c.installed():
+    ...         os.kill(os.getpid(), signal.SIGINT)  # while the engine works
+    ...         steps.append("step finished")
+    ...         ctrl_c.check()
+    ...         steps.append("never")
+    ... except KeyboardInterrupt:
+    ...     steps.append("interrupted")
+    >>> steps
+    ['step finished', 'interrupted']
+    """
+
+    def __init__(self) -> None:
+        self.pressed = False
+        self.at_prompt = False
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.at_prompt:
+            raise KeyboardInterrupt
+        self.pressed = True
+
+    def check(self) -> None:
+        """Raise the held Ctrl-C, if one was pressed."""
+        if self.pressed:
+            self.pressed = False
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def installed(self) -> Iterator[None]:
+        """Hold Ctrl-C inside the block (the previous handler comes back after it)."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = signal.signal(signal.SIGINT, self._handle)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+
+    @contextmanager
+    def prompt(self) -> Iterator[None]:
+        """Let Ctrl-C through while the person types (a held one is raised first)."""
+        self.check()
+        self.at_prompt = True
+        try:
+            yield
+        finally:
+            self.at_prompt = False
+
+
 def _review(console: Console, session: PlaySession, ply: int) -> None:
     from analyzer.analysis.analyze import analyze_match
     from analyzer.formats.mat import read_matches
@@ -183,29 +250,33 @@ def play(
     for line in session.greeting:
         _say(console, line)
     shown: object = None
+    ctrl_c = HeldInterrupt()
     try:
-        while session.awaiting != "over":
-            while session.awaiting == "engine":
-                with console.status(f"{session.names[1]} thinks"):
-                    reply = session.advance()
+        with ctrl_c.installed():
+            while session.awaiting != "over":
+                while session.awaiting == "engine":
+                    with console.status(f"{session.names[1]} thinks"):
+                        reply = session.advance()
+                    for line in reply.messages:
+                        _say(console, line)
+                    ctrl_c.check()
+                if session.awaiting == "over":
+                    break
+                view = session.view()
+                key = (view.position, view.dice, view.state, view.awaiting)
+                if key != shown:
+                    _say(console, _board(session, home_side.value), wrap=False)
+                    shown = key
+                with ctrl_c.prompt():
+                    text = Prompt.ask(Text(session.prompt()), console=console, default="", show_default=False)
+                reply = session.handle(text)
                 for line in reply.messages:
                     _say(console, line)
-            if session.awaiting == "over":
-                break
-            view = session.view()
-            key = (view.position, view.dice, view.state, view.awaiting)
-            if key != shown:
-                _say(console, _board(session, home_side.value), wrap=False)
-                shown = key
-            text = Prompt.ask(Text(session.prompt()), console=console, default="", show_default=False)
-            reply = session.handle(text)
-            for line in reply.messages:
-                _say(console, line)
-            if reply.hint is not None:
-                if reply.hint:
-                    _say(console, _hint_table(reply.hint, session.rules.has_cube), wrap=False)
-                else:
-                    _say(console, "no hint here")
+                if reply.hint is not None:
+                    if reply.hint:
+                        _say(console, _hint_table(reply.hint, session.rules.has_cube), wrap=False)
+                    else:
+                        _say(console, "no hint here")
     except (KeyboardInterrupt, EOFError):
         _say(console, f"\ninterrupted: the match so far is in {session.path} (bgreview play --resume "
                       f"{session.path} continues it)")
@@ -213,8 +284,10 @@ def play(
     if session.quit and not session.games and not session.actions:
         return
     try:
-        wanted = review if review is not None else Confirm.ask("Review the match now?", console=console,
-                                                               default=True)
+        if review is not None:
+            wanted = review
+        else:  # a Ctrl-C held through the last engine step answers "no"
+            wanted = not ctrl_c.pressed and Confirm.ask("Review the match now?", console=console, default=True)
     except (KeyboardInterrupt, EOFError):
         wanted = False
     if wanted:
