@@ -25,6 +25,9 @@ Usage::
         --out training/consistency/corpus_consistency.jsonl
     python bench/blind_spots.py --records training/consistency/corpus_consistency.jsonl --json out.json
     python bench/blind_spots.py --nets runs/v06_fit.npz     # screen a candidate beside ours, paired
+    # one class, sampled wider: a crashed position from each game of the 44 files the training skips
+    nice -n 19 python bench/blind_spots.py --corpus tests/data/corpus --theme crashed --files 44 \
+        --positions 1000 --out training/consistency/corpus_crashed_consistency.jsonl
 """
 
 from __future__ import annotations
@@ -68,12 +71,16 @@ def read_records(path: Path) -> list[dict[str, Any]]:
     return out
 
 
-def corpus_positions(folder: Path, seed: int) -> Iterator[tuple[str, Position]]:
+def corpus_positions(folder: Path, seed: int, theme: str | None = None,
+                     files: int | None = None) -> Iterator[tuple[str, Position]]:
     """One standard checker-play position with contact per game of each match file under ``folder``: (a label
     ``file:game:move``, the position before the roll, seen from the side on roll). Sorted walk; the
-    move is picked by a generator seeded with ``seed`` and the file's place in the walk."""
-    files = expand_inputs([str(folder)])
-    for fi, name in enumerate(files):
+    move is picked by a generator seeded with ``seed`` and the file's place in the walk. ``theme``:
+    pick among the game's positions of that theme only (games without one give none), a wider sample
+    of one class than the plain draw finds; ``files``: only the first ``files`` files of the walk
+    (the training files skip them: ``corpus-positions --skip-first``)."""
+    names = expand_inputs([str(folder)])
+    for fi, name in enumerate(names[:files]):
         rng = np.random.default_rng([seed, fi])
         try:
             found = contact_positions(name)
@@ -81,7 +88,8 @@ def corpus_positions(folder: Path, seed: int) -> Iterator[tuple[str, Position]]:
             continue
         by_game: dict[int, list[tuple[int, Position]]] = defaultdict(list)
         for (match, game), move, pos in found:
-            by_game[match * 10_000 + game].append((move, pos))
+            if theme is None or position_theme(pos) == theme:
+                by_game[match * 10_000 + game].append((move, pos))
         rel = Path(name).relative_to(folder).as_posix() if Path(name).is_relative_to(folder) else name
         for g in sorted(by_game):
             moves = by_game[g]
@@ -90,8 +98,9 @@ def corpus_positions(folder: Path, seed: int) -> Iterator[tuple[str, Position]]:
 
 
 def roll_out_corpus(folder: Path, out: Path, positions: int, trials: int, seed: int, shard: tuple[int, int],
-                    nets: Path | None = None) -> int:
-    """Roll out the first ``positions`` corpus positions not yet in ``out`` (with the net set or
+                    nets: Path | None = None, theme: str | None = None, files: int | None = None) -> int:
+    """Roll out the first ``positions`` corpus positions (of ``theme`` only, from the first ``files``
+    files only, where given: :func:`corpus_positions`) not yet in ``out`` (with the net set or
     training checkpoint ``nets``, default the shipped nets: a candidate's own rollouts); the count added."""
     from analyzer.train.checkpoint import load_nets
 
@@ -103,7 +112,7 @@ def roll_out_corpus(folder: Path, out: Path, positions: int, trials: int, seed: 
     added = 0
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("a") as fh:
-        for i, (label, pos) in enumerate(corpus_positions(folder, seed)):
+        for i, (label, pos) in enumerate(corpus_positions(folder, seed, theme, files)):
             if i >= positions:
                 break
             if label in done or i % n != k:
@@ -216,6 +225,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write the figures as JSON")
     ap.add_argument("--nets", type=Path,
                     help="also screen this net set or training checkpoint on the same positions and rollouts")
+    ap.add_argument("--theme", choices=THEMES,
+                    help="with --corpus: sample positions of this theme only (one per game that reaches it)")
+    ap.add_argument("--files", type=int,
+                    help="with --corpus: only the first N files of the sorted walk (44: those the training skips)")
     ap.add_argument("--rollout-nets", type=Path,
                     help="with --corpus: evaluate and roll out with this net set instead of the shipped one "
                          "(a candidate's own figure; write it to its own --out)")
@@ -225,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         k, n = (int(x) for x in args.shard.split("/"))
         t0 = time.time()
         added = roll_out_corpus(args.corpus, args.out, args.positions, args.trials, args.seed, (k, n),
-                                args.rollout_nets)
+                                args.rollout_nets, args.theme, args.files)
         print(f"corpus: {added} positions rolled out in {time.time() - t0:.0f} s into {args.out}")
         files.append(args.out)
     if not files:

@@ -68,3 +68,20 @@ def test_sample_nets_pairs_a_candidate_with_the_shipped_positions(
     contact = [(b, c) for b, c in zip(rb, rc, strict=True) if not b["race"]]
     assert contact and all(b["eq0"] != c["eq0"] for b, c in contact)  # valued by the other nets
     assert [r["position"] for r in ro] != [r["position"] for r in rb]  # without it: the candidate's own games
+
+
+def test_a_themed_sample_picks_that_theme_from_the_same_games(experiment_script: Callable[[str], ModuleType]) -> None:
+    """``--theme``: each game gives one of its positions of the theme, or nothing; a game's themed pick
+    is one of the positions the same seeded game reaches."""
+    from analyzer.analysis.themes import position_theme
+    from analyzer.eval.engine import Engine
+    from analyzer.train.selfplay import GameBuffers
+
+    script = experiment_script("standard_consistency")
+    eng, buf = Engine(), GameBuffers()
+    picks = [script.sample_position(eng, i, 9, buf, "crashed") for i in range(12)]
+    found = [(i, p) for i, p in enumerate(picks) if p is not None]
+    assert found and all(position_theme(p) == "crashed" for _, p in found)
+    for i, p in found[:3]:
+        n, _ = script.play_seeded(eng.nets, script.game_seed(9, i), 0.05, buf)
+        assert p.board in {buf.states[t].tobytes() for t in range(n)}

@@ -106,3 +106,22 @@ def test_the_shipped_nets_screened_as_a_candidate_repeat_their_recorded_figures(
     shipped = bs.breakdown(bs.with_candidate(records, data_dir() / "nets" / "standard.npz"))
     assert shipped["candidate"]["all"]["n"] == res["ours"]["all"]["n"]
     assert shipped["candidate"]["all"]["mean_abs"] != pytest.approx(res["ours"]["all"]["mean_abs"], abs=1e-4)
+
+
+def test_a_themed_corpus_sample_takes_that_theme_from_the_first_files_only(
+        bench_script: Callable[[str], ModuleType]) -> None:
+    """``--theme``/``--files``: one position of the theme per game that reaches it, from the first files
+    of the walk only; the same games' plain draw is another pick of the same game."""
+    from pathlib import Path
+
+    bs = bench_script("blind_spots")
+    folder = Path(__file__).parent / "data" / "corpus"
+    names = bs.expand_inputs([str(folder)])
+    themed = list(bs.corpus_positions(folder, 7, "crashed", 12))
+    assert themed and all(position_theme(pos) == "crashed" for _, pos in themed)
+    games = [label.rsplit(":", 1)[0] for label, _ in themed]
+    assert len(games) == len(set(games))  # one per game
+    first = {Path(n).relative_to(folder).as_posix() for n in names[:12]}
+    assert {g.rsplit(":", 1)[0] for g in games} <= first
+    plain = {label.rsplit(":", 1)[0] for label, _ in bs.corpus_positions(folder, 7, files=12)}
+    assert set(games) <= plain  # every game with a crashed position is in the plain sample too

@@ -23,6 +23,8 @@ net set's self-play (a candidate on the shipped nets' positions: paired with the
     python training/experiments/standard_consistency.py --positions 200 --engine gnubg --shard 1/2 \\
         --out runs/std_cons.jsonl
     python training/experiments/standard_consistency.py --positions 200 --report-only --out runs/std_cons.jsonl
+    # one class sampled wider: a back-game position from each of 2,000 self-play games that reaches one
+    python training/experiments/standard_consistency.py --positions 2000 --theme "back game" --out runs/back.jsonl
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from analyzer.analysis.themes import THEMES, position_theme
 from analyzer.core import layout as L
 from analyzer.core.ids import encode_position_id
 from analyzer.core.position import Position
@@ -57,12 +60,18 @@ RULES = Standard()
 DICE = [(a, b) for a in range(1, 7) for b in range(1, 7)]
 
 
-def sample_position(engine: Engine, index: int, seed: int, buf: GameBuffers) -> Position | None:
-    """Position ``index`` of the sample: one non-final position of self-play game ``index``."""
+def sample_position(engine: Engine, index: int, seed: int, buf: GameBuffers,
+                    theme: str | None = None) -> Position | None:
+    """Position ``index`` of the sample: one non-final position of self-play game ``index`` (with
+    ``theme``: one of the game's positions of that theme, None if it has none)."""
     n, _ = play_seeded(engine.nets, game_seed(seed, index), 0.05, buf)
     if n < 2:
         return None
     rng = np.random.default_rng([seed, index])
+    if theme is not None:
+        found = [p for p in (Position(buf.states[t].tobytes()) for t in range(n))
+                 if RULES.outcome(p) is None and position_theme(p) == theme]
+        return found[int(rng.integers(0, len(found)))] if found else None
     t = int(rng.integers(0, n))
     pos = Position(buf.states[t].tobytes())
     return None if RULES.outcome(pos) is not None else pos
@@ -182,6 +191,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="the net set whose self-play picks the positions (default: --nets): with the shipped "
                          "nets here, a candidate is valued and rolls out on the shipped nets' positions, paired "
                          "with their records of the same seed (the same positions and rollout dice)")
+    ap.add_argument("--theme", choices=THEMES,
+                    help="one position of this theme from each self-play game that reaches one (a wider sample of "
+                         "one class; write it to its own --out)")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -201,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(0 if args.report_only else args.positions):
             if i in done or i % n_shards != k:
                 continue
-            pos = sample_position(sampler, i, args.seed, buf)
+            pos = sample_position(sampler, i, args.seed, buf, args.theme)
             if pos is None:
                 continue
             rseed = args.seed * 1_000_003 + i * 7919
