@@ -344,6 +344,16 @@ def test_target_build_from_corpus_positions_ends_with_the_file(tmp_path: Path) -
     done = TargetBuilder.load(tmp_path / "t.npz")
     assert np.array_equal(done.boards, boards) and np.array_equal(done.games, games)
     assert done.targets.shape == (len(boards), 6)
+    # themes filter the file's rows too: the rows of those themes, in the file's order and games
+    from analyzer.analysis.themes import position_theme
+    from analyzer.core.position import Position
+
+    wanted = {"blitz", "holding"}
+    keep = np.array([position_theme(Position(b.tobytes())) in wanted for b in boards])
+    assert 0 < keep.sum() < len(boards)
+    themed = TargetBuilder.create(tmp_path / "th.npz", dataclasses.replace(cfg, themes="blitz,holding"))
+    themed.run(positions=10**9)
+    assert np.array_equal(themed.boards, boards[keep]) and np.array_equal(themed.games, games[keep])
 
 
 def test_target_build_keeps_only_the_themes_asked_for(tmp_path: Path) -> None:

@@ -380,8 +380,8 @@ def main(argv: list[str] | None = None) -> int:
                     "paired": "1, with --trials and --candidates: a decision's candidates rolled out on the same "
                               "dice, with variance reduction (their differences far less noisy)",
                     "truncate": "with --trials: stop each rollout game after this many plies (0: play out)",
-                    "themes": "keep only self-play positions of these themes (comma separated, "
-                              "analyzer.analysis.themes)"})
+                    "themes": "keep only the positions of these themes, self-play or --positions-file (comma "
+                              "separated, analyzer.analysis.themes)"})
     tg.add_argument("--checkpoint-every", type=float, default=300.0, help="seconds between saves")
     tg.add_argument("--log", help="log file (default: stderr)")
     cp = sub.add_parser("corpus-positions",

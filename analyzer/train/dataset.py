@@ -88,9 +88,10 @@ class TargetsConfig(BaseTargetsConfig):
     """Settings of a standard target build.
 
     ``positions_file`` (a file of :func:`corpus_positions`) labels the positions of real games
-    instead of self-play ones: build game ``g`` is the file's game ``g``, every row kept, and the
+    instead of self-play ones: build game ``g`` is the file's game ``g``, every row kept (but see ``themes``), and the
     build ends with the file. ``themes`` (names of :data:`analyzer.analysis.themes.THEMES`, comma
-    separated) keeps only the self-play positions of those themes, to over-sample them.
+    separated) keeps only the positions of those themes (self-play or the positions file's), to
+    over-sample them.
 
     ``candidates`` > 0 replaces each kept position by the positions its *choices* lead to: one roll
     drawn for it (seeded by the run seed, the game and the row), the teacher's 0-ply ranking of that
@@ -365,8 +366,9 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
             boards, starts = self._source()
             if g + 1 >= len(starts):
                 return None
-            return boards[starts[g]:starts[g + 1]]
-        rows = super()._rows_of_game(g)
+            rows: NDArray[np.int8] | None = boards[starts[g]:starts[g + 1]]
+        else:
+            rows = super()._rows_of_game(g)
         if rows is not None and self._themes:
             keep = [position_theme(Position(r.tobytes())) in self._themes for r in rows]
             rows = rows[np.array(keep, np.bool_)]
