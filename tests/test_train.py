@@ -162,6 +162,44 @@ def test_td_continues_given_nets_keeps_the_race_net_and_averages(tmp_path: Path)
     with pytest.raises(SystemExit, match="no moving average"):
         main(["export", "--checkpoint", str(tmp_path / "start.npz"), "--out", str(tmp_path / "m.npz"), "--ema"])
 
+def test_average_command_writes_the_mean_and_names_its_inputs(tmp_path: Path) -> None:
+    import hashlib
+    import json
+
+    import pytest
+
+    from analyzer.train.__main__ import main
+
+    paths = []
+    for seed in (1, 2, 3):
+        nets = NetSet.initial(hidden=6, race_hidden=5, seed=seed)
+        fit = {"init": "start.npz", "data": ["a.npz", "b.npz"], "config": {"seed": seed}}
+        nets.save(tmp_path / f"s{seed}.npz", {"fit": fit, "version": "x"})
+        paths.append(tmp_path / f"s{seed}.npz")
+    assert main(["average", "--nets", *map(str, paths), "--out", str(tmp_path / "m.npz")]) == 0
+    m = NetSet.load(tmp_path / "m.npz")
+    ins = [NetSet.load(p) for p in paths]
+    for key, net in m.nets().items():
+        for part in ("w1", "b1", "w2", "b2"):
+            want = sum(getattr(s.nets()[key], part).astype(np.float64) for s in ins) / 3
+            assert np.allclose(getattr(net, part), want, atol=1e-7)
+    assert m.prune is None and m.meta["version"] == "x" and "fit" not in m.meta
+    doc = m.meta["average"]
+    assert doc["data"] == ["a.npz", "b.npz"]
+    assert [i["fit"]["config"]["seed"] for i in doc["inputs"]] == [1, 2, 3]
+    assert doc["inputs"][1]["sha256"] == hashlib.sha256(paths[1].read_bytes()).hexdigest()
+    assert "data" not in doc["inputs"][0]["fit"]
+    # inputs with different data keep their own lists
+    other = NetSet.load(paths[2])
+    other.save(tmp_path / "o.npz", {"fit": {"data": ["c.npz"], "config": {"seed": 9}}})
+    assert main(["average", "--nets", str(paths[0]), str(tmp_path / "o.npz"), "--out", str(tmp_path / "n.npz")]) == 0
+    doc = json.loads((tmp_path / "n.json").read_text())["average"]
+    assert "data" not in doc and doc["inputs"][1]["fit"]["data"] == ["c.npz"]
+    NetSet.initial(hidden=7, race_hidden=5).save(tmp_path / "w.npz")
+    with pytest.raises(SystemExit, match="net set 2: contact w1 is 242x7, net set 1's is 242x6"):
+        main(["average", "--nets", str(paths[0]), str(tmp_path / "w.npz"), "--out", str(tmp_path / "x.npz")])
+
+
 def _race_cfg() -> RaceConfig:
     from analyzer.train.race import RaceConfig
 

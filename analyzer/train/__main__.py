@@ -12,6 +12,7 @@ Examples::
     python -m analyzer.train export --checkpoint training/checkpoints/sup.npz --out data/nets/standard.npz
     python -m analyzer.train targets --teacher data/nets/standard.npz --out runs/t2.npz --positions 400000
     python -m analyzer.train fit --init data/nets/standard.npz --data runs/t2.npz --out runs/fit.npz --epochs 10
+    python -m analyzer.train average --nets runs/fit_s31.npz runs/fit_s32.npz --out runs/soup.npz  # then prune it
     python -m analyzer.train prune --nets data/nets/standard.npz   # after every export
     python -m analyzer.train variant-td --variant dutch --checkpoint training/checkpoints/dutch_td.npz --games 200000 \
         --init standard --log runs/dutch_td.log
@@ -42,7 +43,7 @@ import numpy as np
 from analyzer.core.variants import all_specs
 from analyzer.eval.net import NetSet
 from analyzer.train.base import Trainer
-from analyzer.train.checkpoint import load_nets, load_nets_and_info
+from analyzer.train.checkpoint import average_manifest, average_net_sets, load_nets, load_nets_and_info
 from analyzer.train.optim import Adam
 from analyzer.train.td import TDConfig, TDTrainer
 
@@ -179,6 +180,17 @@ def _cmd_prune(args: argparse.Namespace) -> int:
     manifest["prune_net"] = {"games": args.games, "hidden": args.hidden, "epochs": args.epochs,
                              "source": "distilled from the main nets' 0-ply outputs"}
     nets.save(args.out or args.nets, manifest)
+    return 0
+
+
+def _cmd_average(args: argparse.Namespace) -> int:
+    sets = [NetSet.load(p) for p in args.nets]
+    try:
+        mean = average_net_sets(sets)
+    except ValueError as e:
+        raise SystemExit(str(e)) from None
+    mean.save(args.out, average_manifest(args.nets, sets))
+    log.info("mean of %d net sets in %s (no pruning net: run prune on it)", len(sets), args.out)
     return 0
 
 
@@ -343,6 +355,10 @@ def main(argv: list[str] | None = None) -> int:
     pr.add_argument("--hidden", type=int, default=16)
     pr.add_argument("--epochs", type=int, default=8)
     pr.add_argument("--log", help="log file (default: stderr)")
+    av = sub.add_parser("average", help="the mean of the weights of net sets fitted from the same start (seeds)")
+    av.add_argument("--nets", nargs="+", required=True, help="net sets (fit --out files) of the same shapes")
+    av.add_argument("--out", required=True, help="net set to write (without a pruning net: run prune on it)")
+    av.add_argument("--log", help="log file (default: stderr)")
     ex = sub.add_parser("export", help="write a checkpoint's nets as shipped weights + manifest")
     ex.add_argument("--checkpoint", default="training/checkpoints/td.npz")
     ex.add_argument("--out", default="data/nets/standard.npz")
@@ -452,6 +468,8 @@ def main(argv: list[str] | None = None) -> int:
         return _cmd_fit(args)
     if args.cmd == "prune":
         return _cmd_prune(args)
+    if args.cmd == "average":
+        return _cmd_average(args)
     return _cmd_export(args)
 
 
