@@ -178,7 +178,14 @@ def test_pruning_keeps_plied_values_close(engine: Engine) -> None:
     assert engine.nets.prune is not None, "the shipped nets have a pruning net"
     full = Engine(engine.nets, prune=False)
     assert abs(full.evaluate(pos, 1).equity - engine.evaluate(pos, 1).equity) < 0.03
-    assert full.rank_plays(pos, (6, 2), 1)[0].play == engine.rank_plays(pos, (6, 2), 1)[0].play
+    # the play the pruned search picks loses next to nothing by the full search's values (a near tie may
+    # flip: here 24/18 13/11 and 24/16 are 0.001 apart at 1-ply, and pruning moves each value by about that)
+    for dice in ((6, 2), (3, 1), (6, 5), (4, 4)):
+        ranked = full.rank_plays(pos, dice, 1)
+        value = {r.play: r.equity for r in ranked}
+        best = engine.rank_plays(pos, dice, 1)[0]
+        assert value[best.play] > ranked[0].equity - 0.005
+        assert abs(best.equity - value[best.play]) < 0.01  # a pruning net of random weights: 0.05 to 0.09
 
 
 def test_fast_shot_count_matches_reference() -> None:
