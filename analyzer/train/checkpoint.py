@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from analyzer.eval.net import NetSet
+from analyzer.train.optim import PARAMS
 
 
 def load_nets_and_info(path: str | Path, ema: bool = False) -> tuple[NetSet, dict[str, Any]]:
@@ -74,16 +75,15 @@ def average_net_sets(sets: Sequence[NetSet]) -> NetSet:
     """
     if not sets:
         raise ValueError("no net sets to average")
-    first = sets[0]
-    out = first.copy()
+    out = sets[0].copy()
     out.prune = None
     for key, net in out.nets().items():
-        for part in ("w1", "b1", "w2", "b2"):
+        for part in PARAMS:
             arrays = [getattr(s.nets()[key], part) for s in sets]
-            for i, a in enumerate(arrays[1:], start=2):
-                if a.shape != arrays[0].shape:
-                    raise ValueError(f"net set {i}: {key} {part} is {'x'.join(map(str, a.shape))}, "
-                                     f"net set 1's is {'x'.join(map(str, arrays[0].shape))}")
+            shapes = ["x".join(map(str, a.shape)) for a in arrays]
+            for i, shape in enumerate(shapes[1:], start=2):
+                if shape != shapes[0]:
+                    raise ValueError(f"net set {i}: {key} {part} is {shape}, net set 1's is {shapes[0]}")
             mean = np.mean(np.stack(arrays).astype(np.float64), axis=0).astype(np.float32)
             setattr(net, part, np.ascontiguousarray(mean))
     return out
