@@ -43,9 +43,9 @@ from strength import duplicate_games, gnubg_equity, our_equities  # noqa: E402  
 
 def record(nets_path: str, pairs: int, seed: int, out: str) -> dict[str, Any]:
     """Play ``pairs`` duplicate-dice pairs, ``nets_path`` (with the bear-off databases) against gnubg's
-    0-ply, and save every decision of ours with two or more distinct results: the position before
-    it, the roll, the distinct results (each from the opponent's side, as the move generator flips
-    them, in ``results[starts[i]:starts[i + 1]]``) and the game."""
+    0-ply, and save every decision of ours with two or more legal results: the position before it,
+    the roll and the results (the move generator's distinct results, each from the opponent's side
+    as it flips them, in ``results[starts[i]:starts[i + 1]]``)."""
     import gnubg  # type: ignore[import-not-found]
 
     gnubg.command("set evaluation chequerplay evaluation plies 0")
@@ -54,36 +54,22 @@ def record(nets_path: str, pairs: int, seed: int, out: str) -> dict[str, Any]:
     before: list[np.ndarray] = []
     results: list[np.ndarray] = []
     starts = [0]
-    game = [0]
-    games: list[int] = []
     rolls: list[tuple[int, int]] = []
 
     def choose(side: int, pos: Position, d: tuple[int, int], fl: np.ndarray, t: int) -> int:
         if side != 0:
             return int(np.argmax([-gnubg_equity(b) for b in fl]))
-        k = int(np.argmax(-ours(fl)))
-        uniq = np.unique(fl, axis=0)
-        if len(uniq) > 1:
+        if len(fl) > 1:  # legal_results are distinct already
             before.append(np.frombuffer(pos.board, np.int8).copy())
-            results.append(uniq)
-            starts.append(starts[-1] + len(uniq))
-            games.append(game[0])
+            results.append(fl.copy())
+            starts.append(starts[-1] + len(fl))
             rolls.append(d)
-        return k
-
-    # duplicate_games gives no hook at a game's start: count the games by the starting position instead
-    start_board = np.frombuffer(Position.start().board, np.int8)
-
-    def counted(side: int, pos: Position, d: tuple[int, int], fl: np.ndarray, t: int) -> int:
-        if t == 0 and np.array_equal(np.frombuffer(pos.board, np.int8), start_board):
-            game[0] += 1
-        return choose(side, pos, d, fl, t)
+        return int(np.argmax(-ours(fl)))
 
     t0 = time.time()
-    pts = duplicate_games(pairs, seed, counted)
+    pts = duplicate_games(pairs, seed, choose)
     np.savez_compressed(out, before=np.stack(before), results=np.concatenate(results),
-                        starts=np.array(starts, np.int64), games=np.array(games, np.int64),
-                        dice=np.array(rolls, np.int64).reshape(-1, 2),
+                        starts=np.array(starts, np.int64), dice=np.array(rolls, np.int64).reshape(-1, 2),
                         meta=np.array(json.dumps({"nets": nets_path, "pairs": pairs, "seed": seed,
                                                   "games": 2 * pairs, "ppg": float(pts.mean())})))
     return {"decisions": len(before), "results": int(starts[-1]), "games": 2 * pairs,
