@@ -356,6 +356,7 @@ def test_cli_analyze_with_a_stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert "Mahbusa (no cube)" in res.output
 
 
+@pytest.mark.integration
 def test_cli_analyze_dutch_sample_with_the_shipped_engine(tmp_path: Path) -> None:
     res, out = _run_cli(tmp_path, "dutch")
     assert res.exit_code == 0, res.output

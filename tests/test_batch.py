@@ -285,6 +285,7 @@ def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
     assert "no such file" in res.output
 
 
+@pytest.mark.integration
 def test_local_pool_equals_in_process(mixed: Path, tmp_path: Path) -> None:
     run_batch([str(mixed)], tmp_path / "one", options=REPLAY, jobs=1)
     res = run_batch([str(mixed)], tmp_path / "two", options=REPLAY, jobs=2)
@@ -587,6 +588,7 @@ def _batch_cmd(folder: Path, out: Path, *extra: str) -> list[str]:
             "--no-progress", *extra]
 
 
+@pytest.mark.integration
 def test_a_second_run_into_the_same_out_is_refused(tmp_path: Path) -> None:
     """Issue 31, defect 4: a second run started while the first one writes into the same --out
     must not touch the dataset (it used to clear it, write its own and exit 0)."""

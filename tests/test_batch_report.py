@@ -107,6 +107,7 @@ def test_error_rate_in_the_unit_of_analyze(dataset: Path, tmp_path: Path) -> Non
     assert f">{single['error_rate_memg']:.1f}<" in html
 
 
+@pytest.mark.integration
 def test_index_has_the_match_report_style_and_progress_is_reported(dataset: Path, tmp_path: Path) -> None:
     calls: list[tuple[int, int]] = []
     rep = write_batch_report(dataset, tmp_path / "rep", progress=lambda done, total: calls.append((done, total)))

@@ -295,6 +295,7 @@ def test_a_settled_double_leaves_the_later_rounds_to_the_take(engine, monkeypatc
                 dice=(3, 1), match=spec.match, player=spec.on_roll)
 
 
+@pytest.mark.integration
 def test_analysis_with_the_confirmation_pass(engine):
     [m] = read_match_text(MATCH)
     plain = analyze_match(m, engine=engine, ply=0)

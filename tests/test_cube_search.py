@@ -89,8 +89,9 @@ test_kernel_equals_the_python_model_300 = pytest.mark.integration(settings(max_e
     _MODEL_INPUTS(_kernel_equals_the_python_model)))
 
 
-def test_kernel_cube_life_is_cube_life_of() -> None:
-    for p in _positions(150, 3):
+@pytest.mark.parametrize("count", [40, pytest.param(150, marks=pytest.mark.integration)])
+def test_kernel_cube_life_is_cube_life_of(count: int) -> None:
+    for p in _positions(count, 3):
         assert K.cube_life(np.frombuffer(p.board, np.int8)) == cube_life_of(p)
 
 

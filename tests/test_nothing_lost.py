@@ -192,6 +192,7 @@ def _peak_read(path: Path) -> tuple[int, int]:
         tracemalloc.stop()
 
 
+@pytest.mark.integration
 def test_one_huge_match_is_read_game_by_game(tmp_path):
     small = _write(tmp_path / "small.mat", _money_session(1000))  # over the reader's 64 KB chunk
     big = _write(tmp_path / "big.mat", _money_session(6000))

@@ -120,6 +120,7 @@ def _rollout_then_wait(ready: Any) -> None:
     time.sleep(300)
 
 
+@pytest.mark.integration
 def test_kept_workers_end_when_their_process_is_killed() -> None:
     ctx = R.pool_context()
     ready = ctx.Event()
@@ -362,6 +363,7 @@ MATCH_CUBE_PLAY = {"trials": 72, "truncate": 8, "cube_play": True, "seed": 11,
                    "match": MatchState(length=7, score=(2, 4)), "met": KXG}
 
 
+@pytest.mark.integration
 def test_match_cube_play_rollout_values_and_seed(engine: Engine) -> None:
     kw = MATCH_CUBE_PLAY
     a = _rollout_kw(engine, RACE_8PCT, workers=1, **kw)
@@ -415,8 +417,8 @@ def test_match_cube_never_turned_at_dmp(engine: Engine) -> None:
     assert np.allclose(cf, out[:, :3].sum(axis=1), rtol=0, atol=1e-6)
 
 
-@pytest.mark.parametrize("state", [DMP, pytest.param(MatchState(length=7, score=(6, 3), crawford=True),
-                                                    marks=pytest.mark.integration, id="crawford")])
+@pytest.mark.integration
+@pytest.mark.parametrize("state", [DMP, pytest.param(MatchState(length=7, score=(6, 3), crawford=True), id="crawford")])
 def test_dead_cube_rollout_is_the_cubeless_rollout_within_its_ci(engine: Engine, state: MatchState) -> None:
     kw = {"trials": 72, "truncate": 10, "seed": 2, "workers": 1, "match": state, "met": KXG}
     played = _rollout_kw(engine, START, cube_play=True, **kw)

@@ -290,6 +290,7 @@ def test_compiled_duel_is_duplicate_and_scores_both_sides() -> None:
     assert pts.mean() > 1.0 and set(outs.tolist()) <= {0, 1, 2, 3}
 
 
+@pytest.mark.integration
 def test_latin_rollout_stratifies_both_first_rolls_and_is_a_reordering_of_the_full_one() -> None:
     from analyzer.eval.variants.play import GameBuffers, net_rollout, play_seeded
     from analyzer.train.td import game_seed

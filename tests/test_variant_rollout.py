@@ -135,6 +135,7 @@ def test_bad_requests_are_refused():
         rollout(eng, Position.start("dutch"), RolloutSettings(workers=1), dice=(6, 5), plays=["24/1"])
 
 
+@pytest.mark.integration
 def test_plays_named_by_text_are_the_plays_named_with_their_results():
     eng = engine_for("dutch")
     pos = Position.start("dutch")
