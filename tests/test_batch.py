@@ -498,6 +498,7 @@ def test_game_phase_bar_is_contact() -> None:
     assert key_phase("nonsense") == "unknown"
 
 
+@pytest.mark.integration
 def test_key_phase_reads_the_keys_counts_as_position_phase() -> None:
     # key_phase reads the checker counts of the key without building the position; along random
     # games of every variant (pins in Mahbusa, the reserve in Dutch, both sides on roll) it gives

@@ -449,6 +449,7 @@ def test_one_sided_race_is_close_to_exact_two_sided(os_db: B.OneSidedDB, ts_db: 
 
 
 # ------------------------------------------------------------------ storage
+@pytest.mark.integration
 def test_build_progress_cache_and_reload(tmp_path: os.PathLike[str], os_db: B.OneSidedDB) -> None:
     seen: list[tuple[str, float]] = []
     db = B.BearoffDB.one_sided(tmp_path, progress=lambda s, f: seen.append((s, f)))

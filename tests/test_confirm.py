@@ -234,6 +234,7 @@ def test_a_loss_has_the_standard_error_of_its_paired_trials(engine):
     assert how.loss_se != pytest.approx(math.hypot(cs[rival].equity_se, cs[played].equity_se))
 
 
+@pytest.mark.integration
 def test_a_cube_decision_is_confirmed_by_cube_games_played_out(engine):
     """The cube games of a played-out rollout with cube play stand for No double and Double/take."""
     from analyzer.analysis.confirm import _SEED_STEP
@@ -257,6 +258,7 @@ def test_a_cube_decision_is_confirmed_by_cube_games_played_out(engine):
     assert cd.action == r.cube.action and cd.dp == 1.0
 
 
+@pytest.mark.integration
 def test_a_settled_double_leaves_the_later_rounds_to_the_take(engine, monkeypatch):
     """Once the doubler's class is settled and the take's is not, the later rounds play the
     Double/take games alone (``take_only``): the same games as when both are played (every start

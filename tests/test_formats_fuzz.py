@@ -37,6 +37,7 @@ def test_mutant_keeps_the_invariants(fuzz: ModuleType, seed: int, tmp_path: Path
     assert not out.failures, "\n".join(map(str, out.failures))
 
 
+@pytest.mark.integration
 def test_batch_of_mutants_keeps_the_invariants(fuzz: ModuleType, tmp_path: Path) -> None:
     sources = fuzz.corpus_sources()
     mutants = [fuzz.make_mutant(s, sources) for s in BATCH_SEEDS]

@@ -497,6 +497,7 @@ def test_charts_drawn_once_give_the_same_report(sample: SampleAnalysis, report: 
     assert without.count("<svg") < report.count("<svg")
 
 
+@pytest.mark.integration
 def test_compiled_templates_are_kept_and_give_the_same_report(sample: SampleAnalysis, tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     from analyzer.render import html

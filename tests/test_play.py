@@ -405,6 +405,7 @@ def _current(path: Path, tmp: Path) -> PlaySession:
     return PlaySession.resume(copy)
 
 
+@pytest.mark.integration
 def test_cli_in_a_pseudo_terminal(tmp_path: Path) -> None:
     path = tmp_path / "pty.mat"
     c = _spawn(["--variant", "mahbusa", "--length", "1", "--level", "beginner", "--seed", "5",

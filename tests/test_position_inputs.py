@@ -276,6 +276,7 @@ _BATCH_LINES = [  # (line, whether it is a good request)
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(_BATCH_LINES), max_size=8), st.booleans())
+@pytest.mark.integration
 def test_batch_output_pairs_with_input_lines(lines: list[tuple[bytes, bool]], final_newline: bool) -> None:
     data = b"\n".join(raw for raw, _ in lines) + (b"\n" if final_newline else b"")
     res = runner.invoke(app, ["moves", "--batch", "-"], input=data)

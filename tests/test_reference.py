@@ -39,7 +39,9 @@ def positions(rules: Variant, seed: int, count: int) -> list[Position]:
     return out
 
 
-@pytest.mark.parametrize("rules", RULESETS, ids=repr)
+# the default rules of each game in the default tier, their options in the integration tier
+@pytest.mark.parametrize("rules", [r if r.options == type(r)().options
+                                   else pytest.param(r, marks=pytest.mark.integration) for r in RULESETS], ids=repr)
 def test_reference_equals_kernel(rules: Variant) -> None:
     for pos in positions(rules, seed=7, count=40):
         for r in ALL_21:

@@ -191,6 +191,7 @@ def test_hint_needs_a_roll() -> None:
     assert res.exit_code == 2 and "--dice" in res.stderr and "Traceback" not in res.output
 
 
+@pytest.mark.integration
 def test_variant_summary_has_no_backgammon_rating_names(tmp_path: Path) -> None:
     res = run(80, "analyze", str(DUTCH), "--ply", "0", "--out", str(tmp_path / "d"), "--no-html", "--no-confirm")
     assert res.exit_code == 0, res.output

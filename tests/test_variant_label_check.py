@@ -15,6 +15,7 @@ from analyzer.eval.variants.model import POINTS, VariantNet, variant_code
 from analyzer.train.dataset import VariantTargetBuilder, VariantTargetsConfig
 
 
+@pytest.mark.integration
 def test_label_check_figures_and_breakdown(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                            experiment_script: Callable[[str], ModuleType]) -> None:
     script = experiment_script("variant_label_check")
@@ -59,6 +60,7 @@ def test_label_check_refuses_files_without_rollout_labels(tmp_path: Path,
         script.main(["--variant", "dutch", "--data", str(tmp_path / "ply.npz"), "--nets", str(teacher)])
 
 
+@pytest.mark.integration
 def test_label_check_holdout_keeps_only_the_held_out_games(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                             experiment_script: Callable[[str], ModuleType]) -> None:
     script = experiment_script("variant_label_check")
