@@ -715,3 +715,59 @@ def test_workers_sharing_the_cores_run_one_engine_thread_each() -> None:
     # the cap never changes a number: a batched 1-ply evaluation split over threads or not
     boards = Standard().legal_results(Position.start(), (3, 1))  # 16 boards: split over threads at 1-ply
     assert np.array_equal(Engine(threads=1).evaluate_boards(boards, 1), Engine().evaluate_boards(boards, 1))
+
+
+# ---------------------------------------------------------------------- issue 55, defect 1: --out of the user
+def _users_folder(folder: Path) -> dict[Path, bytes]:
+    """A folder of the user's own files under the names a dataset uses."""
+    files = {folder / "units" / "notes.json": b'{"mine": 1}\n', folder / "decisions" / "q1.parquet": b"PAR1 mine",
+             folder / "manifest.json": b'{"project": "mine"}\n', folder / "matches.csv": b"a,b\n1,2\n",
+             folder / "thesis.txt": b"years of work\n"}
+    for path, data in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return files
+
+
+@pytest.mark.parametrize("resume", [False, True])
+def test_out_folder_of_other_files_is_refused(tmp_path: Path, resume: bool) -> None:
+    folder = tmp_path / "in"
+    _copy(GALAXY[:1], folder)
+    mine = _users_folder(tmp_path / "mine")
+    args = ["batch", str(folder), "--out", str(tmp_path / "mine"), "--replay-only", "--jobs", "1", "--no-progress"]
+    res = CliRunner().invoke(app, args + (["--resume"] if resume else []))
+    assert res.exit_code == 2, res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {tmp_path / 'mine'}: ") and "not a bgreview" in lines[0]
+    assert {p: p.read_bytes() for p in mine} == mine
+    assert sorted(p.name for p in (tmp_path / "mine").iterdir()) == sorted(
+        ["units", "decisions", "manifest.json", "matches.csv", "thesis.txt"])  # no lock, no mark left in it
+
+
+def test_new_or_empty_folder_is_taken_and_marked(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    _copy(GALAXY[:1], folder)
+    (tmp_path / "empty").mkdir()
+    for out in (tmp_path / "empty", tmp_path / "new" / "deeper"):
+        res = run_batch([str(folder)], out, options=REPLAY, jobs=1)
+        assert res.ok and (out / ".bgreview-dataset").is_file()
+        again = run_batch([str(folder)], out, options=REPLAY, jobs=1)  # a dataset: a fresh run replaces it
+        assert again.ok and again.written == res.written
+
+
+def test_dataset_from_before_the_mark_resumes(tmp_path: Path) -> None:
+    """A dataset written before the mark existed is recognised by its manifest and its file names, resumed and
+    marked; the same with one file of the user's in it is refused."""
+    folder = tmp_path / "in"
+    _copy(GALAXY[:2], folder)
+    out = tmp_path / "out"
+    first = run_batch([str(folder)], out, options=REPLAY, jobs=1)
+    (out / ".bgreview-dataset").unlink()
+    again = run_batch([], out, options=REPLAY, jobs=1, resume=True)
+    assert again.files_skipped == again.files == 2 and again.matches == first.matches
+    assert (out / ".bgreview-dataset").is_file()
+    (out / ".bgreview-dataset").unlink()
+    (out / "thesis.txt").write_text("mine")
+    with pytest.raises(OSError, match="not a bgreview batch dataset"):
+        run_batch([str(folder)], out, options=REPLAY, jobs=1)
+    assert len(list((out / DECISIONS_DIR).iterdir())) == first.matches

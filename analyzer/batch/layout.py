@@ -9,6 +9,8 @@ A dataset folder holds:
 * ``matches.parquet``, ``players.parquet``, ``errors.parquet`` (and ``.csv`` copies) — rebuilt
   from the parts at the end of every run;
 * ``manifest.json`` — inputs, options, engine version, seed and per-unit status;
+* ``.bgreview-dataset`` — the mark of a folder bgreview made into a dataset: a run writes (and, without
+  ``--resume``, clears) only a new or empty folder or one that holds this mark (:func:`check_dataset_folder`);
 * ``.bgreview-batch.lock`` — the lock a run holds while it writes into the folder (an OS lock,
   released by the kernel when the holder dies), and ``.bgreview-batch.holder`` — the pid, host
   and start time of the run that holds it (read only to name it in the refusal of a second run).
@@ -35,7 +37,10 @@ from typing import Any
 
 import polars as pl
 
+from analyzer.core.files import OutputError, atomic_write, atomic_write_with
+
 __all__ = [
+    "DATASET_MARK",
     "DECISIONS_DIR",
     "ERRORS_TABLE",
     "HOLDER_FILE",
@@ -48,11 +53,13 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_json",
     "atomic_write_parquet",
+    "check_dataset_folder",
     "part_name",
     "read_json",
     "read_part_meta",
     "remove_temporaries",
     "unit_id",
+    "write_dataset_mark",
 ]
 
 DECISIONS_DIR = "decisions"
@@ -64,6 +71,7 @@ ERRORS_TABLE = "errors"
 META_KEY = "bgreview"
 LOCK_FILE = ".bgreview-batch.lock"
 HOLDER_FILE = ".bgreview-batch.holder"
+DATASET_MARK = ".bgreview-dataset"
 TMP_SUFFIX = ".tmp"
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -83,18 +91,10 @@ def part_name(unit: str, match_index: int) -> str:
     return f"{unit}.m{match_index:05d}.parquet"
 
 
-def _tmp_name(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{os.getpid()}{TMP_SUFFIX}")
-
-
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file and a rename (flushed to disk first)."""
-    tmp = _tmp_name(path)
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    """Write ``data`` to ``path`` via a temporary file and a rename (flushed to disk first); raises
+    :class:`~analyzer.core.files.OutputError` naming ``path``."""
+    atomic_write(path, data)
 
 
 def atomic_write_json(path: Path, obj: Any) -> None:
@@ -105,12 +105,60 @@ def atomic_write_json(path: Path, obj: Any) -> None:
 
 def atomic_write_parquet(path: Path, frame: pl.DataFrame, meta: dict[str, Any] | None = None) -> None:
     """Write ``frame`` to ``path`` atomically, with ``meta`` as JSON under :data:`META_KEY`."""
-    tmp = _tmp_name(path)
     extra = {META_KEY: json.dumps(meta, ensure_ascii=False, allow_nan=False)} if meta is not None else None
-    frame.write_parquet(tmp, metadata=extra)
-    with open(tmp, "rb") as fh:
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    atomic_write_with(path, lambda tmp: frame.write_parquet(tmp, metadata=extra))
+
+
+_OWN_FILES = frozenset({DECISIONS_DIR, UNITS_DIR, MANIFEST, LOCK_FILE, HOLDER_FILE, DATASET_MARK,
+                        *(f"{t}{ext}" for t in (MATCHES_TABLE, PLAYERS_TABLE, ERRORS_TABLE)
+                          for ext in (".parquet", ".csv"))})
+"""Every name a run writes at the top of a dataset folder."""
+
+
+def _written_by_batch(names: list[str], folder: Path) -> bool:
+    """Whether a folder without the mark is a dataset of a bgreview from before the mark: every entry is a
+    name a run writes, and ``manifest.json`` says ``"tool": "bgreview batch"``."""
+    if any(n not in _OWN_FILES and not (n.startswith(".") and n.endswith(TMP_SUFFIX)) for n in names):
+        return False
+    manifest = read_json(folder / MANIFEST)
+    return manifest is not None and manifest.get("tool") == "bgreview batch"
+
+
+def check_dataset_folder(folder: Path) -> bool:
+    """Whether a run may write into ``folder``: ``False`` when it does not exist yet; ``True`` when it holds
+    the mark of a dataset (:data:`DATASET_MARK`), is empty (or holds only a lock another run left), or is a
+    dataset written before the mark existed (its manifest is a batch's and every entry is a name a batch
+    writes). Anything else raises :class:`~analyzer.core.files.OutputError`: a run clears the dataset files
+    of the folder it writes into, and a folder of the user's own files is not cleared.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = Path(tmp, "units").mkdir()
+    ...     check_dataset_folder(Path(tmp))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    analyzer.core.files.OutputError: ...: holds files and is not a bgreview batch dataset ...
+    """
+    try:
+        names = sorted(p.name for p in folder.iterdir())
+    except FileNotFoundError:
+        return False
+    except NotADirectoryError:
+        raise OutputError("exists and is not a folder", file=folder) from None
+    except OSError as e:
+        raise OutputError(e.strerror or "cannot read the folder", file=folder) from None
+    if DATASET_MARK in names or set(names) <= {LOCK_FILE, HOLDER_FILE} or _written_by_batch(names, folder):
+        return True
+    raise OutputError(f"holds files and is not a bgreview batch dataset (no {DATASET_MARK} in it); a run clears "
+                      "the dataset files of its --out: choose a new or empty folder", file=folder)
+
+
+def write_dataset_mark(folder: Path) -> None:
+    """Mark ``folder`` as a dataset bgreview writes (see :func:`check_dataset_folder`)."""
+    mark = folder / DATASET_MARK
+    if not mark.is_file():
+        from analyzer import __version__
+
+        atomic_write_json(mark, {"tool": "bgreview batch", "version": __version__})
 
 
 def read_part_meta(path: Path) -> dict[str, Any] | None:

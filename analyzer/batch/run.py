@@ -8,7 +8,9 @@ folder (with Dask that folder must be reachable from the workers under the same 
 
 ``resume=True`` continues an interrupted run in the same folder: units whose marker is in place
 for the same input version are skipped, and inside an unfinished unit every match whose part file
-is in place is skipped. Without ``resume`` the dataset files of an earlier run are removed first.
+is in place is skipped. Without ``resume`` the dataset files of an earlier run are removed first. A run
+writes only into a new or empty folder or a dataset (marked by ``.bgreview-dataset``; a dataset from before
+the mark is recognised by its manifest and its file names): a folder of other files is refused.
 
 One run at a time writes into a dataset folder: a run holds an OS lock on
 ``<out>/.bgreview-batch.lock`` (with Dask, the client process holds it) and a second run into the
@@ -56,8 +58,10 @@ from .layout import (
     PLAYERS_TABLE,
     UNITS_DIR,
     atomic_write_json,
+    check_dataset_folder,
     read_json,
     remove_temporaries,
+    write_dataset_mark,
 )
 from .tables import Tables, rebuild_tables, write_tables
 from .units import (
@@ -344,8 +348,9 @@ def run_batch(paths: Sequence[str], out_dir: str | os.PathLike[str] = DEFAULT_OU
     folder ``out_dir`` (see the module docstring). ``jobs`` defaults to the number of cores.
 
     Raises :class:`BatchError` when a resume would mix options, there is nothing to do or another
-    run is writing into ``out_dir``, and :class:`~analyzer.core.errors.InputError` for a path that
-    names nothing.
+    run is writing into ``out_dir``, :class:`~analyzer.core.files.OutputError` when ``out_dir`` is a folder
+    of other files (not a dataset; see :func:`~analyzer.batch.layout.check_dataset_folder`) or cannot be
+    written, and :class:`~analyzer.core.errors.InputError` for a path that names nothing.
     """
     t0 = time.perf_counter()
     if scheduler:
@@ -356,6 +361,7 @@ def run_batch(paths: Sequence[str], out_dir: str | os.PathLike[str] = DEFAULT_OU
         raise BatchError("no inputs given (and no earlier run to resume)")
     if given == []:
         raise BatchError("no match files found in the inputs")
+    check_dataset_folder(out)  # before the lock file is made in it
     with _exclusive(out):
         return _run_locked(given, out, options or BatchOptions(), jobs, scheduler, resume, progress, t0)
 
@@ -372,6 +378,8 @@ def _run_locked(given: list[str] | None, out: Path, opts: BatchOptions, jobs: in
     if not inputs:
         raise BatchError("no match files found in the inputs")
     units = list({u.unit: u for u in map(make_unit, inputs)}.values())  # a file named twice is one unit
+    check_dataset_folder(out)  # again, under the lock: nothing of the user's is cleared
+    write_dataset_mark(out)
     if not resume:
         _clear(out)
     prepare_folders(out)
