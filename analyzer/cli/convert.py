@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Iterator
 from enum import StrEnum
@@ -40,46 +41,52 @@ def convert(
     import os
 
     from analyzer.analysis.normalise import normalised_games
+    from analyzer.core.files import OutputError, refuse_same_file
     from analyzer.formats import stream_any
     from analyzer.formats.mat_writer import mat_chunks
     from analyzer.formats.sgf_writer import sgf_chunks
 
     if not os.path.isfile(file):
         fail(f"{file}: no such file")
+    if output:
+        try:
+            refuse_same_file(output, file)
+        except OutputError as e:
+            fail(str(e))
     chunks = mat_chunks if to is TargetFormat.mat else sgf_chunks
     errors: list[InputError] = []
     handle: IO[str] | None = None
     read_games = 0
     try:
-        for match in stream_any(file):  # one game at a time: a huge match stays small
-            found: list[InputError] = []
-            seen = [0]
+        with contextlib.ExitStack() as stack:  # the output goes in place at its end, or not at all
+            for match in stream_any(file):  # one game at a time: a huge match stays small
+                found: list[InputError] = []
+                seen = [0]
 
-            def good(match: MatchStream = match, found: list[InputError] = found,
-                     seen: list[int] = seen) -> Iterator[GameRecord]:
-                for item in normalised_games(match.header, match.games):
-                    seen[0] += 1
-                    if isinstance(item, InputError):
-                        found.append(item)
-                    else:
-                        yield item
+                def good(match: MatchStream = match, found: list[InputError] = found,
+                         seen: list[int] = seen) -> Iterator[GameRecord]:
+                    for item in normalised_games(match.header, match.games):
+                        seen[0] += 1
+                        if isinstance(item, InputError):
+                            found.append(item)
+                        else:
+                            yield item
 
-            games = good()
-            first = next(games, None)
-            if first is not None:
-                if handle is None:
-                    handle = _open(output)
-                elif to is TargetFormat.mat:
-                    handle.write("\n")
-                for piece in chunks(match.header, itertools.chain([first], games)):
-                    handle.write(piece)
-            read_games += seen[0]
-            errors.extend(sorted([*match.errors, *found], key=lambda e: e.line or 0))
-    except OSError as e:
+                games = good()
+                first = next(games, None)
+                if first is not None:
+                    if handle is None:
+                        handle = _open(output, stack)
+                    elif to is TargetFormat.mat:
+                        handle.write("\n")
+                    for piece in chunks(match.header, itertools.chain([first], games)):
+                        handle.write(piece)
+                read_games += seen[0]
+                errors.extend(sorted([*match.errors, *found], key=lambda e: e.line or 0))
+    except OSError as e:  # reading, or writing the output (then left as it was)
         fail(f"{e.filename or file}: {e.strerror or e}")
-    finally:
-        if output and handle is not None:
-            handle.close()
+    except InputError as e:  # a game the output format cannot hold (a name with a line break, ...)
+        fail(str(e))
     if not read_games:
         fail(str(errors[0]) if errors else f"{file}: no match in the file")
     for problem in errors:
@@ -88,10 +95,11 @@ def convert(
         raise typer.Exit(1)
 
 
-def _open(output: str | None) -> IO[str]:
+def _open(output: str | None, stack: contextlib.ExitStack) -> IO[str]:
+    """stdout, or a temporary file beside ``output`` renamed onto it once all is written (a device or a pipe
+    is written into)."""
     if not output:
         return sys.stdout
-    try:
-        return open(output, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
-    except OSError as e:
-        fail(f"{output}: {e.strerror}")
+    from analyzer.core.files import atomic_writer
+
+    return stack.enter_context(atomic_writer(output, special_ok=True))

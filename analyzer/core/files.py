@@ -36,7 +36,7 @@ import secrets
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from analyzer.core.errors import AnalyzerError, printable
 
@@ -168,37 +168,72 @@ def atomic_write_with(path: StrPath, write: Callable[[Path], object], *, inside:
     return target
 
 
+class _Handle:
+    """A text handle whose write errors name the file the caller asked for (not the temporary one)."""
+
+    def __init__(self, fh: IO[str], target: Path) -> None:
+        self._fh = fh
+        self._target = target
+
+    def write(self, text: str) -> int:
+        try:
+            return self._fh.write(text)
+        except OSError as e:
+            raise output_error(e, self._target) from None
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._fh, name)
+
+
 @contextlib.contextmanager
-def atomic_writer(path: StrPath, *, inside: StrPath | None = None, special_ok: bool = False,
-                  binary: bool = False) -> Iterator[IO[str]]:
+def atomic_writer(path: StrPath, *, inside: StrPath | None = None, special_ok: bool = False) -> Iterator[IO[str]]:
     """A text handle (UTF-8, ``\\n`` line ends) on a temporary file beside ``path``, renamed onto ``path``
-    when the block ends without an exception (removed when it raises). For writers that stream.
-    Raises :class:`OutputError` naming ``path`` when the file cannot be written."""
+    when the block ends without an exception (removed, and the exception passed on, when it raises). For
+    writers that stream. Its write errors, and those of the rename, raise :class:`OutputError` naming
+    ``path``.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     try:
+    ...         with atomic_writer(Path(tmp, "c.txt")) as fh:
+    ...             _ = fh.write("half")
+    ...             raise KeyboardInterrupt
+    ...     except KeyboardInterrupt:
+    ...         pass
+    ...     sorted(Path(tmp).iterdir())
+    []
+    """
     target = Path(path)
     if inside is not None:
         check_inside(inside, target)
-    if special_ok and _special(target):
-        try:
-            with open(target, "w", encoding="utf-8", newline="\n") as fh:
-                yield fh
-        except OSError as e:
-            raise output_error(e, target) from None
-        return
-    _check_target(target)
-    tmp = temporary_name(target)
-    done = False
+    special = special_ok and _special(target)
+    if not special:
+        _check_target(target)
+    tmp = target if special else temporary_name(target)
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
-        with open(fd, "w", encoding="utf-8", newline="\n") as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-        done = True
+        opened: str | int = (os.fspath(target) if special
+                             else os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                                          0o666))
+        fh = open(opened, "w", encoding="utf-8", newline="\n")  # noqa: SIM115 (closed below)
     except OSError as e:
         raise output_error(e, target) from None
+    done = False
+    try:
+        yield cast(IO[str], _Handle(fh, target))
+        try:
+            fh.flush()
+            if not special:
+                os.fsync(fh.fileno())
+            fh.close()
+            if not special:
+                os.replace(tmp, target)
+        except OSError as e:
+            raise output_error(e, target) from None
+        done = True
     finally:
-        if not done:
+        with contextlib.suppress(OSError):
+            fh.close()
+        if not done and not special:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
 
