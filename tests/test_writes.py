@@ -117,3 +117,183 @@ def test_check_inside_and_safe_stem(tmp_path: Path) -> None:
         stem = safe_stem(name)
         assert stem not in ("", ".", "..") and "/" not in stem and not stem.startswith((".", "-"))
         assert (out / stem).resolve().parent == out.resolve()
+
+
+# ------------------------------------------------------------------ analyze: defects 4, 5, 10, 13, 15
+TINY = """ 3 point match
+
+ Game 1
+ ann : 0                        bob : 0
+  1) 31: 8/5 6/5                 64: 24/18 13/9
+  2)  Doubles => 2                Drops
+      Wins 1 point
+"""
+FAST = ("--ply", "0", "--no-confirm", "--no-progress")
+
+
+def _mount(*args: str) -> bool:
+    import subprocess
+
+    return subprocess.run(["mount", *args], capture_output=True, check=False).returncode == 0
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Path:
+    """A 64 KiB tmpfs (skipped where this process may not mount one: not root, a container, CI)."""
+    where = tmp_path / "disk"
+    where.mkdir()
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0 and _mount("-t", "tmpfs", "-o", "size=64k", "tmpfs",
+                                                                      str(where))):
+        pytest.skip("cannot mount a small tmpfs here")
+    yield where
+    _mount_off(where)
+
+
+def _mount_off(where: Path) -> None:
+    import subprocess
+
+    subprocess.run(["umount", "-l", str(where)], capture_output=True, check=False)
+
+
+@pytest.fixture
+def read_only(tmp_path: Path) -> Path:
+    """A folder nobody may write into: a read-only bind mount as root, a mode 0555 folder otherwise
+    (skipped when neither holds)."""
+    where = tmp_path / "ro"
+    where.mkdir()
+    mounted = False
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        mounted = _mount("--bind", str(where), str(where)) and _mount("-o", "remount,ro,bind", str(where))
+    else:
+        where.chmod(0o555)
+    try:
+        (where / "probe").write_text("x")
+    except OSError:
+        yield where
+    else:
+        pytest.skip("cannot make a read-only folder here")
+    finally:
+        if mounted:
+            _mount_off(where)
+        where.chmod(0o755)
+
+
+def _tiny(folder: Path, name: str = "tiny.mat", matches: int = 1) -> Path:
+    path = folder / name
+    path.write_text("\n".join([TINY] * matches))
+    return path
+
+
+def test_a_match_file_named_dots_stays_in_the_output_folder(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Defect 4: ``...mat`` (stem ``..``) put the review in the parent of ``--out`` or in the current folder."""
+    src = _tiny(tmp_path, "...mat", matches=2)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    code, _, err = run("analyze", str(src), "--out", "o", *FAST)
+    assert code == 0, err
+    assert sorted(p.name for p in work.iterdir()) == ["o"]
+    assert sorted(p.name for p in (work / "o").iterdir()) == ["match", "match-2"]
+    assert (work / "o" / "match" / "report.html").is_file()
+    code, _, err = run("analyze", str(src), *FAST)  # the default folder: reports/<stem>
+    assert code == 0, err
+    assert sorted(p.name for p in work.iterdir()) == ["o", "reports"]
+    assert sorted(p.name for p in (work / "reports").iterdir()) == ["match", "match-2"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["...mat", "work"]
+
+
+def test_analyze_replaces_a_planted_link_and_keeps_its_target(tmp_path: Path) -> None:
+    """Defect 5: a symbolic link planted in ``--out`` was written through."""
+    out = tmp_path / "o"
+    out.mkdir()
+    victims = {}
+    for name in ("report.html", "summary.json", "decisions.csv", "decisions.parquet", "luck.svg"):
+        victim = tmp_path / f"victim-{name}"
+        victim.write_text("precious")
+        (out / name).symlink_to(victim)
+        victims[name] = victim
+    code, _, err = run("analyze", str(_tiny(tmp_path)), "--out", str(out), *FAST)
+    assert code == 0, err
+    for name, victim in victims.items():
+        assert victim.read_text() == "precious", name
+        assert not (out / name).is_symlink() and (out / name).stat().st_size > 100
+    assert leftovers(tmp_path) == []
+
+
+def test_analyze_out_is_a_file(tmp_path: Path) -> None:
+    """Defect 10: ``--out`` an existing file gave an OSError traceback, exit 1."""
+    there = tmp_path / "a-file"
+    there.write_text("mine")
+    code, _, err = run("analyze", str(_tiny(tmp_path)), "--out", str(there), *FAST)
+    assert code == 2
+    one_error(err, there)
+    assert there.read_text() == "mine"
+
+
+def test_analyze_into_a_read_only_folder(tmp_path: Path, read_only: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Defect 10: a read-only ``--out`` (or current folder, for the default ``reports/``): one line, exit 2."""
+    src = _tiny(tmp_path)
+    code, _, err = run("analyze", str(src), "--out", str(read_only / "o"), *FAST)
+    assert code == 2
+    one_error(err, read_only / "o")
+    monkeypatch.chdir(read_only)
+    code, _, err = run("analyze", str(src), *FAST)
+    assert code == 2
+    one_error(err, Path("reports") / "tiny")
+
+
+def _complete(folder: Path) -> None:
+    """Every file in ``folder`` is whole: no temporary file, nothing empty or cut."""
+    import json
+
+    import polars as pl
+
+    assert leftovers(folder) == []
+    for p in folder.iterdir():
+        data = p.read_bytes()
+        assert data, p
+        if p.suffix == ".parquet":
+            pl.read_parquet(p)
+        elif p.suffix == ".json":
+            json.loads(data)
+        elif p.suffix in (".svg", ".html"):
+            assert data.rstrip().endswith((b"</svg>", b"</html>")), p
+        elif p.suffix == ".png":
+            assert data.endswith(b"IEND\xaeB`\x82"), p
+
+
+def test_analyze_onto_a_full_disk(tmp_path: Path, small_disk: Path) -> None:
+    """Defect 13: a nearly full disk gave exit 0, an empty report.html and a cut luck.svg."""
+    code, _, err = run("analyze", str(_tiny(tmp_path)), "--out", str(small_disk / "o"), *FAST)
+    assert code == 2
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert len(lines) == 1 and "Traceback" not in err
+    assert lines[0].startswith(f"error: {small_disk / 'o'}/") and lines[0].endswith(": No space left on device")
+    _complete(small_disk / "o")
+
+
+def test_analyze_sgf_onto_a_full_disk_keeps_the_old_file(tmp_path: Path, small_disk: Path) -> None:
+    """Defect 13: a failed ``--sgf`` left a cut file."""
+    target = small_disk / "review.sgf"
+    target.write_text("old review\n")
+    (small_disk / "filler").write_bytes(b"\0" * (60 * 1024 - 100))
+    code, _, err = run("analyze", str(SAMPLE), "--out", str(tmp_path / "o"), "--no-html", "--sgf", str(target),
+                       *FAST)
+    assert code == 2
+    assert "No space left" in one_error(err, target)
+    assert target.read_text() == "old review\n"
+    assert leftovers(small_disk) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_analyze_sgf_failures_are_one_line(tmp_path: Path) -> None:
+    src = _tiny(tmp_path)
+    code, _, err = run("analyze", str(src), "--out", str(tmp_path / "o"), "--no-html", "--sgf", "/dev/full", *FAST)
+    assert code == 2
+    one_error(err, "/dev/full")
+    code, _, err = run("analyze", str(src), "--out", str(tmp_path / "o"), "--no-html", "--sgf", str(src), *FAST)
+    assert code == 2
+    assert "is the input file" in one_error(err, src)
+    assert src.read_text() == TINY

@@ -218,8 +218,10 @@ def write_analysis_sgf(items: Iterable[tuple[MatchRecord, Iterable[Row]]], out: 
     >>> buf.getvalue().splitlines()[1]
     ';W[31hefe];B[64aglp])'
     """
-    if isinstance(out, (str, os.PathLike)):
-        with open(out, "w", encoding="utf-8", newline="\n") as fh:
+    if isinstance(out, (str, os.PathLike)):  # whole or not at all (OutputError naming the file)
+        from analyzer.core.files import atomic_writer
+
+        with atomic_writer(out, special_ok=True) as fh:
             return write_analysis_sgf(items, fh, engine=engine, ply=ply, met=met)
     written = annotated = 0
     for record, rows in items:

@@ -49,7 +49,8 @@ def _needs_standard(record: Any) -> bool:
 
 def _extra_writers(analysis: MatchAnalysis, out_dir: Path, warn: Any) -> list[Path]:
     """Charts and the HTML report (each chart drawn once, for its files and the report). A renderer that
-    fails is reported and the files already written (the decision tables, the summary) are kept."""
+    fails is reported and the files already written (the decision tables, the summary) are kept; a file that
+    cannot be written (an ``OSError``: a full disk, a read-only folder) is an error, passed on."""
     from analyzer.render.charts import render_charts, write_charts
     from analyzer.render.html import write_html_report
 
@@ -59,10 +60,14 @@ def _extra_writers(analysis: MatchAnalysis, out_dir: Path, warn: Any) -> list[Pa
         rendered = render_charts(analysis)
         written.extend(write_charts(analysis, out_dir, rendered=rendered))
         svgs = {name: files["svg"].decode("utf-8") for name, files in rendered.items()}
+    except OSError:
+        raise
     except Exception as e:  # the charts must not lose the tables already written
         warn(f"warning: the charts failed: {type(e).__name__}: {e}")
     try:
         written.append(write_html_report(analysis, out_dir, chart_svgs=svgs, charts=svgs is not None))
+    except OSError:
+        raise
     except Exception as e:  # nor the report
         warn(f"warning: the HTML report failed: {type(e).__name__}: {e}")
     return written
@@ -148,6 +153,7 @@ def analyze(
         analyze_match,
     )
     from analyzer.analysis.thresholds import load_thresholds
+    from analyzer.core.files import check_inside
     from analyzer.formats import read_any
     from analyzer.render.tables import default_out_dir, write_tables
     from analyzer.render.terminal import analysis_view, print_view, written_text
@@ -161,6 +167,13 @@ def analyze(
     check_ply(ply)
     if sgf is not None and not sgf.parent.is_dir():
         fail(f"{sgf}: no such directory to write the SGF in")
+    if sgf is not None:
+        from analyzer.core.files import refuse_same_file
+
+        try:
+            refuse_same_file(sgf, file)
+        except OSError as e:
+            fail(str(e))
     confirming: ConfirmSettings | None = None
     if confirm and not rollout:
         try:
@@ -222,10 +235,15 @@ def analyze(
             err.print(f"error: {msg}", markup=False, highlight=False, soft_wrap=True)
         target = out if out is not None and len(records) == 1 else (
             out / default_out_dir(record.source, i).name if out is not None else default_out_dir(record.source, i))
-        written = write_tables(analysis, target)
-        if html:
-            written += _extra_writers(analysis, target,
-                                      lambda m: err.print(m, markup=False, highlight=False, soft_wrap=True))
+        try:  # a file that cannot be written: one line naming it, exit 2 (each file is whole or not there)
+            if target is not out:  # a folder named after the file (its stem made safe) inside the output folder
+                check_inside(out if out is not None else Path("reports"), target)
+            written = write_tables(analysis, target)
+            if html:
+                written += _extra_writers(analysis, target,
+                                          lambda m: err.print(m, markup=False, highlight=False, soft_wrap=True))
+        except OSError as e:
+            fail(f"{e.filename or target}: {e.strerror or e}")
         summaries.append({**analysis.summary.as_dict(), "files": [str(p) for p in written]})
         views.append((analysis, written))
         if sgf is not None:  # the rows as dicts only for the SGF writer
@@ -235,8 +253,8 @@ def analyze(
 
         try:
             write_analysis_sgf(reviewed, sgf, engine=engine, ply=0 if rollout else ply)
-        except OSError as e:
-            fail(f"{sgf}: {e.strerror or 'cannot write the file'}")
+        except OSError as e:  # the file is left as it was
+            fail(f"{e.filename or sgf}: {e.strerror or 'cannot write the file'}")
         for item, (_, files) in zip(summaries, views, strict=True):
             item["files"].append(str(sgf))
             files.append(sgf)

@@ -395,8 +395,10 @@ def write_records(records: Iterable[MatchRecord], out: str | os.PathLike[str] | 
     >>> buf.getvalue()
     '3 point match\\n\\n5 point match\\n'
     """
-    if isinstance(out, (str, os.PathLike)):
-        with open(out, "w", encoding="utf-8", newline="\n") as fh:
+    if isinstance(out, (str, os.PathLike)):  # whole or not at all (OutputError naming the file)
+        from analyzer.core.files import atomic_writer
+
+        with atomic_writer(out, special_ok=True) as fh:
             return write_records(records, fh, format_one, separator=separator)
     n = 0
     for rec in records:

@@ -341,17 +341,17 @@ def write_charts(analysis: AnalysisLike, out_dir: Path | str,
     """Write every chart as ``<name>.svg`` and ``<name>.png`` in ``out_dir``; return the paths.
     ``rendered`` (from :func:`render_charts`) saves drawing them again.
 
-    Writing twice gives the same bytes.
+    Writing twice gives the same bytes. Each file is written whole or not at all (a temporary file renamed
+    into place); raises :class:`~analyzer.core.files.OutputError` naming what cannot be written.
     """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    from analyzer.core.files import atomic_write, ensure_folder
+
+    out = ensure_folder(out_dir)
     charts = rendered if rendered is not None else render_charts(analysis)
     paths: list[Path] = []
     for name in CHARTS:
         for fmt in ("svg", "png"):
-            path = out / f"{name}.{fmt}"
-            path.write_bytes(charts[name][fmt])
-            paths.append(path)
+            paths.append(atomic_write(out / f"{name}.{fmt}", charts[name][fmt], inside=out))
     return paths
 
 

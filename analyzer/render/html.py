@@ -861,11 +861,11 @@ def write_html_report(analysis: AnalysisLike, out_dir: Path | str, *, home_side:
                       max_errors: int | None = None, charts: bool = True,
                       chart_svgs: Mapping[str, str] | None = None) -> Path:
     """Write ``report.html`` in ``out_dir`` (created if needed) and return its path (``charts`` and
-    ``chart_svgs``: as for :func:`render_html_report`)."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "report.html"
+    ``chart_svgs``: as for :func:`render_html_report`), whole or not at all; raises
+    :class:`~analyzer.core.files.OutputError` naming what cannot be written."""
+    from analyzer.core.files import atomic_write, ensure_folder
+
     text = render_html_report(analysis, home_side=home_side, max_errors=max_errors, charts=charts,
                               chart_svgs=chart_svgs)
-    path.write_text(text, encoding="utf-8")
-    return path
+    out = ensure_folder(out_dir)
+    return atomic_write(out / "report.html", text, inside=out)

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from analyzer.core.files import atomic_write, atomic_write_with, ensure_folder, safe_stem
+
 if TYPE_CHECKING:
     from analyzer.analysis.analyze import MatchAnalysis
 
@@ -29,8 +31,13 @@ SUMMARY_JSON = "summary.json"
 
 
 def default_out_dir(source: str | os.PathLike[str], index: int = 0) -> Path:
-    """``reports/<file stem>`` (``reports/<stem>-<n>`` for the n-th further match of a file)."""
-    stem = Path(source).stem or "match"
+    """``reports/<file stem>`` (``reports/<stem>-<n>`` for the n-th further match of a file); the stem made
+    safe (:func:`~analyzer.core.files.safe_stem`: a file named ``...mat`` or ``..`` stays in ``reports``).
+
+    >>> default_out_dir("x/...mat").as_posix(), default_out_dir("..", 1).as_posix()
+    ('reports/match', 'reports/match-2')
+    """
+    stem = safe_stem(Path(source).stem)
     return Path("reports") / (stem if index == 0 else f"{stem}-{index + 1}")
 
 
@@ -80,11 +87,12 @@ def csv_frame(decisions: pl.DataFrame) -> pl.DataFrame:
 
 def write_tables(analysis: MatchAnalysis, out_dir: str | os.PathLike[str]) -> list[Path]:
     """Write ``decisions.parquet``, ``decisions.csv`` and ``summary.json`` into ``out_dir``
-    (created if needed) and return their paths."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    (created if needed) and return their paths. Each file is written whole or not at all (a temporary
+    file renamed into place); raises :class:`~analyzer.core.files.OutputError` naming the file or folder
+    that cannot be written."""
+    out = ensure_folder(out_dir)
     parquet, csv, summary = out / DECISIONS_PARQUET, out / DECISIONS_CSV, out / SUMMARY_JSON
-    analysis.decisions.write_parquet(parquet)
-    csv_frame(analysis.decisions).write_csv(csv)
-    summary.write_text(summary_json(analysis), encoding="utf-8")
+    atomic_write_with(parquet, analysis.decisions.write_parquet, inside=out)
+    atomic_write_with(csv, csv_frame(analysis.decisions).write_csv, inside=out)
+    atomic_write(summary, summary_json(analysis), inside=out)
     return [parquet, csv, summary]
