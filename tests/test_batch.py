@@ -771,3 +771,14 @@ def test_dataset_from_before_the_mark_resumes(tmp_path: Path) -> None:
     with pytest.raises(OSError, match="not a bgreview batch dataset"):
         run_batch([str(folder)], out, options=REPLAY, jobs=1)
     assert len(list((out / DECISIONS_DIR).iterdir())) == first.matches
+
+
+def test_theme_and_crawford_columns(analysed: Path) -> None:
+    from analyzer.analysis.themes import PLAYER_THEMES, player_theme
+    from analyzer.core.ids import decode_key
+
+    d = _tables(analysed)["decisions"].select("key", "theme", "crawford", "post_crawford").unique()
+    assert d["theme"].null_count() == 0 and set(d["theme"]) <= set(PLAYER_THEMES)
+    assert [player_theme(decode_key(k)) for k in d["key"].to_list()] == d["theme"].to_list()
+    assert d["crawford"].to_list() == [False] * d.height  # 1-0 in a 3-point match: no Crawford game yet
+    assert d["post_crawford"].to_list() == [False] * d.height

@@ -25,6 +25,11 @@ bearing off from its points 1..6, ``B``'s home board being ``A``'s points 19..24
   with at most 3 checkers back, and ``B`` has no checker left in ``A``'s home board or on the bar.
 * ``middle game``: everything else (mutual contact, the opening).
 
+:func:`player_theme` says the same from the side on roll's point of view (the player who decides):
+``blitz: attacking`` or ``blitz: defending``, ``back game: playing`` or ``back game: against``, and so
+on (:data:`PLAYER_THEMES`), and names the themes of Dutch backgammon and Mahbusa, where most of the
+standard ones do not apply (:data:`DUTCH_THEMES`, :data:`MAHBUSA_THEMES`).
+
 >>> from analyzer.core.position import Position
 >>> position_theme(Position.start()), game_phase(Position.start())
 ('middle game', 'opening')
@@ -39,7 +44,8 @@ import numpy as np
 from analyzer.core.position import Position
 from analyzer.eval.features import CLASS_CRASHED, CLASS_RACE, classify
 
-__all__ = ["PHASES", "THEMES", "SideShape", "game_phase", "position_theme", "side_shape"]
+__all__ = ["DUTCH_THEMES", "MAHBUSA_THEMES", "PHASES", "PLAYER_THEMES", "THEMES", "SideShape", "game_phase",
+           "player_theme", "position_theme", "side_shape"]
 
 THEMES = ("race", "crashed", "bear-off vs contact", "blitz", "back game", "ace-point game", "prime vs prime",
           "containment", "holding", "middle game")
@@ -186,3 +192,111 @@ def game_phase(pos: Position) -> str:
     if total >= 280:
         return "opening"
     return "middle" if total >= 200 else "late"
+
+
+PLAYER_THEMES = ("race", "crashed", "bear-off vs contact", "blitz: attacking", "blitz: defending",
+                 "back game: playing", "back game: against", "ace-point game: playing", "ace-point game: against",
+                 "prime vs prime", "containment: priming", "containment: primed", "holding: holding",
+                 "holding: against", "middle game")
+"""The standard themes of :func:`player_theme`, seen from the side on roll: the one-sided themes of
+:data:`THEMES` split by who plays them (``attacking``/``playing``/``priming``/``holding``: the side on roll;
+``defending``/``against``/``primed``: the other side)."""
+
+DUTCH_THEMES = ("race", "bear-off vs contact", "hit on the bar", "entering", "locked", "middle game")
+"""Dutch backgammon's themes (the first that fits): ``race`` (no contact), ``bear-off vs contact`` (a side
+has borne off or has every checker home, contact left), ``hit on the bar`` (a checker of either side on the
+bar), ``entering`` (a side still has checkers in its reserve), ``locked`` (no checker of a side has reached
+its home board yet, so it may not hit), ``middle game``. Blitzes, back games and primes as the standard
+themes define them hardly arise: every checker enters from the reserve and hitting is locked at first."""
+
+MAHBUSA_THEMES = ("race", "mother pinned", "bear-off vs contact", "pinned", "pinning", "opening", "middle game")
+"""Mahbusa's themes (the first that fits): ``race`` (no contact), ``mother pinned`` (either side's last
+checker on its starting point is pinned: the game may end at once), ``bear-off vs contact``, ``pinned``
+(a checker of the side on roll is pinned), ``pinning`` (the side on roll pins a checker), ``opening``
+(either side still has 8 or more checkers on its starting point), ``middle game``. There is no hitting and
+no bar: the standard themes (blitz, back game, holding, primes) do not apply."""
+
+
+def _contact(pos: Position) -> bool:
+    """Some checker still has to pass an opposing one (bar, reserve and pins count as contact)."""
+    mine, theirs = pos.mover, pos.opponent
+    if pos.pinned_mover or pos.pinned_opponent:
+        return True
+    back = 25 if pos.mover_bar or pos.mover_reserve else max((p for p in range(1, 25) if mine[p - 1]), default=0)
+    opp_back = 0 if pos.opponent_bar or pos.opponent_reserve else min(
+        (p for p in range(1, 25) if theirs[p - 1]), default=25)
+    return back > opp_back
+
+
+def _home_or_off(pos: Position) -> bool:
+    """Either side has borne off a checker or has every checker in its home board."""
+    for p in (pos, pos.flip()):
+        if p.mover_off > 0 or (p.mover_bar == 0 and p.mover_reserve == 0 and sum(p.mover[6:]) == 0):
+            return True
+    return False
+
+
+def _dutch_theme(pos: Position) -> str:
+    if not _contact(pos):
+        return "race"
+    if _home_or_off(pos):
+        return "bear-off vs contact"
+    if pos.mover_bar or pos.opponent_bar:
+        return "hit on the bar"
+    if pos.mover_reserve or pos.opponent_reserve:
+        return "entering"
+    if not (pos.mover_can_hit and pos.opponent_can_hit):
+        return "locked"
+    return "middle game"
+
+
+def _mahbusa_theme(pos: Position) -> str:
+    if not _contact(pos):
+        return "race"
+    start = 24
+    if (pos.mover[start - 1] == 1 and start in pos.pinned_mover) or (
+            pos.opponent[0] == 1 and 1 in pos.pinned_opponent):
+        return "mother pinned"
+    if _home_or_off(pos):
+        return "bear-off vs contact"
+    if pos.pinned_mover:
+        return "pinned"
+    if pos.pinned_opponent:
+        return "pinning"
+    if pos.mover[start - 1] >= 8 or pos.opponent[0] >= 8:
+        return "opening"
+    return "middle game"
+
+
+_ONE_SIDED = {"blitz": ("blitz: attacking", "blitz: defending"),
+              "back game": ("back game: playing", "back game: against"),
+              "ace-point game": ("ace-point game: playing", "ace-point game: against"),
+              "containment": ("containment: priming", "containment: primed"),
+              "holding": ("holding: holding", "holding: against")}
+
+
+def player_theme(pos: Position) -> str:
+    """The theme of ``pos`` from the side on roll's point of view: one of :data:`PLAYER_THEMES` in a
+    standard game, of :data:`DUTCH_THEMES` or :data:`MAHBUSA_THEMES` in those games.
+
+    A one-sided theme (a blitz, a back game, an ace-point game, containment, a holding game) says
+    who plays it; when both sides fit, the side on roll's own is named.
+
+    >>> player_theme(Position.from_notation("P 6:3 5:3 4:3 3:2 8:2 13:2 | O 24:1 19:13 | bar P0 O1"))
+    'blitz: attacking'
+    >>> player_theme(Position.from_notation("P 6:3 5:3 4:3 3:2 8:2 13:2 | O 24:1 19:13 | bar P0 O1").flip())
+    'blitz: defending'
+    >>> player_theme(Position.start("dutch")), player_theme(Position.start("mahbusa"))
+    ('entering', 'opening')
+    """
+    if pos.variant == "dutch":
+        return _dutch_theme(pos)
+    if pos.variant == "mahbusa":
+        return _mahbusa_theme(pos)
+    theme = position_theme(pos)
+    if theme not in _ONE_SIDED:
+        return theme
+    a, b = side_shape(pos), side_shape(pos.flip())
+    mine = {"blitz": _blitzing(a, b), "back game": _back_game(a), "ace-point game": _ace_point_game(a),
+            "containment": _containing(a), "holding": _holding(a, b)}[theme]
+    return _ONE_SIDED[theme][0 if mine else 1]

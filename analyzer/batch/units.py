@@ -339,8 +339,19 @@ def _match_row(record: MatchRecord, index: int, unit: Unit, games: list[GameRepl
     }
 
 
-def _analysis_frame(record: MatchRecord, index: int, file: str,
-                    options: BatchOptions) -> tuple[pl.DataFrame, AnalysisSummary]:
+def _key_theme(key: str) -> str | None:
+    """The :func:`~analyzer.analysis.themes.player_theme` of a position key (``None`` if unreadable)."""
+    from analyzer.analysis.themes import player_theme
+    from analyzer.core.ids import decode_key
+
+    try:
+        return player_theme(decode_key(key))
+    except (InputError, ValueError):
+        return None
+
+
+def _analysis_frame(record: MatchRecord, index: int, file: str, options: BatchOptions,
+                    games: list[GameReplay] | None = None) -> tuple[pl.DataFrame, AnalysisSummary]:
     from analyzer.analysis.analyze import ConfirmSettings, analyze_match
     from analyzer.analysis.thresholds import load_thresholds
 
@@ -350,18 +361,31 @@ def _analysis_frame(record: MatchRecord, index: int, file: str,
                           seed=options.seed, confirm=ConfirmSettings(workers=1) if options.confirm else None)
     finally:  # matches rarely share evaluations: a worker's memory stays flat (366 -> 280 MB after 150 matches)
         engine.clear_cache()
-    phases = {k: key_phase(k) for k in a.decisions["key"].unique().to_list() if k is not None}
+    keys = [k for k in a.decisions["key"].unique().to_list() if k is not None]
+    phases = {k: key_phase(k) for k in keys}
+    themes = {k: _key_theme(k) for k in keys}
+    flags = {g.number: (g.state.crawford, g.state.post_crawford) for g in games or () if g.error is None}
+    crawford = {n: c for n, (c, _) in flags.items()}
+    post = {n: p for n, (_, p) in flags.items()}
     frame = a.decisions.with_columns(pl.lit(file, pl.String).alias("file"),
                                      pl.lit(index, pl.Int32).alias("match_index"),
                                      pl.col("key").replace_strict(phases, default=None,
-                                                                  return_dtype=pl.String).alias("phase"))
+                                                                  return_dtype=pl.String).alias("phase"),
+                                     pl.col("key").replace_strict(themes, default=None,
+                                                                  return_dtype=pl.String).alias("theme"),
+                                     pl.col("game").replace_strict(crawford, default=None,
+                                                                   return_dtype=pl.Boolean).alias("crawford"),
+                                     pl.col("game").replace_strict(post, default=None,
+                                                                   return_dtype=pl.Boolean).alias("post_crawford"))
     return frame.select(list(analysis_schema())), replace(a.summary, match=replace(a.summary.match, file=file))
 
 
 def analysis_schema() -> dict[str, pl.DataType]:
     """The decisions schema of an analysis run: the analysis table
-    (:data:`~analyzer.analysis.schema.DECISIONS_SCHEMA`) plus ``match_index`` (after ``file``)
-    and ``phase`` (after ``key``, from :func:`analyzer.batch.phase.key_phase`)."""
+    (:data:`~analyzer.analysis.schema.DECISIONS_SCHEMA`) plus ``match_index`` (after ``file``),
+    ``phase`` (after ``key``, from :func:`analyzer.batch.phase.key_phase`), then ``theme`` (the
+    position's theme from the decider's side, :func:`analyzer.analysis.themes.player_theme`),
+    ``crawford`` and ``post_crawford`` (the decision's game is the Crawford game, or after it)."""
     from analyzer.analysis.schema import DECISIONS_SCHEMA
 
     items: list[tuple[str, pl.DataType]] = []
@@ -370,7 +394,8 @@ def analysis_schema() -> dict[str, pl.DataType]:
         if name == "file":
             items.append(("match_index", pl.Int32()))
         elif name == "key":
-            items.append(("phase", pl.String()))
+            items.extend([("phase", pl.String()), ("theme", pl.String()), ("crawford", pl.Boolean()),
+                          ("post_crawford", pl.Boolean())])
     return dict(items)
 
 
@@ -390,7 +415,7 @@ def _match_part(record: MatchRecord, index: int, unit: Unit,
         frame = pl.DataFrame(schema=analysis_schema())
         if record.games:
             try:
-                frame, summary = _analysis_frame(record, index, unit.path, options)
+                frame, summary = _analysis_frame(record, index, unit.path, options, games)
             except Exception as e:  # one match must not stop the archive: the error is recorded
                 errors.append(error_row(e, file=unit.path, kind="analysis", match_index=index))
     row = _match_row(record, index, unit, games, frame, summary, options) if record.games else None
