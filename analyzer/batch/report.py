@@ -14,6 +14,9 @@ into ``<dataset>/report`` (or the folder given):
   :mod:`analyzer.batch.phase`), for all players together;
 * ``matches/<part>/report.html`` — the full report of every analysed match (the same page as
   ``bgreview analyze``), unless ``match_reports=False``;
+* ``profiles/<player>.html`` — each player's profile (:mod:`analyzer.batch.profile_page`: where the
+  equity goes by theme, decision kind, score and phase beside the other players, charts, worst
+  decisions with their boards linked into the match reports);
 * ``index.html`` — all of the above, linked, with every name escaped, in the style of the match
   report.
 
@@ -331,9 +334,11 @@ def report_players(matches: pl.DataFrame, aliases: Mapping[str, str] | None = No
 
 def write_batch_report(dataset: str | Path, out_dir: str | Path | None = None, *,
                        match_reports: bool = True, aliases: Mapping[str, str] | None = None,
-                       progress: Progress | None = None) -> BatchReport:
+                       progress: Progress | None = None, profiles: int | None = None) -> BatchReport:
     """Write the report of ``dataset`` (see the module docstring) and return what was written.
-    ``aliases`` (:func:`load_aliases`) joins other spellings of a player's name to it.
+    ``aliases`` (:func:`load_aliases`) joins other spellings of a player's name to it; ``profiles``
+    caps the profile pages (:mod:`analyzer.batch.profile_page`) to the players with the most
+    decisions (``None``: every player of an analysed dataset, ``0``: none).
 
     Raises :class:`FileNotFoundError` when ``dataset`` holds no matches table.
     """
@@ -401,6 +406,22 @@ def write_batch_report(dataset: str | Path, out_dir: str | Path | None = None, *
                 reports[part] = f"matches/{folder.name}/report.html"
             step()
 
+    profile_links: dict[str, str] = {}
+    if profiles != 0:
+        from .profile import load_profile_data
+        from .profile_page import write_profile_pages
+
+        try:
+            pdata = load_profile_data(data)
+        except FileNotFoundError:  # a --replay-only dataset: nothing to profile
+            pdata = None
+        if pdata is not None:
+            names = pdata.players()[:profiles] if profiles is not None else pdata.players()
+            total += len(names)
+            got = write_profile_pages(pdata, out, names, reports=bool(reports), slug=_slug, step=step)
+            profile_links = {k.strip().casefold(): v for k, v in got.items()}
+            written.extend(out / rel for rel in got.values())
+
     manifest = read_json(data / MANIFEST) or {}
     html = render_page(
         "archive.html.j2",
@@ -408,6 +429,7 @@ def write_batch_report(dataset: str | Path, out_dir: str | Path | None = None, *
         options=", ".join(f"{k}={v}" for k, v in (manifest.get("options") or {}).items()),
         players=[{**p, "mean_pr": _num(p["mean_pr"], ".1f"), "error_rate": _num(p["error_rate_memg"], ".1f"),
                   "pr_trend": _num(p["pr_trend"], "+.2f"), "chart": charts.get(p["player"]),
+                  "profile": profile_links.get(str(p["player"]).strip().casefold()),
                   "merged": p["names"] if p["names"] and p["names"] != p["player"] else ""}
                  for p in players.iter_rows(named=True)],
         phase_cols=mix.columns,

@@ -22,10 +22,14 @@ def report(
     = True,
     aliases: Annotated[Path | None, typer.Option(
         "--aliases", help="Player aliases: a JSON object {\"alias\": \"name\"} or lines alias<TAB>name.")] = None,
+    profiles: Annotated[int | None, typer.Option(
+        "--profiles", help="Profile pages for the N players with the most decisions (default: every "
+        "player; 0: none).")] = None,
     progress: Annotated[bool | None, typer.Option("--progress/--no-progress",
                                                   help="Progress bar on stderr (default: on a terminal).")] = None,
 ) -> None:
-    """Write the players table, PR-over-time charts, the error mix by game phase and index.html.
+    """Write the players table, PR-over-time charts, the error mix by game phase, each player's profile
+    page (see `bgreview profile`) and index.html.
 
     Players whose names differ only in case are one player; --aliases joins other spellings.
     Exit codes: 0 written, 2 not a batch dataset or an unreadable alias file.
@@ -35,6 +39,8 @@ def report(
     from analyzer.batch import write_batch_report
     from analyzer.batch.report import load_aliases
 
+    if profiles is not None and profiles < 0:
+        fail(f"--profiles {profiles}: give 0 or more")
     names: dict[str, str] | None = None
     if aliases is not None:
         try:
@@ -52,7 +58,8 @@ def report(
             bar.update(_task, completed=done, total=total)
 
         try:
-            result = write_batch_report(dataset, out, match_reports=match_reports, aliases=names, progress=tick)
+            result = write_batch_report(dataset, out, match_reports=match_reports, aliases=names, progress=tick,
+                                        profiles=profiles)
         except FileNotFoundError as e:
             fail(str(e))
     typer.echo(f"{result.index} ({len(result.files)} files, {result.match_reports} match reports)")
