@@ -43,7 +43,7 @@ def _root(
 
 # Each module registers its commands on ``app`` when imported.
 _COMMAND_MODULES: tuple[str, ...] = ("show", "moves", "replay", "convert", "analyze", "batch", "report", "cube",
-                                     "rollout", "eval_cmds", "sample", "play", "profile")
+                                     "rollout", "eval_cmds", "sample", "play", "profile", "drill")
 
 for _name in _COMMAND_MODULES:
     importlib.import_module(f"analyzer.cli.{_name}")
