@@ -297,3 +297,22 @@ def test_analyze_sgf_failures_are_one_line(tmp_path: Path) -> None:
     assert code == 2
     assert "is the input file" in one_error(err, src)
     assert src.read_text() == TINY
+
+
+# ------------------------------------------------------------------ defect 3: play --save EXISTING
+def test_play_save_never_replaces_a_file(tmp_path: Path) -> None:
+    mine = tmp_path / "mine.mat"
+    shutil.copyfile(SAMPLE, mine)
+    before = mine.read_bytes()
+    res = CliRunner().invoke(app, ["play", "--length", "1", "--level", "beginner", "--seed", "1", "--save", str(mine),
+                                   "--no-review"], input="quit\n")
+    assert res.exit_code == 2, res.output
+    assert "--resume" in one_error(res.stderr, mine)
+    assert mine.read_bytes() == before
+    other = tmp_path / "other.mat"
+    other.write_text("mine too")
+    res = CliRunner().invoke(app, ["play", "--resume", str(mine), "--save", str(other), "--no-review"],
+                             input="quit\n")
+    assert res.exit_code == 2, res.output
+    one_error(res.stderr, other)
+    assert other.read_text() == "mine too" and mine.read_bytes() == before

@@ -36,6 +36,7 @@ from typing import Any
 from analyzer.analysis.normalise import normalised_games, plain_play
 from analyzer.analysis.play_input import read_play
 from analyzer.core.errors import InputError, ParseError
+from analyzer.core.files import OutputError, atomic_write
 from analyzer.core.match import (
     MatchState,
     double_refusal,
@@ -256,12 +257,22 @@ def _act(name: str, verb: str) -> str:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    atomic_write(path, text)
+
+
+def _refuse_existing(path: str | os.PathLike[str]) -> None:
+    """Raise :class:`~analyzer.core.files.OutputError` when ``path`` exists: a new match never replaces a file."""
+    if os.path.lexists(path):
+        name = os.fspath(path)
+        raise OutputError(f"already exists; 'bgreview play --resume {name}' continues the match in it, another "
+                          "--save starts a new one", file=name)
+
+
+def _same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 _COMMENT_RE = re.compile(r"^bgreview play: level=(\S+) seed=(-?\d+) dice=(seeded|manual)(?: hint_ply=(\d))?$")
@@ -306,8 +317,12 @@ class PlaySession:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def new(cls, options: PlayOptions, path: str | os.PathLike[str], **engines: Any) -> PlaySession:
-        """A new match written to ``path`` (created or replaced), its first game started."""
+    def new(cls, options: PlayOptions, path: str | os.PathLike[str], *, replace: bool = False,
+            **engines: Any) -> PlaySession:
+        """A new match written to ``path``, its first game started. An existing ``path`` is refused
+        (:class:`~analyzer.core.files.OutputError`) unless ``replace``."""
+        if not replace:
+            _refuse_existing(path)
         s = cls(options, path, **engines)
         s.greeting = s._start_game().messages
         s._save()
@@ -318,10 +333,13 @@ class PlaySession:
                level: str | None = None, **engines: Any) -> PlaySession:
         """Continue the match saved in ``path`` (written by a session: its comment line gives the
         level, the seed and the dice mode) from its last completed action; raises
-        :class:`InputError` naming the file and line for a file that cannot be continued."""
+        :class:`InputError` naming the file and line for a file that cannot be continued, and
+        :class:`~analyzer.core.files.OutputError` when ``save_to`` is another file that exists."""
         from analyzer.formats.mat import read_matches
 
         name = os.fspath(path)
+        if save_to is not None and os.path.lexists(save_to) and not _same_file(save_to, name):
+            _refuse_existing(save_to)
         try:
             records = list(read_matches(name))
         except OSError as e:

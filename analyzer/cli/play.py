@@ -211,7 +211,9 @@ def play(
     = HomeSideOpt.right,
     seed: Annotated[int | None, typer.Option(help="Seed of the dice (default: from the clock; it is saved).")]
     = None,
-    save: Annotated[Path | None, typer.Option("--save", help="The match file (default: bgreview-play-*.mat here).")]
+    save: Annotated[Path | None, typer.Option("--save", help=(
+        "The match file (default: bgreview-play-*.mat here); an existing file is refused (--resume continues it).")
+    )]
     = None,
     manual_dice: Annotated[bool, typer.Option("--manual-dice", help="Type every roll (a game on a real board).")]
     = False,
