@@ -47,6 +47,7 @@ from typing import Any
 
 import polars as pl
 
+from analyzer._read import read_limited
 from analyzer.analysis.summary import AnalysisSummary
 from analyzer.core.errors import InputError
 
@@ -105,6 +106,9 @@ def phase_mix(dataset: str | Path) -> pl.DataFrame:
                            .then(500.0 * pl.col("total_error") / pl.col("unforced")).alias("pr"))
     return out.join(order, on="phase").sort("_o").drop("_o")
 
+
+MAX_ALIASES = 16 << 20
+"""The largest alias file read (16 MiB: some hundred thousand aliases)."""
 
 _SAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
@@ -200,7 +204,7 @@ def load_aliases(path: str | Path) -> dict[str, str]:
     matched without regard to case; the result maps each alias, case-folded, to its name.
 
     Raises :class:`~analyzer.core.errors.InputError` naming the file, the line and the token that
-    cannot be read.
+    cannot be read, and for a file that is not a regular file or is larger than :data:`MAX_ALIASES`.
 
     >>> import tempfile, os
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -212,10 +216,7 @@ def load_aliases(path: str | Path) -> dict[str, str]:
     ({'lb': 'Lasse B', 'lasse_b': 'Lasse B'}, {'bl': 'BoardLord'})
     """
     name = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as e:
-        raise InputError(e.strerror or "cannot read the file", file=name) from None
+    raw = read_limited(path, MAX_ALIASES, what="alias file")  # a regular file only: a FIFO would hang
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:

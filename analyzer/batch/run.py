@@ -356,7 +356,9 @@ def run_batch(paths: Sequence[str], out_dir: str | os.PathLike[str] = DEFAULT_OU
     if scheduler:
         _need_dask()
     out = Path(out_dir)
-    given = expand_inputs(list(paths)) if paths else None  # checked before the folder is made or locked
+    # checked before the folder is made or locked; a folder the walk cannot list becomes an input that
+    # fails with a read error (its matches never vanish without a word)
+    given = expand_inputs(list(paths), walk_errors=[]) if paths else None
     if given is None and not (resume and (out / MANIFEST).is_file()):
         raise BatchError("no inputs given (and no earlier run to resume)")
     if given == []:
@@ -373,7 +375,7 @@ def _run_locked(given: list[str] | None, out: Path, opts: BatchOptions, jobs: in
     if given is None:
         if old is None:
             raise BatchError("no inputs given (and no earlier run to resume)")
-        given = expand_inputs([str(i["path"]) for i in old.get("inputs") or []])
+        given = expand_inputs([str(i["path"]) for i in old.get("inputs") or []], walk_errors=[])
     inputs = given
     if not inputs:
         raise BatchError("no match files found in the inputs")

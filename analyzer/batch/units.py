@@ -434,6 +434,18 @@ def _part_done(path: Path, unit: Unit) -> bool:
     return meta is not None and meta.get("stamp") == unit.stamp()
 
 
+def _folder_error(folder: str, name: str) -> InputError:
+    """Why the folder ``folder`` (``name`` as the user gave it) stands in the inputs: the input walk
+    could not list it, so its match files are not read."""
+    try:
+        with os.scandir(folder):
+            pass
+    except OSError as e:
+        return InputError(f"cannot read the folder ({e.strerror or type(e).__name__}): its match files are "
+                          "left out", file=name)
+    return InputError("a folder, not a match file", file=name)
+
+
 def process_unit(unit: Unit, out_dir: str, options: BatchOptions,
                  on_match: MatchCallback | None = None) -> UnitResult:
     """Replay or analyse every match of ``unit`` into ``out_dir`` (see the module docstring)."""
@@ -441,6 +453,8 @@ def process_unit(unit: Unit, out_dir: str, options: BatchOptions,
     file_errors: list[dict[str, Any]] = []
     n = written = skipped = errors = decisions = 0
     try:
+        if os.path.isdir(unit.source or unit.path):  # a folder the walk could not list
+            raise _folder_error(unit.source or unit.path, unit.path)
         for index, record in enumerate(read_any(unit.source or unit.path)):
             n += 1
             path = out / DECISIONS_DIR / part_name(unit.unit, index)

@@ -54,7 +54,7 @@ def position_argument(text: str) -> str:
     """
     import os
 
-    if text.lower().endswith((".xgp", ".xg")) and os.path.isfile(text):
+    if text.lower().endswith((".xgp", ".xg")) and os.path.lexists(text):  # unreadable, a FIFO: one error line
         from analyzer.formats.xg import xgp_xgid
 
         return str(xgp_xgid(text))

@@ -38,16 +38,18 @@ def convert(
     kept (a Crawford flag the scores no longer show is written as a tag). A file with no
     readable game gives one error line, exit code 2, and no output."""
     import itertools
-    import os
 
+    from analyzer._read import check_regular
     from analyzer.analysis.normalise import normalised_games
     from analyzer.core.files import OutputError, refuse_same_file
     from analyzer.formats import stream_any
     from analyzer.formats.mat_writer import mat_chunks
     from analyzer.formats.sgf_writer import sgf_chunks
 
-    if not os.path.isfile(file):
-        fail(f"{file}: no such file")
+    try:  # a regular file only: a FIFO or a device would hang or never end
+        check_regular(file)
+    except InputError as e:
+        fail(str(e))
     if output:
         try:
             refuse_same_file(output, file)

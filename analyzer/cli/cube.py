@@ -216,11 +216,16 @@ def cube(
     if batch is not None:
         # bytes: lines end at \n only, and a line that is not UTF-8 fails alone
         handle: BinaryIO = sys.stdin.buffer if batch == "-" else _open(batch)
+        from analyzer._read import bounded_lines
+
+        lines = bounded_lines(handle, name="<stdin>" if batch == "-" else batch)  # bounded: /dev/zero
         try:
-            for out in run_batch(engine, handle, ply=ply, use_rollout=use_rollout, trials=trials,
+            for out in run_batch(engine, lines, ply=ply, use_rollout=use_rollout, trials=trials,
                                  truncate=truncate, seed=seed, workers=workers, root_conversion=root_conversion):
                 sys.stdout.write(json.dumps(out) + "\n")
                 sys.stdout.flush()
+        except InputError as e:
+            fail(str(e))
         except OSError as e:
             fail(f"cannot read {batch}: {e.strerror}")
         finally:

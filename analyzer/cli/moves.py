@@ -36,10 +36,14 @@ def moves(
             handle = sys.stdin.buffer if batch == "-" else open(batch, "rb")  # noqa: SIM115
         except OSError as e:
             fail(f"{batch}: {e.strerror}")
-        try:
-            for number, line in enumerate(handle, 1):
+        from analyzer._read import bounded_lines
+
+        try:  # a line longer than 64 KiB (an endless one: /dev/zero) ends the batch with an error
+            for number, line in enumerate(bounded_lines(handle, name="<stdin>" if batch == "-" else batch), 1):
                 sys.stdout.write(json.dumps(moves_batch_line(line, variant, number)) + "\n")
                 sys.stdout.flush()
+        except InputError as e:
+            input_error(e)
         except OSError as e:
             fail(f"{batch}: {e.strerror}")
         finally:

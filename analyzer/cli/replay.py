@@ -112,12 +112,15 @@ def replay(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from analyzer.formats import expand_inputs
+    from analyzer.formats import MATCH_SUFFIXES, expand_inputs
 
+    walk_errors: list[InputError] = []
     try:
-        paths = expand_inputs(files)
+        paths = expand_inputs(files, walk_errors=walk_errors)
     except InputError as e:
         fail(str(e))
+    if not paths:
+        fail(f"no match files ({', '.join(MATCH_SUFFIXES)}) in {_named(files)}")
     err = error_console()
     show = err.is_terminal if progress is None else progress
     tally = _Tally()
@@ -143,7 +146,7 @@ def replay(
         bar.console.print(f"error: {e}", soft_wrap=True)
 
     try:
-        _run(paths, fmt, bar, tally, out, report, narrow, head)
+        _run(paths, fmt, bar, tally, out, report, narrow, head, {str(e.file): e for e in walk_errors})
     except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
         sys.stderr.close()
         raise typer.Exit(0) from None
@@ -154,7 +157,8 @@ def replay(
 
 
 def _run(paths: list[str], fmt: ReplayFormat, bar: Any, tally: _Tally, out: Any, report: Any,
-         narrow: bool = False, head: list[str] | None = None) -> None:
+         narrow: bool = False, head: list[str] | None = None,
+         unreadable: dict[str, InputError] | None = None) -> None:
     from analyzer.analysis.replay import replay_games
     from analyzer.formats import stream_any
 
@@ -164,6 +168,10 @@ def _run(paths: list[str], fmt: ReplayFormat, bar: Any, tally: _Tally, out: Any,
         for path in paths:
             bar.update(task, name=path[-40:])
             tally.files += 1
+            if unreadable and path in unreadable:  # a folder of the walk that could not be listed
+                report(unreadable[path], path)
+                bar.advance(task)
+                continue
             try:
                 for match in stream_any(path):  # one game at a time: a huge match stays small
                     tally.matches += 1
@@ -194,12 +202,24 @@ def _run(paths: list[str], fmt: ReplayFormat, bar: Any, tally: _Tally, out: Any,
                         report(e, path)
             except BrokenPipeError:
                 raise
+            except InputError as e:  # not a regular file, unreadable, an unreadable folder
+                report(e.located(file=path), path)
             except OSError as e:
                 report(InputError(e.strerror or "cannot read the file", file=path), path)
             except Exception as e:  # a bug of ours: report it and go on with the other files
                 report(InputError(f"internal error ({type(e).__name__}: {e}), please report it",
                                   file=path), path)
             bar.advance(task)
+
+
+def _named(files: list[str]) -> str:
+    """The inputs as an error line names them (the first few, each cut).
+
+    >>> _named(["a", "b"]), _named(["x" * 500])[-11:]
+    ('a, b', '(500 chars)')
+    """
+    shown = [f if len(f) <= 200 else f"{f[:199]}… ({len(f)} chars)" for f in files[:3]]
+    return ", ".join(shown) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
 
 
 def _summary(console: Any, t: _Tally) -> None:

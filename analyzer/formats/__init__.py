@@ -10,6 +10,7 @@ import glob
 import os
 from collections.abc import Iterator
 
+from analyzer._read import open_regular
 from analyzer.core.errors import InputError
 from analyzer.formats.mat import read_matches, stream_matches
 from analyzer.formats.records import MatchRecord, MatchStream
@@ -47,31 +48,43 @@ def stream_any(path: str | os.PathLike[str]) -> Iterator[MatchStream]:
 def _is_xg(name: str) -> bool:
     if name.lower().endswith(".xg"):
         return True
-    with open(name, "rb") as fh:
+    with open_regular(name) as fh:
         return fh.read(4) == b"RGMH"
 
 
 def _is_sgf(name: str) -> bool:
     if name.lower().endswith(".sgf"):
         return True
-    with open(name, "rb") as fh:
+    with open_regular(name) as fh:
         head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
     return head.startswith(b"(;")
 
 
-def expand_inputs(args: list[str]) -> list[str]:
+def expand_inputs(args: list[str], *, walk_errors: list[InputError] | None = None) -> list[str]:
     """The match files named by ``args``: files as given, directories walked (files ending in
     one of :data:`MATCH_SUFFIXES`, sorted), glob patterns expanded (sorted, ``**`` allowed).
 
-    Raises :class:`~analyzer.core.errors.InputError` for an argument that names nothing.
+    Raises :class:`~analyzer.core.errors.InputError` for an argument that names nothing. A folder
+    met in a walk that cannot be read (no permission) is never skipped silently: with
+    ``walk_errors`` given, an error naming it is appended there and the folder is put in the list
+    in place of its files (reading it fails and says so); without, the error is raised.
     """
     out: list[str] = []
     for arg in args:
         if os.path.isdir(arg):
             found: list[str] = []
-            for root, dirs, files in os.walk(arg):
+            unreadable: list[OSError] = []
+            for root, dirs, files in os.walk(arg, onerror=unreadable.append):
                 dirs.sort()
                 found.extend(os.path.join(root, f) for f in files if f.lower().endswith(MATCH_SUFFIXES))
+            for err in unreadable:
+                where = str(err.filename) if err.filename is not None else arg
+                problem = InputError(f"cannot read the folder ({err.strerror or type(err).__name__}): "
+                                     "its match files are left out", file=where)
+                if walk_errors is None:
+                    raise problem
+                walk_errors.append(problem)
+                found.append(where)
             out.extend(sorted(found))
         elif os.path.exists(arg):
             out.append(arg)

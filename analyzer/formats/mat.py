@@ -38,6 +38,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import IO, AnyStr, cast
 
+from analyzer._read import open_regular
 from analyzer.core.errors import InputError, ParseError
 from analyzer.core.play import parse_move
 from analyzer.formats.records import (
@@ -554,7 +555,7 @@ def _games_until_end(events: Iterator[_Event]) -> Iterator[GameRecord]:
 def _events(source: Source, name: str | None) -> Iterator[_Event]:
     label = name if name is not None else _name_of(source)
     if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as fh:
+        with open_regular(source) as fh:
             yield from _read_handle(fh, label)
         return
     yield from _read_handle(source, label)

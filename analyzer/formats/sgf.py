@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import IO
 
+from analyzer._read import open_regular
 from analyzer.core.errors import InputError, ParseError
 from analyzer.core.variants import all_specs
 from analyzer.formats.records import Action, Double, Drop, GameRecord, MatchRecord, Roll, Take, Win
@@ -286,7 +287,7 @@ def read_sgf(source: Source, *, name: str | None = None) -> Iterator[MatchRecord
     """
     label = name if name is not None else _name_of(source)
     if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as fh:
+        with open_regular(source) as fh:
             yield from _read(io.TextIOWrapper(fh, encoding="utf-8", errors="replace"), label)
         return
     if isinstance(source, io.TextIOBase):

@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import IO
 
+from analyzer._read import open_regular
 from analyzer.core.errors import InputError, ParseError
 from analyzer.core.ids import XGID
 from analyzer.formats.records import (
@@ -111,7 +112,7 @@ def is_xg(path: str | os.PathLike[str]) -> bool:
     >>> is_xg("tests/data/xg/example.xg")
     True
     """
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         return fh.read(4) == MAGIC
 
 
@@ -629,7 +630,7 @@ def xgp_xgid(source: Source, *, name: str | None = None) -> XGID:
 # ----------------------------------------------------------------------------- entry points
 def _load(source: Source, name: str) -> bytes:
     if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as fh:
+        with open_regular(source) as fh:
             data = fh.read(MAX_INPUT + 1)
     else:
         data = source.read(MAX_INPUT + 1)
