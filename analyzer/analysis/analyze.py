@@ -97,7 +97,7 @@ from analyzer.analysis.variants import (
     variant_roll_values,
 )
 from analyzer.core.ids import encode_key, encode_position_id, match_id_from_state, xgid_from_position
-from analyzer.core.match import MatchState, can_double
+from analyzer.core.match import MatchState, cube_available
 from analyzer.core.position import Position
 from analyzer.core.variants import has_cube
 from analyzer.eval.cube import CubeDecision, analyze_cube
@@ -425,7 +425,7 @@ def _cube_probabilities(engine: Evaluator, games: list[GameReplay], ply: int) ->
     todo: dict[Position, None] = {}
     for g in games:
         for d in g.decisions:
-            if d.kind in ("move", "double") and d.move > 1 and can_double(d.state, d.on_roll):
+            if d.kind in ("move", "double") and d.move > 1 and cube_available(d.state, d.on_roll):
                 todo[d.position] = None
     if not todo:
         return {}
@@ -728,7 +728,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
         doubled = False
         for d in g.decisions:
             if d.kind == "move" and d.dice is not None:
-                if d.move > 1 and not doubled and can_double(d.state, d.side):
+                if d.move > 1 and not doubled and cube_available(d.state, d.side):
                     cd = cube_of(d)
                     if cd.available:
                         score = score_cube(cd, False, close_cut=thresholds.close_cube)

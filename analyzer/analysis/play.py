@@ -39,7 +39,7 @@ from analyzer.core.errors import InputError, ParseError
 from analyzer.core.files import OutputError, atomic_write
 from analyzer.core.match import (
     MatchState,
-    double_refusal,
+    cube_refusal,
     is_match_over,
     next_game,
     take,
@@ -512,7 +512,7 @@ class PlaySession:
     def _can_double(self, side: int) -> bool:
         if not self.rules.has_cube or not any(isinstance(a, Roll) for a in self.actions):
             return False
-        return double_refusal(self.state, side) is None
+        return cube_refusal(self.state, side) is None
 
     def _roll_for_turn(self, reply: Reply) -> None:
         """The side on turn is before its roll: ask the person, or roll for him, or hand over to the engine."""
@@ -723,7 +723,7 @@ class PlaySession:
         return Reply([f"unknown command {cmd!r}: roll, double, hint, resign or quit"])
 
     def _double(self) -> Reply:
-        why = double_refusal(self.state, HUMAN)
+        why = cube_refusal(self.state, HUMAN)
         if why:
             return Reply([f"you may not double: {why.replace('player 0', 'you')}"])
         reply = Reply(redraw=True)

@@ -151,6 +151,49 @@ def can_double(state: MatchState, player: int, *, rolled: bool = False) -> bool:
     return double_refusal(state, player, rolled=rolled) is None
 
 
+def cube_is_dead(state: MatchState, player: int) -> bool:
+    """True when a double by ``player`` can gain nothing: in match play he needs no more points
+    than the cube already gives him for a single win (``away <= cube``), so a bigger cube only
+    raises what he can lose. This is gnubg's rule (``GetDPEq``: the cube is live when ``score +
+    cube < length``); it covers a 1-point match and the post-Crawford leader. Money: never.
+
+    >>> cube_is_dead(MatchState(length=7, score=(4, 2), cube=4, cube_owner=0), 0)
+    True
+    >>> cube_is_dead(MatchState(length=7, score=(4, 2), cube=2, cube_owner=0), 0)
+    False
+    >>> cube_is_dead(MatchState(length=1), 0), cube_is_dead(MatchState(), 0)
+    (True, False)
+    """
+    check_player(player)
+    return bool(state.length) and state.away(player) <= state.cube
+
+
+def cube_refusal(state: MatchState, player: int) -> str | None:
+    """Why ``player`` (before his roll) has no cube decision, or ``None`` when he has one: the
+    reasons of :func:`double_refusal`, or a dead cube (:func:`cube_is_dead`). A legal double of a
+    dead cube is still read from a file, but no analysis counts it as a decision, and ``play``
+    does not offer it (as gnubg: "The cube is dead").
+
+    >>> cube_refusal(MatchState(length=1), 0)
+    'the cube is dead'
+    >>> cube_refusal(MatchState(length=5, score=(4, 2), crawford=True), 1)
+    'no doubling in the Crawford game'
+    """
+    why = double_refusal(state, player)
+    if why is None and cube_is_dead(state, player):
+        return "the cube is dead"
+    return why
+
+
+def cube_available(state: MatchState, player: int) -> bool:
+    """True when ``player``, before his roll, has a cube decision (:func:`cube_refusal`).
+
+    >>> cube_available(MatchState(), 0), cube_available(MatchState(length=7, score=(6, 3)), 0)
+    (True, False)
+    """
+    return cube_refusal(state, player) is None
+
+
 def take(state: MatchState, taker: int) -> MatchState:
     """The state after ``taker`` accepts his opponent's double: cube ×2, owned by the taker.
 
