@@ -50,7 +50,8 @@ from analyzer.formats.mat_writer import format_match
 from analyzer.formats.records import Action, Double, Drop, GameRecord, MatchRecord, Roll, Take, Win
 from analyzer.rules import LegalPlay, Outcome, Variant, find_variant
 
-__all__ = ["LEVELS", "Level", "LevelEngine", "PlayOptions", "PlaySession", "Reply", "SessionView", "HintRow"]
+__all__ = ["LEVELS", "Level", "LevelEngine", "PlayOptions", "PlaySession", "Reply", "SessionView", "HintRow",
+           "review_plan"]
 
 HUMAN, ENGINE = 0, 1
 RESIGN_LEVELS = {"single": 1, "gammon": 2, "mars": 2, "backgammon": 3}
@@ -110,6 +111,26 @@ class PlayOptions:
             raise ParseError("a player name is at most 24 printable characters, without quotes or colons",
                              token=name[:24])
         return replace(self, variant=variant, player=name)
+
+
+def review_plan(hint_ply: int, requested: int | None = None) -> tuple[int, str]:
+    """The depth of the review ``play`` offers at the end of a match, and the line that says
+    what it is. By default it reviews at ``hint``'s depth (``hint_ply``), so that the review and
+    the hints agree; it skips the confirmation pass (rollouts of the errors, minutes on a laptop)
+    and says so. A ``requested`` depth below ``hint``'s is named a quick review that may
+    contradict ``hint``.
+
+    >>> review_plan(2)
+    (2, "review at 2-ply, the depth of 'hint' (no rollout confirmation: 'bgreview analyze' gives the full review)")
+    >>> review_plan(2, 0)[1]
+    "quick review at 0-ply: 'hint' (2-ply) may rank the plays differently; 'bgreview analyze' gives the full review"
+    """
+    ply = hint_ply if requested is None else requested
+    if ply < hint_ply:
+        return ply, (f"quick review at {ply}-ply: 'hint' ({hint_ply}-ply) may rank the plays differently; "
+                     "'bgreview analyze' gives the full review")
+    return ply, (f"review at {ply}-ply, the depth of 'hint' (no rollout confirmation: 'bgreview analyze' "
+                 "gives the full review)")
 
 
 @dataclass(frozen=True, slots=True)

@@ -182,8 +182,9 @@ class HeldInterrupt:
             self.at_prompt = False
 
 
-def _review(console: Console, session: PlaySession, ply: int) -> None:
+def _review(console: Console, session: PlaySession, requested: int | None) -> None:
     from analyzer.analysis.analyze import analyze_match
+    from analyzer.analysis.play import review_plan
     from analyzer.formats.mat import read_matches
     from analyzer.render.terminal import analysis_view
 
@@ -194,7 +195,9 @@ def _review(console: Console, session: PlaySession, ply: int) -> None:
     cube = session.rules.has_cube  # a game with the cube is reviewed by the standard evaluator
     engines = {} if cube else {session.options.variant: session.engine.var}
     std = session.engine.std if cube else None
-    with console.status("reviewing the match"):
+    ply, words = review_plan(session.options.hint_ply, requested)
+    _say(console, words)
+    with console.status(f"reviewing the match at {ply}-ply"):
         analysis = analyze_match(records[0], engine=std, ply=ply, variant_engines=engines)
     console.print(analysis_view(analysis))
     _say(console, f"the full report: bgreview analyze {session.path}")
@@ -222,7 +225,8 @@ def play(
     hint_ply: Annotated[int, typer.Option("--hint-ply", help="Depth of 'hint' (0-2).")] = 2,
     review: Annotated[bool | None, typer.Option("--review/--no-review",
                                                 help="Review the match at the end (default: ask).")] = None,
-    review_ply: Annotated[int, typer.Option("--review-ply", help="Depth of that review (0-2).")] = 0,
+    review_ply: Annotated[int | None, typer.Option(
+        "--review-ply", help="Depth of that review (0-2; default: the depth of 'hint').")] = None,
 ) -> None:
     from rich.console import Console
     from rich.prompt import Confirm, Prompt
@@ -232,7 +236,7 @@ def play(
 
     if money and not variant_spec(variant).has_cube:
         fail("--money is for standard backgammon: Dutch and Mahbusa have no cube")
-    if not 0 <= review_ply <= 2:
+    if review_ply is not None and not 0 <= review_ply <= 2:
         fail("--review-ply must be 0..2")
     console = Console(highlight=False, emoji=False)
     try:
