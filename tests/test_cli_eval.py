@@ -135,9 +135,9 @@ def test_standard_eval_and_hint_match_the_engine() -> None:
     pos = parse_position_spec(xgid).position
     eng = Engine()
     assert doc["evaluations"][0] == {**eng.evaluate(pos, 0).as_dict(), "ply": 0}
-    # a money XGID: cubeless ranking, as the engine ranks
+    # a money XGID with --cubeless: cubeless ranking, as the engine ranks
     money = xgid.replace(":0:0:0:7:10", ":0:0:0:0:10")
-    code, out = _invoke("hint", money, "-d", "42", "-p", "0", "-f", "json")
+    code, out = _invoke("hint", money, "-d", "42", "-p", "0", "-f", "json", "--cubeless")
     assert code == 0, out
     assert json.loads(out)["equity"] == "cubeless"
     assert [r["play"] for r in json.loads(out)["plays"]] == [r.play for r in eng.rank_plays(pos, (4, 2), 0)][:10]
@@ -153,3 +153,33 @@ def test_standard_eval_and_hint_match_the_engine() -> None:
     cands = hint(eng, pos, (4, 2), spec.match, spec.on_roll or 0, ply=0, met=met_by_name())
     assert doc["equity"] == "cubeful EMG" and doc["dice"] == [4, 2]
     assert [r["play"] for r in doc["plays"]] == [c.play for c in cands][:10]
+
+
+@pytest.mark.parametrize("xgid", [
+    "XGID=-a---BDBB-A-bB---c-d--daB-:1:-1:1:32:0:0:0:0:10",  # money, the opponent owns a 2-cube
+    "XGID=-a---BDBB-A-bB---c-d--daB-:0:0:1:32:0:0:3:0:10",  # money, centred, Jacoby and beavers
+    "4HPwATDgc/ABMA",  # a bare Position ID: money, centred
+])
+def test_hint_ranks_money_plays_cubefully(xgid: str) -> None:
+    """``hint`` of a money position ranks by cubeful money equity (cube position, Jacoby and beavers
+    as the ID sets), as gnubg and XG do; ``--cubeless`` by cubeless equity (issue 52). In the first
+    two positions the two rankings put different plays first."""
+    from analyzer.analysis.decisions import hint
+    from analyzer.core.ids import parse_position_spec
+    from analyzer.core.match import MatchState
+    from analyzer.eval.engine import Engine
+
+    spec = parse_position_spec(xgid)
+    dice = spec.dice or (3, 2)
+    state = spec.match or MatchState()
+    eng = Engine()
+    want = [c.play for c in hint(eng, spec.position, dice, state, spec.on_roll or 0, ply=0)][:10]
+    code, out = _invoke("hint", xgid, "-d", f"{dice[0]}{dice[1]}", "-p", "0", "-f", "json")
+    assert code == 0, out
+    doc = json.loads(out)
+    assert doc["equity"] == "cubeful money" and [r["play"] for r in doc["plays"]] == want
+    code, out = _invoke("hint", xgid, "-d", f"{dice[0]}{dice[1]}", "-p", "0", "-f", "json", "--cubeless")
+    cubeless = [r["play"] for r in json.loads(out)["plays"]]
+    assert cubeless == [r.play for r in eng.rank_plays(spec.position, dice, 0)][:10]
+    if xgid.startswith("XGID"):
+        assert cubeless[0] != want[0]

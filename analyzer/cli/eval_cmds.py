@@ -164,14 +164,18 @@ def hint(
     variant: Annotated[str | None, typer.Option(help=variant_help("Variant for IDs without one ({list})."))]
     = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")] = OutputFormat.table,
+    cubeless: Annotated[bool, typer.Option(
+        "--cubeless", help="Rank by cubeless equity instead of cubeful (standard only).")] = False,
 ) -> None:
     """Rank the legal plays of a roll (gnubg-style analysis filter: 16 plays within 0.32).
 
-    The roll is --dice, or else the one a pasted XGID or PositionID:MatchID carries. At a match
-    score (an XGID or Match ID of a match) the plays are ranked by cubeful EMG at that score and
-    cube, as ``position --dice`` and ``analyze`` rank them; otherwise by cubeless equity. Dutch
-    and Mahbusa positions are ranked by the variant engine (0..2 ply) in cubeless expected
-    points (no cube in these games; Mahbusa adds the draw).
+    The roll is --dice, or else the one a pasted XGID or PositionID:MatchID carries. The plays
+    are ranked cubefully, as gnubg and XG rank them and as ``position --dice`` and ``analyze``
+    do: at a match score (an XGID or Match ID of a match) by cubeful EMG at that score and cube;
+    in money play by cubeful money equity per cube, with the cube position, Jacoby and beavers
+    the ID sets (a bare Position ID: money, cube centred). ``--cubeless`` ranks by cubeless
+    equity instead. Dutch and Mahbusa positions are ranked by the variant engine (0..2 ply) in
+    cubeless expected points (no cube in these games; Mahbusa adds the draw).
     """
     from analyzer.core.ids import parse_position_spec
     from analyzer.rules.listing import parse_dice_text
@@ -189,15 +193,17 @@ def hint(
         _variant_hint(position, pos, roll, ply, top, fmt)
         return
     eng = standard_engine()
-    cubeful = spec.match is not None and not spec.match.is_money
+    cubeful = not cubeless
+    match = spec.match is not None and not spec.match.is_money
     plays: list[Any]
     if cubeful:
         from analyzer.analysis.decisions import hint as cubeful_hint
+        from analyzer.core.match import MatchState
         from analyzer.eval.met import met_by_name
 
-        assert spec.match is not None
+        state = spec.match if spec.match is not None else MatchState()
         me = spec.on_roll if spec.on_roll is not None else 0
-        plays = cubeful_hint(eng, pos, roll, spec.match, me, ply=ply, met=met_by_name())
+        plays = cubeful_hint(eng, pos, roll, state, me, ply=ply, met=met_by_name() if match else None)
     else:
         plays = eng.rank_plays(pos, roll, ply)
     best = plays[0].equity
@@ -208,7 +214,7 @@ def hint(
         rows.append(d)
     if fmt is OutputFormat.json:
         sys.stdout.write(json.dumps({"position": position, "dice": list(roll),
-                                     "equity": "cubeful EMG" if cubeful else "cubeless", "plays": rows}) + "\n")
+                                     "equity": _equity_kind(cubeful, match), "plays": rows}) + "\n")
         return
     if fmt is OutputFormat.csv:
         sys.stdout.write("n,play,ply,equity,diff," + ",".join(_PROB_COLS) + "\n")
@@ -218,4 +224,15 @@ def hint(
         return
     from analyzer.render.terminal import hint_table
 
-    _print(hint_table(plays[: max(top, 1)], roll, match=cubeful, cubeful=cubeful, total=len(plays), width=_width()))
+    _print(hint_table(plays[: max(top, 1)], roll, match=match, cubeful=cubeful, total=len(plays), width=_width()))
+
+
+def _equity_kind(cubeful: bool, match: bool) -> str:
+    """The unit of ``hint``'s equities in its JSON output.
+
+    >>> _equity_kind(True, True), _equity_kind(True, False), _equity_kind(False, True)
+    ('cubeful EMG', 'cubeful money', 'cubeless')
+    """
+    if not cubeful:
+        return "cubeless"
+    return "cubeful EMG" if match else "cubeful money"
