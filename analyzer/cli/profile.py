@@ -13,6 +13,12 @@ import typer
 from analyzer.cli import app
 from analyzer.cli.common import OutputFormat, fail
 
+SHOWN = 12
+"""Classes of a dimension the terminal table shows (largest share first); csv and json have all."""
+
+WORST_DIMENSIONS = ("kind", "cube error", "theme")
+"""The dimensions whose worst decisions the terminal lists (the others' are the same decisions again)."""
+
 
 def _f(x: float | None, fmt: str = ".1f") -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt)
@@ -55,6 +61,7 @@ def profile(
         sys.stdout.write(profile_table(p).write_csv())
         return
     from rich.console import Console
+    from rich.text import Text
 
     from analyzer.render.terminal import Col, fitted_table, print_view, prose
 
@@ -69,10 +76,17 @@ def profile(
     cols = [Col("class", "left"), Col("n"), Col(f"{unit}/dec"), Col("95% interval"), Col("share"),
             Col("others"), Col("lose more"), Col("early"), Col("late")]
     dims: dict[str, list[list[str]]] = {}
-    for c in p.classes:
-        dims.setdefault(c.dimension, []).append(
-            [c.label, f"{c.decisions:,}", _f(c.memg), f"{_f(c.ci_low)} to {_f(c.ci_high)}", _pct(c.share),
-             f"{_f(c.peer_median)} ({c.peers})" if c.peers else "", _pct(c.better_than), _f(c.early), _f(c.late)])
+    for dim in dict.fromkeys(c.dimension for c in p.classes):
+        classes = sorted(p.dimension(dim), key=lambda c: (-c.share, -c.decisions, c.label))
+        rows = dims.setdefault(dim, [])
+        for c in classes[:SHOWN]:
+            rows.append([c.label, f"{c.decisions:,}", _f(c.memg), f"{_f(c.ci_low)} to {_f(c.ci_high)}",
+                         _pct(c.share), f"{_f(c.peer_median)} ({c.peers})" if c.peers else "",
+                         _pct(c.better_than), _f(c.early), _f(c.late)])
+        left = classes[SHOWN:]
+        if left:
+            rows.append([f"{len(left)} more (--format csv)", f"{sum(c.decisions for c in left):,}", "", "",
+                         _pct(sum(c.share for c in left)), "", "", "", ""])
     for dim, rows in dims.items():
         print_view(console, fitted_table(cols, rows, width=console.width, title=f"by {dim}"))
     trend_cols = [Col(p.trend_by, "left"), Col("matches"), Col("n"), Col(f"{unit}/dec"), Col("95% interval")]
@@ -80,14 +94,15 @@ def profile(
                                                    f"{_f(t.ci_low)} to {_f(t.ci_high)}"] for t in p.trend],
                                      width=console.width, title="trend"))
     if top:
-        worst_cols = [Col("class", "left"), Col("loss"), Col("played", "left", wrap=True),
-                      Col("best", "left", wrap=True), Col("where", "left", wrap=True), Col("ID", "left", wrap=True)]
-        rows = []
+        lines = ["worst decisions by kind, cube error and theme (--format json: every class; bgreview report: "
+                 "with boards and links into the match reports)"]
         for c in p.classes:
+            if c.dimension not in WORST_DIMENSIONS or not c.worst:
+                continue
+            lines.append(f"{c.dimension}: {c.label}")
             for w in c.worst:
-                rows.append([f"{c.dimension}: {c.label}", _f(1000 * w.equity_loss),
-                             f"{w.dice or ''} {w.played}".strip(), w.best,
-                             f"{w.file} #{w.match_index} game {w.game} move {w.move_no}",
-                             w.xgid or w.key])
-        print_view(console, fitted_table(worst_cols, rows, width=console.width,
-                                         title="worst decisions (bgreview report DATASET links each to its match)"))
+                made = f"{w.dice or ''} {w.played}".strip()
+                lines.append(f"  {_f(1000 * w.equity_loss):>6} {unit}  played {made}, "
+                             f"best {w.best}; {w.file} #{w.match_index} game {w.game} move {w.move_no}; "
+                             f"{w.xgid or w.key}")
+        console.print(Text("\n".join(lines), no_wrap=False, overflow="fold"))
