@@ -156,3 +156,25 @@ def test_drill_in_a_pseudo_terminal(dataset: Path, tmp_path: Path) -> None:
         child.expect(pexpect.EOF)
     finally:
         child.close()
+
+
+@pytest.mark.integration
+def test_dutch_and_mahbusa_profiles_and_drills(tmp_path: Path) -> None:
+    from analyzer.analysis.themes import DUTCH_THEMES, MAHBUSA_THEMES
+    from analyzer.batch import BatchOptions, run_batch
+    from analyzer.batch.profile import player_profile
+
+    samples = Path(__file__).resolve().parents[1] / "data" / "samples"
+    files = [str(samples / "dutch-selfplay-3p.mat"), str(samples / "mahbusa-selfplay-3p.mat")]
+    run_batch(files, tmp_path / "ds", options=BatchOptions(ply=0), jobs=1)
+    for variant, themes in (("dutch", DUTCH_THEMES), ("mahbusa", MAHBUSA_THEMES)):
+        p = player_profile(tmp_path / "ds", "net A", variant=variant)
+        assert p.unit == "points" and p.decisions > 50
+        got = {c.label for c in p.dimension("theme")}
+        assert got <= set(themes) and len(got) >= 3
+        assert {c.label for c in p.dimension("kind")} == {"checker play"}
+        cards = [c for c in load_cards(tmp_path / "ds", "net A", kinds=["checker"]) if c.variant == variant]
+        assert cards
+        card = cards[0]
+        assert check_answer(card, card.best).status == "right"
+        assert check_answer(card, card.played).status == "wrong"
