@@ -718,4 +718,4 @@ def test_a_zip_bomb_stops_at_the_stated_size(tmp_path):
     p.write_bytes(_repack(good[:8240], bomb, entry))
     [m] = read_xg(p)
     [err] = m.errors
-    assert "temp.xg inflates past 2,560 bytes" in str(err)
+    assert "'temp.xg' inflates past 2,560 bytes" in str(err)

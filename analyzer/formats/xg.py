@@ -34,7 +34,7 @@ luck of every roll, the equities of the candidates and of the cube actions.
 
 >>> [m] = read_xg("tests/data/xg/example.xg")   # a container with no game records in it
 >>> print(m.errors[0])  # doctest: +ELLIPSIS
-tests/data/xg/example.xg: not a game file: temp.xg holds 578 bytes, not whole 2,560-byte records...
+tests/data/xg/example.xg: not a game file: the archived file 'temp.xg' in it holds 578 bytes...
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ import math
 import os
 import struct
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field, replace
 from typing import IO
 
@@ -80,6 +80,11 @@ TRAILER_SIZE = 36
 ENTRY_SIZE = 532
 MAX_FILE = 256 << 20
 """Largest archived file inflated (256 MiB: about 100,000 records, a very long session)."""
+MAX_TOTAL = 256 << 20
+"""Most bytes inflated from one archive, all its files together (an archive of 64 files of 256 MiB each
+would otherwise hold 16 GiB); the readers inflate only the files they use (the game file)."""
+GAME_FILE = "temp.xg"
+"""The archived file that holds the game records (a part of the ``.xg`` file, never a file on disk)."""
 MAX_INPUT = 512 << 20
 MAX_ERRORS = 50
 MATCH_MAGIC = 0x494C4D44  # "DMLI", the match header's check value
@@ -149,8 +154,10 @@ def _clean(text: str) -> str:
     return "".join(" " if ord(c) < 32 or ord(c) == 127 else c for c in text).strip()
 
 
-def read_container(data: bytes, name: str = "<xg>") -> XGContainer:
+def read_container(data: bytes, name: str = "<xg>", *, wanted: Collection[str] | None = None) -> XGContainer:
     """Split the bytes of an ``.xg`` file into its parts, checking every size, offset and CRC.
+    Only the archived files named in ``wanted`` (default: all) are inflated, at most
+    :data:`MAX_TOTAL` bytes in all, checked against the sizes the registry states before any is inflated.
 
     Raises :class:`~analyzer.core.errors.ParseError` (naming ``name``) for a file that is not
     XG's or is damaged.
@@ -179,12 +186,17 @@ def read_container(data: bytes, name: str = "<xg>") -> XGContainer:
     thumbnail = data[hsize:start] if thumb_size else b""
     strings = [_wide(data, 40 + 2048 * i, 1024) if hsize >= 40 + 2048 * (i + 1) else ""
                for i in range(4)]
-    files = _archive(data[start:], bad)
+    files = _archive(memoryview(data)[start:], bad, wanted)
     return XGContainer(header_version=version, game_name=strings[0], save_name=strings[1],
                        level_name=strings[2], comments=strings[3], thumbnail=thumbnail, files=files)
 
 
-def _archive(payload: bytes, fail: _Fail) -> dict[str, bytes]:
+def _part(fname: str) -> str:
+    """How a message names an archived file: a part of the user's ``.xg`` file, not a file of its own."""
+    return f"the archived file {fname or '?'!r}"
+
+
+def _archive(payload: memoryview, fail: _Fail, wanted: Collection[str] | None = None) -> dict[str, bytes]:
     if len(payload) < TRAILER_SIZE:
         raise fail(f"truncated XG file: {len(payload):,} bytes after the header, too few for "
                    f"the archive's {TRAILER_SIZE}-byte trailer")
@@ -199,12 +211,12 @@ def _archive(payload: bytes, fail: _Fail) -> dict[str, bytes]:
     arc_start = reg_start - arc_size
     if zlib.crc32(payload[arc_start:end]) != crc:
         raise fail("damaged XG archive: its CRC-32 does not match (the file is corrupt or truncated)")
-    registry = payload[reg_start:end]
+    registry = bytes(payload[reg_start:end])
     if reg_packed:  # (room for padding after the entries)
         registry = _inflate(registry, count * ENTRY_SIZE + 65536, "the archive registry", fail)
     if len(registry) < count * ENTRY_SIZE:
         raise fail(f"damaged XG archive: a registry of {len(registry):,} bytes for {count} files")
-    files: dict[str, bytes] = {}
+    entries: list[tuple[str, int, int, int, int, bool]] = []
     for k in range(count):
         e = registry[k * ENTRY_SIZE:(k + 1) * ENTRY_SIZE]
         fname = e[1:1 + min(e[0], 255)].decode("latin-1").lower()
@@ -212,20 +224,28 @@ def _archive(payload: bytes, fail: _Fail) -> dict[str, bytes]:
         packed = e[528] == 0
         if (osize < 0 or osize > MAX_FILE or csize < 0 or fstart < 0
                 or fstart + csize > arc_size):
-            raise fail(f"damaged XG archive: entry {k + 1} ({fname or '?'}) has size {osize:,}, "
+            raise fail(f"damaged XG archive: entry {k + 1} ({_part(fname)}) has size {osize:,}, "
                        f"packed size {csize:,} at {fstart:,}, outside the archive's {arc_size:,} bytes")
+        if wanted is None or fname in wanted:
+            entries.append((fname, osize, csize, fstart, fcrc, packed))
+    total = sum(e[1] for e in entries)
+    if total > MAX_TOTAL:  # refused before anything is inflated
+        raise fail(f"damaged XG archive: its files would inflate to {total:,} bytes in all, more than the "
+                   f"{MAX_TOTAL >> 20} MiB read from one file")
+    files: dict[str, bytes] = {}
+    for fname, osize, csize, fstart, fcrc, packed in entries:
         blob = payload[arc_start + fstart:arc_start + fstart + csize]
-        content = _inflate(blob, osize, fname, fail) if packed else blob
+        content = _inflate(blob, osize, _part(fname), fail) if packed else bytes(blob)
         if len(content) != osize:
-            raise fail(f"damaged XG archive: {fname} gives {len(content):,} bytes, its entry "
+            raise fail(f"damaged XG archive: {_part(fname)} gives {len(content):,} bytes, its entry "
                        f"says {osize:,}")
         if zlib.crc32(content) != fcrc:
-            raise fail(f"damaged XG archive: the CRC-32 of {fname} does not match")
+            raise fail(f"damaged XG archive: the CRC-32 of {_part(fname)} does not match")
         files[fname] = content
     return files
 
 
-def _inflate(blob: bytes, size: int, what: str, fail: _Fail) -> bytes:
+def _inflate(blob: bytes | memoryview, size: int, what: str, fail: _Fail) -> bytes:
     """``blob`` inflated, at most ``size`` bytes (a zip bomb stops there)."""
     d = zlib.decompressobj()
     try:
@@ -522,7 +542,7 @@ def _cube_limit(raw: int) -> int | None:
 
 def _read_games(game_file: bytes, name: str) -> MatchRecord:
     if len(game_file) % RECORD_SIZE or not game_file:
-        raise ParseError(f"not a game file: temp.xg holds {len(game_file):,} bytes, not whole "
+        raise ParseError(f"not a game file: {_part(GAME_FILE)} in it holds {len(game_file):,} bytes, not whole "
                          f"{RECORD_SIZE:,}-byte records (damaged, or not a match)", file=name)
     count = len(game_file) // RECORD_SIZE
     first = game_file[:RECORD_SIZE]
@@ -583,15 +603,15 @@ def xgp_xgid(source: Source, *, name: str | None = None) -> XGID:
     >>> xgp_xgid("tests/data/xg/example.xg")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    analyzer.core.errors.ParseError: tests/data/xg/example.xg: not a position file: temp.xg holds 578 bytes, ...
+    analyzer.core.errors.ParseError: tests/data/xg/example.xg: not a position file: the archived file 'temp.xg' ...
     """
     label = name if name is not None else (
         os.fspath(source) if isinstance(source, (str, os.PathLike)) else str(getattr(source, "name", "<xg>")))
     try:
-        files = read_container(_load(source, label), label).files
-        game_file = files.get("temp.xg", b"")
+        files = read_container(_load(source, label), label, wanted=(GAME_FILE,)).files
+        game_file = files.get(GAME_FILE, b"")
         if len(game_file) % RECORD_SIZE or not game_file:
-            raise ParseError(f"not a position file: temp.xg holds {len(game_file):,} bytes, not whole "
+            raise ParseError(f"not a position file: {_part(GAME_FILE)} in it holds {len(game_file):,} bytes, not whole "
                              f"{RECORD_SIZE:,}-byte records", file=label)
         header, _version = _header(game_file[:RECORD_SIZE], label)
         score, crawford, last, rec_no = (0, 0), False, b"", 0
@@ -653,11 +673,10 @@ def read_xg(source: Source, *, name: str | None = None) -> Iterator[MatchRecord]
     label = name if name is not None else (
         os.fspath(source) if isinstance(source, (str, os.PathLike)) else str(getattr(source, "name", "<xg>")))
     try:
-        files = read_container(_load(source, label), label).files
-        if "temp.xg" not in files:
-            raise ParseError("damaged XG archive: it holds no game file (temp.xg)", file=label,
-                             token=",".join(sorted(files)))
-        record = _read_games(files["temp.xg"], label)
+        files = read_container(_load(source, label), label, wanted=(GAME_FILE,)).files
+        if GAME_FILE not in files:
+            raise ParseError(f"damaged XG archive: it holds no game file ({_part(GAME_FILE)})", file=label)
+        record = _read_games(files[GAME_FILE], label)
     except InputError as err:
         yield MatchRecord(players=("", ""), length=0, source=label, errors=(err.located(file=label),))
         return
