@@ -21,6 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analyzer.analysis.replay import decisions
+from analyzer.analysis.thresholds import XG
 from analyzer.cli import app
 from analyzer.core.match import MatchState
 from analyzer.eval.met import emg_to_mwc, met_by_name
@@ -71,7 +72,23 @@ def test_the_analysis_lands_on_the_nodes_it_belongs_to(tmp_path):
         assert float(alts[0][2]) == pytest.approx(row["candidates"][0]["equity"], abs=1e-6)
         letters = node[2:node.index("]")][2:]  # the play made, as the node's move writes it
         assert sorted(re.findall("..", alts[k][0])) == sorted(re.findall("..", letters))
-        assert float(re.search(r"LU\[(\S+)\]", node).group(1)) == pytest.approx(row["luck"], abs=1e-6)
+        assert float(re.search(r"LU\[([^]]+)\]", node).group(1)) == pytest.approx(row["luck"], abs=1e-6)
+        assert _mark(node) == _want_mark(node[0], row["luck"])
+
+
+def _mark(node: str) -> tuple[str, int] | None:
+    """The roll mark gnubg reads on a node: ("W" or "B", the side it is good for; 1 or 2)."""
+    found = re.search(r"G([WB])\[(\d)\]", node)
+    return None if found is None else (found.group(1), int(found.group(2)))
+
+
+def _want_mark(roller: str, luck: float) -> tuple[str, int] | None:
+    """gnubg's mark of a roll with ``luck`` (the report's words, :meth:`Thresholds.luck_mark`)."""
+    words = XG.luck_mark(luck)
+    if not words:
+        return None
+    other = "B" if roller == "W" else "W"
+    return (other if words.endswith("unlucky") else roller), (2 if words.startswith("very") else 1)
 
 
 def test_an_sgf_that_cannot_be_written_is_one_clear_error(tmp_path):
@@ -94,6 +111,12 @@ keep1, keep2 = os.dup(1), os.dup(2)
 os.dup2(log, 1); os.dup2(log, 2)
 gnubg.command("load match " + os.environ["BGR_SGF"])
 os.dup2(keep1, 1); os.dup2(keep2, 2)
+stats = os.open(os.environ["BGR_STATS"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+os.dup2(stats, 1)
+gnubg.command("show statistics match")
+import ctypes
+ctypes.CDLL(None).fflush(None)
+os.dup2(keep1, 1)
 m = gnubg.match(1, 0, 1, 0)
 recs = []
 for gi, g in enumerate(m["games"]):
@@ -117,7 +140,7 @@ def test_gnubg_loads_our_analysis_and_shows_our_numbers(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text(PROBE)
     env = {**os.environ, "BGR_SGF": str(tmp_path / "out.sgf"), "BGR_OUT": str(tmp_path / "gnubg.json"),
-           "BGR_LOG": str(tmp_path / "load.log")}
+           "BGR_LOG": str(tmp_path / "load.log"), "BGR_STATS": str(tmp_path / "stats.txt")}
     subprocess.run([str(GNUBG), "-t", "-q", "-r", "-p", str(probe)], env=env, check=True, timeout=120,
                    capture_output=True)
     log = (tmp_path / "load.log").read_text(errors="replace").lower()
@@ -143,6 +166,8 @@ def test_gnubg_loads_our_analysis_and_shows_our_numbers(tmp_path):
             assert g["nd"] == pytest.approx(emg_to_mwc(met, state, 0, row["cube_nd"]), abs=2e-6)
             assert g["dt"] == pytest.approx(emg_to_mwc(met, state, 0, row["cube_dt"]), abs=2e-6)
     # gnubg's statistics, computed from what it loaded, are our totals
+    printed = {m.group(1): (int(m.group(2)), int(m.group(3))) for m in re.finditer(
+        r"^(Rolls marked [a-z ]+?)\s+(\d+)\s+(\d+)", (tmp_path / "stats.txt").read_text(), re.M)}
     players = summary["players"]
     for colour, p in (("X", players[0]), ("O", players[1])):
         st = got["stats"][colour]
@@ -151,3 +176,12 @@ def test_gnubg_loads_our_analysis_and_shows_our_numbers(tmp_path):
             rows.filter((pl.col("side") == p["side"]) & (pl.col("kind") == "checker"))["luck"].sum(), abs=1e-4)
         cube_total = sum(v for k, v in st["cube"].items() if k.startswith("err-") and k.endswith("-skill"))
         assert cube_total == pytest.approx(p["cube_error"], abs=1e-4)
+        # its count of cube decisions is ours (no decision where the cube is dead), and so are its marked
+        # rolls (read from its printed statistics: this build's stats["O"]["dice"]["marked-rolls"] repeats X's)
+        mine = rows.filter(pl.col("side") == p["side"])
+        assert st["cube"]["total-cube"] == mine.filter(pl.col("kind").is_in(["cube", "take"])).height
+        marks = [XG.luck_mark(x) for x in mine.filter(pl.col("kind") == "checker")["luck"].drop_nulls()]
+        column = 0 if colour == "X" else 1
+        for words in ("very lucky", "lucky", "unlucky", "very unlucky"):
+            assert printed[f"Rolls marked {words}"][column] == marks.count(words), words
+    assert sum(printed["Rolls marked lucky"]) > 0

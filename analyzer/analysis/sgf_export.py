@@ -25,6 +25,7 @@ import numpy as np
 
 from analyzer.analysis.normalise import normalised_games
 from analyzer.analysis.replay import replay_games
+from analyzer.analysis.thresholds import XG, Thresholds
 from analyzer.core.errors import InputError
 from analyzer.core.ids import decode_key
 from analyzer.core.match import MatchState
@@ -65,8 +66,12 @@ def _candidate_chances(c: Mapping[str, Any]) -> Chances:
             float(c["lose_gammon"]), float(c["lose_backgammon"]))
 
 
-def _checker_node(row: Row) -> NodeAnalysis | None:
-    """The candidates of a checker row with their hops (``None`` for a dance or a variant)."""
+_MARKS = {"very lucky": 2, "lucky": 1, "unlucky": -1, "very unlucky": -2}
+
+
+def _checker_node(row: Row, thresholds: Thresholds = XG) -> NodeAnalysis | None:
+    """The candidates of a checker row with their hops and the luck of its roll with its mark
+    (``None`` for a variant, or a row whose plays do not line up)."""
     cands = row.get("candidates") or []
     if not has_cube(row.get("variant", DEFAULT_VARIANT)) or not cands or not row.get("dice"):
         return None
@@ -78,8 +83,9 @@ def _checker_node(row: Row) -> NodeAnalysis | None:
     index: int | None = None
     ply = int(row.get("ply") or 0)
     luck = row.get("luck")
+    mark = 0 if luck is None else _MARKS.get(thresholds.luck_mark(float(luck)), 0)
     if all(not c["play"] for c in cands):  # a dance: the luck only
-        return NodeAnalysis(luck=None if luck is None else float(luck))
+        return NodeAnalysis(luck=None if luck is None else float(luck), luck_mark=mark)
     for c in cands:
         lp = by_text.get(c["play"])
         if lp is None or not lp.hops:
@@ -90,7 +96,8 @@ def _checker_node(row: Row) -> NodeAnalysis | None:
                                      float(c["equity"]), ply))
     if index is None:
         return None
-    return NodeAnalysis(candidates=tuple(out), played=index, luck=None if luck is None else float(luck))
+    return NodeAnalysis(candidates=tuple(out), played=index, luck=None if luck is None else float(luck),
+                        luck_mark=mark)
 
 
 class _Cubes:
@@ -124,7 +131,7 @@ class _Cubes:
 
 
 def _lay(actions: tuple[Action, ...], rows: list[Row], cubes: _Cubes,
-         states: Mapping[int, MatchState]) -> list[NodeAnalysis | None] | None:
+         states: Mapping[int, MatchState], thresholds: Thresholds = XG) -> list[NodeAnalysis | None] | None:
     """The analysis of each action of a game from its rows (``None`` if they do not line up)."""
     out: list[NodeAnalysis | None] = []
     k = 0
@@ -149,11 +156,12 @@ def _lay(actions: tuple[Action, ...], rows: list[Row], cubes: _Cubes,
                     continue
                 return None
             k += 1
-            checker = _checker_node(row)
+            checker = _checker_node(row, thresholds)
             if checker is not None or cube is not None:
                 node = NodeAnalysis(candidates=checker.candidates if checker else (),
                                     played=checker.played if checker else None, cube=cube,
-                                    luck=checker.luck if checker else None)
+                                    luck=checker.luck if checker else None,
+                                    luck_mark=checker.luck_mark if checker else 0)
         elif isinstance(act, Double):
             row = peek("cube", act.side)
             if act.kind == "double" and row is not None and row["played"] in ("double", "redouble"):
@@ -170,11 +178,13 @@ def _lay(actions: tuple[Action, ...], rows: list[Row], cubes: _Cubes,
 
 def sgf_annotations(record: MatchRecord, decisions: Iterable[Row], *, engine: Evaluator | None,
                     ply: int, met: MatchEquityTable | None = None,
-                    games: Iterable[GameRecord] | None = None) -> dict[int, list[NodeAnalysis | None]]:
+                    games: Iterable[GameRecord] | None = None,
+                    thresholds: Thresholds = XG) -> dict[int, list[NodeAnalysis | None]]:
     """The analysis of each action of each game (by game number) of ``record`` from the rows of
     its decisions table, for :func:`analyzer.formats.sgf_writer.sgf_chunks`. ``games`` are the
     normalised games (computed when not given); ``engine`` and ``ply`` value the cube decisions'
-    chances; ``met`` converts cube values to match-winning chance (default: Kazaross-XG2).
+    chances; ``met`` converts cube values to match-winning chance (default: Kazaross-XG2);
+    ``thresholds`` mark the lucky and unlucky rolls, as the report marks them.
     A game left out of the result (no rows, or rows that do not line up) is written without
     analysis.
 
@@ -198,14 +208,15 @@ def sgf_annotations(record: MatchRecord, decisions: Iterable[Row], *, engine: Ev
     out: dict[int, list[NodeAnalysis | None]] = {}
     for game in kept:
         rows = rows_by_game.get(game.number)
-        laid = _lay(game.actions, rows, cubes, states.get(game.number, {})) if rows else None
+        laid = _lay(game.actions, rows, cubes, states.get(game.number, {}), thresholds) if rows else None
         if laid is not None:
             out[game.number] = laid
     return out
 
 
 def write_analysis_sgf(items: Iterable[tuple[MatchRecord, Iterable[Row]]], out: str | os.PathLike[str] | IO[str], *,
-                       engine: Evaluator | None, ply: int, met: MatchEquityTable | None = None) -> tuple[int, int]:
+                       engine: Evaluator | None, ply: int, met: MatchEquityTable | None = None,
+                       thresholds: Thresholds = XG) -> tuple[int, int]:
     """Write each match (its normalised games, those that replay) with its review as gnubg SGF to
     a path or an open text handle; returns (games written, games with analysis).
 
@@ -222,11 +233,11 @@ def write_analysis_sgf(items: Iterable[tuple[MatchRecord, Iterable[Row]]], out: 
         from analyzer.core.files import atomic_writer
 
         with atomic_writer(out, special_ok=True) as fh:
-            return write_analysis_sgf(items, fh, engine=engine, ply=ply, met=met)
+            return write_analysis_sgf(items, fh, engine=engine, ply=ply, met=met, thresholds=thresholds)
     written = annotated = 0
     for record, rows in items:
         games = [g for g in normalised_games(record) if not isinstance(g, InputError)]
-        notes = sgf_annotations(record, rows, engine=engine, ply=ply, met=met, games=games)
+        notes = sgf_annotations(record, rows, engine=engine, ply=ply, met=met, games=games, thresholds=thresholds)
         for chunk in _chunks(record, games, notes):
             out.write(chunk)
         written += len(games)

@@ -252,7 +252,7 @@ def analyze(
         from analyzer.analysis.sgf_export import write_analysis_sgf
 
         try:
-            write_analysis_sgf(reviewed, sgf, engine=engine, ply=0 if rollout else ply)
+            write_analysis_sgf(reviewed, sgf, engine=engine, ply=0 if rollout else ply, thresholds=thr)
         except OSError as e:  # the file is left as it was
             fail(f"{e.filename or sgf}: {e.strerror or 'cannot write the file'}")
         for item, (_, files) in zip(summaries, views, strict=True):

@@ -7,7 +7,8 @@ a resignation is the ``R`` of ``RE``, taken from ``GameRecord.resigned``.
 An analysis can go with the moves, in gnubg's own analysis properties (as gnubg 1.08 writes
 them, ``E ver 3`` evaluations), so that gnubg shows it as its own: per roll ``A[k]`` and one
 ``[...]`` per candidate play (its hops, the five chances win, win gammon, win backgammon, lose
-gammon, lose backgammon, its equity, the ply), ``k`` the candidate played, and ``LU`` the luck;
+gammon, lose backgammon, its equity, the ply), ``k`` the candidate played, ``LU`` the luck and
+``GW``/``GB`` the roll's mark (lucky for White or unlucky for Black is ``GW[1]``, very: ``[2]``);
 per cube decision ``DA`` (the chances, the cubeless equity, and the no double and double/take
 values in gnubg's unit: match-winning chance in a match, equity in money play). See
 :class:`NodeAnalysis`; :func:`analyzer.analysis.sgf_export.sgf_annotations` makes them from a
@@ -75,6 +76,9 @@ class NodeAnalysis:
     played: int | None = None
     cube: CubeAnalysis | None = None
     luck: float | None = None
+    luck_mark: int = 0
+    """The roll's mark for the roller: 2 very lucky, 1 lucky, 0 none, -1 unlucky, -2 very unlucky
+    (gnubg's ``GW``/``GB``, "good for White/Black": it counts its marked rolls from them alone)."""
 
 
 
@@ -117,7 +121,8 @@ def _cubeless(c: Chances) -> float:
 
 
 def _analysis_props(node: NodeAnalysis, side: int) -> str:
-    """The analysis properties of a node (``DA``, ``A``, ``LU``), as gnubg writes them.
+    """The analysis properties of a node (``DA``, ``A``, ``LU`` and the roll's mark ``GW``/``GB``),
+    as gnubg writes them.
 
     >>> cand = CandidateAnalysis(((8, 5), (6, 5)), (0.52, 0.16, 0.01, 0.14, 0.01), 0.088, 2)
     >>> cube = CubeAnalysis((0.5, 0.13, 0.0, 0.14, 0.0), 0.5003, 0.479, 2)
@@ -125,6 +130,9 @@ def _analysis_props(node: NodeAnalysis, side: int) -> str:
     DA[E ver 3 2C 1 0.000000 1 0.500000 0.130000 0.000000 0.140000 0.000000 -0.010000 0.500300
        0.500000 0.130000 0.000000 0.140000 0.000000 -0.010000 0.479000]A[0][hefe E ver 3 0.520000
        0.160000 0.010000 0.140000 0.010000 0.088000 2C 0 1 0.000000 1]LU[0.050000]
+    >>> unlucky, lucky = NodeAnalysis(luck=-0.4, luck_mark=-1), NodeAnalysis(luck=0.7, luck_mark=2)
+    >>> _analysis_props(unlucky, 0), _analysis_props(lucky, 1)
+    ('LU[-0.400000]GB[1]', 'LU[0.700000]GB[2]')
     """
     out = ""
     if node.cube is not None:
@@ -140,6 +148,9 @@ def _analysis_props(node: NodeAnalysis, side: int) -> str:
             out += f"[{letters} E ver 3 {probs} {_num(cand.equity)} {cand.ply}C 0 1 0.000000 1]"
     if node.luck is not None and math.isfinite(node.luck):
         out += f"LU[{_num(node.luck)}]"
+    if node.luck_mark:
+        good_for = side if node.luck_mark > 0 else 1 - side
+        out += f"G{'W' if good_for == 0 else 'B'}[{min(abs(node.luck_mark), 2)}]"
     return out
 
 
