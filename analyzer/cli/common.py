@@ -105,6 +105,21 @@ def variant_help(template: str) -> str:
     return template.format(names=joined, list=", ".join(names))
 
 
+def check_workers(workers: int) -> None:
+    """Exit with code 2 when ``--workers`` is below 1 (more than the cores are cut to the cores by
+    :class:`~analyzer.eval.trials.RolloutSettings`).
+
+    >>> check_workers(10**9)
+    >>> try:
+    ...     check_workers(0)
+    ... except typer.Exit as e:
+    ...     print(e.exit_code)
+    2
+    """
+    if workers < 1:
+        fail(f"--workers must be at least 1 (got {workers})")
+
+
 def check_ply(ply: int, variant: str = DEFAULT_VARIANT) -> None:
     """Exit with code 2 unless ``0 <= ply <=`` the deepest search of the variant's evaluator.
 

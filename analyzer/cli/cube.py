@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Annotated, Any, BinaryIO
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import OutputFormat, fail, position_argument, standard_engine, stdout_write
+from analyzer.cli.common import (
+    OutputFormat,
+    check_workers,
+    fail,
+    position_argument,
+    standard_engine,
+    stdout_write,
+)
 from analyzer.core.errors import InputError, ParseError
 
 if TYPE_CHECKING:
@@ -212,6 +219,7 @@ def cube(
         fail("--trials must be >= 1")
     if truncate is not None and truncate < 1:
         fail("--truncate must be >= 1")
+    check_workers(workers)
     engine = standard_engine()
     if batch is not None:
         # bytes: lines end at \n only, and a line that is not UTF-8 fails alone

@@ -12,6 +12,7 @@ import typer
 from analyzer.cli import app
 from analyzer.cli.common import (
     OutputFormat,
+    check_workers,
     error_console,
     fail,
     position_argument,
@@ -87,7 +88,7 @@ def _variant_rollout(pos: Any, roll: tuple[int, int] | None, *, trials: int, tru
     if variance_reduction:
         fail(f"{name} rollouts have no variance reduction: --vr is for standard backgammon")
     try:
-        settings = RolloutSettings(trials=trials, seed=seed, workers=max(1, workers), target_se=target_se,
+        settings = RolloutSettings(trials=trials, seed=seed, workers=workers, target_se=target_se,
                                    max_plays=max(1, max_plays), threshold=threshold)
         result = rollout(variant_engine(name), pos, settings, dice=roll)
     except ValueError as e:
@@ -169,6 +170,9 @@ def rollout_cmd(
         fail("--trials must be >= 1")
     if truncate is not None and truncate < 1:
         fail("--truncate must be >= 1")
+    check_workers(workers)
+    if threshold is not None and not threshold >= 0:  # NaN too
+        fail(f"--within is an equity difference: 0 or more (got {threshold})")
     try:
         spec = parse_position_spec(position_argument(position), variant=variant)
         roll = parse_dice_text(dice) if dice is not None else spec.dice

@@ -17,6 +17,7 @@ ValueError: trials must be >= 1
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Z95", "ProgressFn", "RolloutSettings", "pool_context", "trial_dice"]
+__all__ = ["Z95", "ProgressFn", "RolloutSettings", "pool_context", "trial_dice", "usable_cores"]
 
 Z95 = 1.959963984540054
 """The two-sided 95% quantile of the normal distribution (the rollouts' confidence intervals)."""
@@ -41,7 +42,8 @@ class RolloutSettings:
 
     * ``trials`` games (fewer when ``target_se`` stops it early: at least ``min_trials``, once every
       candidate's equity standard error is below ``target_se``), the dice seeded by ``seed``,
-      spread over ``workers`` processes (the same result with any number);
+      spread over ``workers`` processes (the same result with any number; at most :func:`usable_cores`:
+      more are cut to that, fewer than 1 refused);
     * ``truncate``: stop each game after that many plies and take the net's value there (``None``:
       play to the end or the bear-off databases; standard backgammon only);
     * ``cubeful``: add the cube model's values (engines with a cube); ``cube_play``: play the cube in
@@ -72,10 +74,28 @@ class RolloutSettings:
     def __post_init__(self) -> None:
         if self.trials < 1:
             raise ValueError("trials must be >= 1")
+        if self.workers < 1:
+            raise ValueError("workers must be >= 1")
+        if self.workers > usable_cores():  # more processes than cores only cost (the results are the same)
+            object.__setattr__(self, "workers", usable_cores())
         if self.take_only and not self.cube_play:
             raise ValueError("take_only plays the Double/take cube games: it needs cube_play")
         if self.truncate is not None and self.truncate < 1:
             raise ValueError("truncate must be >= 1 (or None)")
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system tells it), at least 1.
+
+    >>> 1 <= usable_cores() <= (os.cpu_count() or 1)
+    True
+    >>> RolloutSettings(workers=10**9).workers == usable_cores()
+    True
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
 
 # ------------------------------------------------------------------------------ dice
