@@ -221,12 +221,34 @@ def _cmd_targets(args: argparse.Namespace) -> int:
     return _build_targets(args, TargetBuilder, TargetsConfig(teacher=args.teacher, seed=args.seed))
 
 
+HELDOUT_FILES = Path(__file__).resolve().parents[2] / "bench" / "data" / "referee" / "heldout_files.txt"
+"""The match files set aside for good for the referee set (issue 51): no training reads them."""
+
+
+def without_heldout(files: Iterable[str], listing: Path = HELDOUT_FILES) -> list[str]:
+    """``files`` less the held-out match files named in ``listing`` (paths relative to the corpus
+    folder, ``#`` comments; a file is held out when its path ends with a listed one).
+
+    >>> import tempfile
+    >>> f = Path(tempfile.mkdtemp()) / "held.txt"
+    >>> _ = f.write_text("# held out\\nbglab/galaxy/match1.txt\\n")
+    >>> without_heldout(["c/bglab/galaxy/match1.txt", "c/bglab/galaxy/match11.txt"], f)
+    ['c/bglab/galaxy/match11.txt']
+    """
+    if not listing.exists():
+        raise FileNotFoundError(f"{listing}: the list of held-out match files is missing")
+    held = [line.strip() for line in listing.read_text(encoding="utf-8").splitlines()
+            if line.strip() and not line.startswith("#")]
+    return [f for f in files if not any(f.replace("\\", "/").endswith("/" + h) or f == h for h in held)]
+
+
 def _cmd_corpus_positions(args: argparse.Namespace) -> int:
     from analyzer.formats import expand_inputs
     from analyzer.train.dataset import corpus_positions
 
     files = [f for f in expand_inputs(list(args.inputs))[args.skip_first:]
              if not any(x.lower() in f.lower() for x in args.exclude)]
+    files = without_heldout(files)  # the referee set's files, always left out
     boards, games, bad = corpus_positions(files)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -405,7 +427,8 @@ def main(argv: list[str] | None = None) -> int:
     cp.add_argument("inputs", nargs="+", help="match files or folders (walked in sorted order)")
     cp.add_argument("--out", required=True, help="the positions file (.npz)")
     cp.add_argument("--skip-first", type=int, default=0,
-                    help="leave out the first N files of the sorted walk (those bench/blind_spots.py samples)")
+                    help="leave out the first N files of the sorted walk (those bench/blind_spots.py samples); "
+                         "the files of bench/data/referee/heldout_files.txt are always left out")
     cp.add_argument("--exclude", action="append", default=[],
                     help="leave out the files whose path holds this text (case-insensitive; repeatable)")
     cp.add_argument("--log", help="log file (default: stderr)")

@@ -1,0 +1,335 @@
+"""The referee yardstick of issue 51: our evaluator beside GNU Backgammon's, both against gnubg's rollouts.
+
+The referee set (``bench/data/referee/``, built by ``tools/gnubg_referee.py``; GNU Backgammon is a
+referee only, its rollouts measure and never label or train) holds positions of real matches from
+files no net trains on, each rolled out cubeless by gnubg, with gnubg's own 0-, 1- and 2-ply
+chances beside it; and real decisions (checker plays and doubles with their answers) whose
+candidates gnubg rolled out cubeful in their match.
+
+This bench prints, per class of position (a position counts in every class it belongs to,
+``tools/gnubg_referee.py position_labels``), our 0-, 1- and 2-ply beside gnubg's against the
+rollout: mean |Δ equity| (cubeless money equity), |Δ win| and |Δ gammon| (the mean of |Δ win
+gammon| and |Δ lose gammon|), in percent for the chances, and the bias (mean signed Δ equity);
+then, for the decisions, how often each picks the rollout's best play, the mean loss of its
+choice valued by the rollout (over the choices the rollout has a value for), how often its cube
+action (double or not, take or pass) is the rollout's, and its mean cube error by the rollout.
+Whatever part of the set exists is used; the counts are printed.
+
+Usage::
+
+    python bench/referee.py                         # the committed set
+    python bench/referee.py --data /work/runs/referee --selection bench/data/referee/selection.json.gz
+    python bench/referee.py --plies 0 --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "bench" / "data" / "referee"
+CLASSES = ("race", "bear-off vs contact", "holding / ace-point", "back game", "prime vs prime", "blitz",
+           "crashed", "on the bar", "containment", "middle game")
+PLIES = (0, 1, 2)
+
+Probs = Sequence[float]
+"""Five chances of the side on roll, gnubg's order: win, win gammon, win backgammon, lose gammon,
+lose backgammon (gammons include backgammons)."""
+
+
+# --------------------------------------------------------------------------- reading the set
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The records of a JSON-lines file, plain or gzipped (a torn last line is skipped); the last
+    record of an id wins."""
+    if not path.exists():
+        return []
+    opener: Any = gzip.open if path.suffix == ".gz" else open
+    rows: dict[str, dict[str, Any]] = {}
+    with opener(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                r = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            rows[r["id"]] = r
+    return [rows[k] for k in sorted(rows)]
+
+
+Rows = list[dict[str, Any]]
+
+
+def load(data: Path, selection: Path | None = None) -> tuple[dict[str, Any], Rows, Rows]:
+    """(selection, positions, decisions) of a referee folder: ``selection.json.gz`` (or ``selection``)
+    and the results ``positions.jsonl[.gz]``, ``decisions.jsonl[.gz]``."""
+    sel_path = selection or data / "selection.json.gz"
+    sel: dict[str, Any] = json.loads(gzip.decompress(sel_path.read_bytes()))
+
+    def rows(name: str) -> list[dict[str, Any]]:
+        for suffix in (".jsonl.gz", ".jsonl"):
+            if (data / f"{name}{suffix}").exists():
+                return read_rows(data / f"{name}{suffix}")
+        return []
+
+    return sel, rows("positions"), rows("decisions")
+
+
+# --------------------------------------------------------------------------- small measures
+def equity(p: Probs) -> float:
+    """Cubeless money equity of five chances.
+
+    >>> equity([0.6, 0.2, 0.01, 0.1, 0.0])
+    0.31
+    """
+    return round(2.0 * p[0] - 1.0 + p[1] + p[2] - p[3] - p[4], 12)
+
+
+def deltas(p: Probs, ref: Probs) -> tuple[float, float, float]:
+    """(Δ equity, |Δ win|, |Δ gammon|) of chances ``p`` against ``ref``; |Δ gammon| is the mean of
+    |Δ win gammon| and |Δ lose gammon|.
+
+    >>> [round(x, 3) for x in deltas([0.6, 0.2, 0.0, 0.1, 0.0], [0.5, 0.1, 0.0, 0.1, 0.0])]
+    [0.3, 0.1, 0.05]
+    """
+    return (equity(p) - equity(ref), abs(p[0] - ref[0]), (abs(p[1] - ref[1]) + abs(p[3] - ref[3])) / 2.0)
+
+
+def cube_action(nd: float, dt: float, dp: float = 1.0) -> tuple[bool, bool]:
+    """(double, take) that cubeful equities of the doubler call for.
+
+    >>> cube_action(0.5, 0.6), cube_action(0.5, 1.2), cube_action(0.7, 0.6)
+    ((True, True), (True, False), (False, True))
+    """
+    return min(dt, dp) > nd, dt <= dp
+
+
+def cube_error(action: tuple[bool, bool], nd: float, dt: float, dp: float = 1.0) -> float:
+    """What ``action`` (double?, take?) loses against the best play of both sides by the cubeful
+    equities ``nd``, ``dt``, ``dp`` (the doubler's): the doubler's error plus the taker's.
+
+    >>> cube_error((False, True), 0.5, 0.6), cube_error((True, False), 0.5, 0.6)
+    (0.1, 0.4)
+    """
+    best = max(nd, min(dt, dp))
+    doubler = best - (min(dt, dp) if action[0] else nd)
+    taker = 0.0 if action[1] == (dt <= dp) else abs(dt - dp)
+    return round(doubler + taker, 12)
+
+
+def _emg(x: float, coef: Sequence[float]) -> float:
+    return float(coef[0]) + float(coef[1]) * float(x)
+
+
+def _key(move: Iterable[Iterable[int]]) -> tuple[tuple[int, int], ...]:
+    return tuple(sorted((int(a), int(b)) for a, b in move))
+
+
+# --------------------------------------------------------------------------- positions
+Evaluator = Callable[[str, int], Probs]
+"""Our chances of a Position ID at a ply."""
+
+
+def our_evaluator(nets: Path | None = None) -> Evaluator:
+    """Our engine's cubeless chances (shipped nets, or ``nets``) in gnubg's order."""
+    from analyzer.core.ids import decode_position_id
+    from analyzer.eval.engine import Engine
+
+    if nets is None:
+        eng = Engine()
+    else:
+        from analyzer.train.checkpoint import load_nets
+
+        eng = Engine(load_nets(nets))
+
+    def ev(pid: str, ply: int) -> Probs:
+        p = eng.evaluate(decode_position_id(pid), ply)
+        return (p.win, p.win_gammon, p.win_backgammon, p.lose_gammon, p.lose_backgammon)
+
+    ev.engine = eng  # type: ignore[attr-defined]
+    return ev
+
+
+def position_figures(sel: dict[str, Any], rows: list[dict[str, Any]], ours: Evaluator,
+                     plies: Sequence[int] = PLIES) -> dict[str, Any]:
+    """Per class (and ``all``): n, the mean rollout SE of the equity, and for every engine and ply
+    (``ours 0``, ``gnubg 2``, ...) the mean |Δ equity|, |Δ win|, |Δ gammon| and the bias."""
+    labels = {p["id"]: p.get("labels") or [p["class"]] for p in sel["positions"]}
+    acc: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
+    se: dict[str, list[float]] = {}
+    for r in rows:
+        if "rollout" not in r:
+            continue
+        ref = r["rollout"]["probs"]
+        engines: dict[str, Probs] = {f"ours {k}": ours(r["pid"], k) for k in plies}
+        engines.update({f"gnubg {k}": r["gnubg_ply"][k] for k in plies})
+        for c in ["all", *labels.get(r["id"], [r["class"]])]:
+            se.setdefault(c, []).append(float(r["rollout"]["equity_se"]))
+            for name, p in engines.items():
+                acc.setdefault(c, {}).setdefault(name, []).append(deltas(p, ref))
+    out: dict[str, Any] = {}
+    for c in ["all", *CLASSES]:
+        if c not in acc:
+            continue
+        row: dict[str, Any] = {"n": len(se[c]), "rollout_se": float(np.mean(se[c]))}
+        for name, ds in acc[c].items():
+            a = np.array(ds)
+            row[name] = {"equity": float(np.abs(a[:, 0]).mean()), "win": float(a[:, 1].mean()),
+                         "gammon": float(a[:, 2].mean()), "bias": float(a[:, 0].mean())}
+        out[c] = row
+    return out
+
+
+# --------------------------------------------------------------------------- decisions
+Chooser = Callable[[dict[str, Any], int], Any]
+
+
+def our_choosers(ev: Evaluator) -> tuple[Chooser, Chooser]:
+    """(our best play's Position ID after it, our cube action (double, take)) at a ply."""
+    from analyzer.core.ids import decode_position_id, encode_position_id
+    from analyzer.core.match import MatchState
+    from analyzer.eval.cube_search import cube_decision_nply
+
+    eng = ev.engine  # type: ignore[attr-defined]
+
+    def play(d: dict[str, Any], ply: int) -> str:
+        ranked = eng.rank_plays(decode_position_id(d["pid"]), (d["dice"][0], d["dice"][1]), ply)
+        return encode_position_id(ranked[0].result.flip())
+
+    def cube(d: dict[str, Any], ply: int) -> tuple[bool, bool]:
+        st = dict(d["state"])
+        st["score"] = tuple(st["score"])
+        c = cube_decision_nply(eng, decode_position_id(d["pid"]), MatchState(**st), int(d["side"]), ply)
+        return bool(c.double), bool(c.take)
+
+    return play, cube
+
+
+def decision_figures(sel: dict[str, Any], rows: list[dict[str, Any]], play: Chooser, cube: Chooser,
+                     plies: Sequence[int] = PLIES) -> dict[str, Any]:
+    """Checker plays: per chooser (``ours 0`` .. ``gnubg 2``, ``played``) how often its play is the
+    rollout's best (``best``, of ``n``), the mean loss of its play by the rollout (over the ``valued``
+    choices the rollout has a value for); cube decisions: how often its action is the rollout's
+    (``agree``) and its mean cube error (``error``)."""
+    items = {d["id"]: d for d in sel["decisions"]}
+    checker: dict[str, dict[str, Any]] = {}
+    cubes: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        d = items.get(r["id"])
+        if d is None or "after" not in r:
+            continue
+        coef = r["emg"]
+        if r["kind"] == "checker":
+            pids = {_key(m): pid for m, pid in r["candidates"]}
+            values = {pids[_key(m["move"])]: _emg(m["cubeful-eq"], coef) for m in r["after"].get("moves", [])
+                      if m.get("type") == "rollout" and _key(m["move"]) in pids}
+            if not values:
+                continue
+            best = max(values.values())
+            two = r["plies"]["2"]
+            picks = {f"ours {k}": play(d, k) for k in plies}
+            picks.update({f"gnubg {k}": r["choice"].get(str(k)) for k in plies})
+            picks["played"] = pids.get(_key(two["moves"][int(two["imove"])]["move"]))
+            for name, pid in picks.items():
+                s = checker.setdefault(name, {"n": 0, "best": 0, "valued": 0, "loss": 0.0})
+                s["n"] += 1
+                if pid in values:
+                    s["valued"] += 1
+                    s["loss"] += best - values[pid]
+                    s["best"] += int(values[pid] >= best)
+        else:
+            a = r["after"]
+            if "nd-cubeful-eq" not in a:
+                continue
+            nd, dt = _emg(a["nd-cubeful-eq"], coef), _emg(a["dt-cubeful-eq"], coef)
+            truth = cube_action(nd, dt)
+            acts: dict[str, tuple[bool, bool] | None] = {f"ours {k}": cube(d, k) for k in plies}
+            for k in plies:
+                g = r["plies"][str(k)]
+                acts[f"gnubg {k}"] = (cube_action(_emg(g["nd-cubeful-eq"], coef), _emg(g["dt-cubeful-eq"], coef))
+                                      if "nd-cubeful-eq" in g else None)
+            acts["played"] = (True, d.get("answer") == "take")
+            for name, act in acts.items():
+                s = cubes.setdefault(name, {"n": 0, "agree": 0, "error": 0.0})
+                if act is None:
+                    continue
+                s["n"] += 1
+                s["agree"] += int(act == truth)
+                s["error"] += cube_error(act, nd, dt)
+    for s in checker.values():
+        s["loss"] = s["loss"] / s["valued"] if s["valued"] else float("nan")
+    for s in cubes.values():
+        s["error"] = s["error"] / s["n"] if s["n"] else float("nan")
+    return {"checker": checker, "cube": cubes}
+
+
+# --------------------------------------------------------------------------- the table
+def lines(pos: dict[str, Any], dec: dict[str, Any], plies: Sequence[int] = PLIES, trials: str = "") -> list[str]:
+    """The printed table."""
+    names = [f"ours {k}" for k in plies] + [f"gnubg {k}" for k in plies]
+    out: list[str] = []
+    blocks = (("mean |Δ equity|", "equity", 1.0, ".4f"), ("mean |Δ win| (%)", "win", 100.0, ".2f"),
+              ("mean |Δ gammon| (%)", "gammon", 100.0, ".2f"), ("bias: mean Δ equity", "bias", 1.0, "+.4f"))
+    for title, key, scale, fmt in blocks if pos else ():
+        out.append(f"{title:44s}{'n':>5s}{'roll.SE':>8s}"
+                   + "".join(f"{n:>9s}" for n in names))
+        for c, row in pos.items():
+            out.append(f"  {c:42s}{row['n']:5d}{row['rollout_se']:8.4f}"
+                       + "".join(f"{format(row[n][key] * scale, fmt):>9s}" for n in names))
+        out.append("")
+    if pos:
+        out.insert(0, f"positions against gnubg's cubeless rollouts{trials}: our n-ply and gnubg's (cubeless "
+                      "money equity; a position counts in each class it belongs to)")
+    ch, cu = dec["checker"], dec["cube"]
+    if ch:
+        out.append(f"checker plays (rollout's best, mean loss by the rollout){'':0s}")
+        out.append(f"{'':32s}{'n':>5s}{'best':>7s}{'valued':>8s}{'mean loss':>11s}")
+        for n, s in ch.items():
+            out.append(f"  {n:30s}{s['n']:5d}{s['best']:7d}{s['valued']:8d}{s['loss']:11.4f}")
+        out.append("")
+    if cu:
+        out.append("cube decisions (action = the rollout's, mean cube error by the rollout)")
+        out.append(f"{'':32s}{'n':>5s}{'agree':>7s}{'mean error':>12s}")
+        for n, s in cu.items():
+            out.append(f"  {n:30s}{s['n']:5d}{s['agree']:7d}{s['error']:12.4f}")
+    if not pos and not ch and not cu:
+        out.append("no rolled-out position or decision yet")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DATA, help="folder of the results (default: the committed set)")
+    ap.add_argument("--selection", type=Path, help="the selection file (default: <data>/selection.json.gz)")
+    ap.add_argument("--plies", default="0,1,2", help="plies of ours and gnubg's to show")
+    ap.add_argument("--nets", type=Path, help="our net set to measure (default: the shipped one)")
+    ap.add_argument("--json", type=Path, help="also write the figures as JSON")
+    args = ap.parse_args(argv)
+    plies = tuple(int(x) for x in args.plies.split(","))
+    t0 = time.time()
+    sel, positions, decisions = load(args.data, args.selection)
+    ev = our_evaluator(args.nets)
+    play, cube = our_choosers(ev)
+    pos = position_figures(sel, positions, ev, plies)
+    dec = decision_figures(sel, decisions, play, cube, plies)
+    trials = sorted({r["rollout"]["trials"] for r in positions if "rollout" in r})
+    failed = sum(1 for r in positions + decisions if "error" in r)
+    print(f"referee set {args.data}: {sum(1 for r in positions if 'rollout' in r)} positions of "
+          f"{len(sel['positions'])} selected, {sum(1 for r in decisions if 'after' in r)} decisions of "
+          f"{len(sel['decisions'])} ({failed} failed); {time.time() - t0:.0f} s")
+    for line in lines(pos, dec, plies, f" ({'/'.join(map(str, trials))} trials)" if trials else ""):
+        print(line)
+    if args.json:
+        args.json.write_text(json.dumps({"positions": pos, "decisions": dec}, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
