@@ -58,6 +58,7 @@ from analyzer.core.position import Position
 from analyzer.core.variants import cubeless_only, draws, has_cube, title_of
 from analyzer.render.board_svg import HomeSide, board_layout, board_svg
 from analyzer.render.charts import CHARTS, AnalysisLike, chart_svg, inline_svg, player_names
+from analyzer.render.numbers import fixed
 from analyzer.render.terminal import confirm_text, valued_by
 
 # The templates are package data (``analyzer/render/templates``), found by jinja2's PackageLoader through the
@@ -94,7 +95,7 @@ def fmt_equity(x: float | None, digits: int = 3) -> str:
     """
     if x is None:
         return "-"
-    return f"{x:+.{digits}f}"
+    return fixed(x, f"+.{digits}f")
 
 
 def fmt_emg(x: float | None, digits: int = 3) -> str:
@@ -103,12 +104,12 @@ def fmt_emg(x: float | None, digits: int = 3) -> str:
     >>> fmt_emg(0.1049), fmt_emg(0.01504, 4)
     ('0.105', '0.0150')
     """
-    return "-" if x is None else f"{x:.{digits}f}"
+    return "-" if x is None else fixed(x, f".{digits}f")
 
 
 def fmt_pct(x: float | None) -> str:
     """A probability as a percentage with one decimal (``-`` when unknown)."""
-    return "-" if x is None else f"{100 * x:.1f}%"
+    return "-" if x is None else fixed(100 * x, ".1f") + "%"
 
 
 def fmt_signed_pct(x: float | None) -> str:
@@ -116,8 +117,10 @@ def fmt_signed_pct(x: float | None) -> str:
 
     >>> fmt_signed_pct(-0.0412), fmt_signed_pct(0.1)
     ('-4.1%', '+10.0%')
+    >>> fmt_signed_pct(-0.00004)  # no negative zero
+    '+0.0%'
     """
-    return "-" if x is None else f"{100 * x:+.1f}%"
+    return "-" if x is None else fixed(100 * x, "+.1f") + "%"
 
 
 def fmt_pr(pr_raw: float | None) -> str:
@@ -326,9 +329,9 @@ def fmt_result(x: float | None, unit: str | None) -> str:
     if x is None:
         return "-"
     if unit == "mwc":
-        return f"{100 * x:+.1f}% MWC"
+        return fixed(100 * x, "+.1f") + "% MWC"
     if unit == "points":
-        return f"{x:+.3f} points"
+        return fixed(x, "+.3f") + " points"
     return fmt_equity(x)
 
 

@@ -32,6 +32,7 @@ from rich.text import Text
 from analyzer.core.errors import printable
 from analyzer.core.ids import encode_key, encode_position_id
 from analyzer.core.variants import draws, spec_by_name, title_of
+from analyzer.render.numbers import fixed
 
 if TYPE_CHECKING:
     from analyzer.analysis.analyze import MatchAnalysis
@@ -144,7 +145,7 @@ def id_lines(ids: Sequence[tuple[str, str]], *, indent: int = 0) -> Text:
 
 
 def _num(value: float | None, fmt: str, scale: float = 1.0) -> str:
-    return "n/a" if value is None else format(value * scale, fmt)
+    return "n/a" if value is None else fixed(value * scale, fmt)
 
 
 def _counts(counts: Mapping[str, int], classes: Sequence[str]) -> str:
@@ -222,13 +223,13 @@ def summary_table(analysis: MatchAnalysis) -> Table:
     row(f"PR (500 x mean {unit})", [pr(p) for p in players])
     row("error rate (mEMG/decision)" if not cubeless else "error rate (millipoints/decision)",
         [rate(p) for p in players])
-    row(f"luck ({unit})", [f"{p.luck:+.3f}" for p in players])
+    row(f"luck ({unit})", [fixed(p.luck, "+.3f") for p in players])
     unit = (players[0].result_unit or "mwc") if players else "mwc"
 
     def result(v: float | None) -> str:
         if v is None:
             return "n/a"
-        return f"{100 * v:+.1f}% MWC" if unit == "mwc" else f"{v:+.3f} pts"
+        return fixed(100 * v, "+.1f") + "% MWC" if unit == "mwc" else fixed(v, "+.3f") + " pts"
 
     if unit == "mwc":
         row("luck (MWC)", [result(p.luck_mwc) for p in players])
@@ -399,8 +400,8 @@ def hint_table(plays: Sequence[RankedLike], dice: tuple[int, int], *, match: boo
     rows = []
     for i, c in enumerate(plays, 1):
         p = c.probabilities
-        rows.append([str(i), f"{c.ply}", c.play or "(no move)", f"{c.equity:+.3f}",
-                     "" if i == 1 else f"{c.equity - best:+.3f}", f"{p.win:.3f}", f"{p.win_gammon:.3f}",
+        rows.append([str(i), f"{c.ply}", c.play or "(no move)", fixed(c.equity, "+.3f"),
+                     "" if i == 1 else fixed(c.equity - best, "+.3f"), f"{p.win:.3f}", f"{p.win_gammon:.3f}",
                      f"{p.win_backgammon:.3f}", f"{1 - p.win:.3f}", f"{p.lose_gammon:.3f}", f"{p.lose_backgammon:.3f}"])
     return fitted_table(cols, rows, width=width, title=f"{count} plays of {dice[0]}{dice[1]} ({kind}, side on roll)")
 
@@ -471,7 +472,7 @@ def variant_eval_table(rows: Sequence[tuple[int, Probabilities]], variant: str, 
     True
     """
     cols = [Col("ply"), *_variant_chance_cols(variant), Col("Points")]
-    table = fitted_table(cols, [[f"{ply}-ply", *_chances(p, variant), f"{p.equity:+.3f}"] for ply, p in rows],
+    table = fitted_table(cols, [[f"{ply}-ply", *_chances(p, variant), fixed(p.equity, "+.3f")] for ply, p in rows],
                          width=width,
                          title=f"Cubeless evaluation (side on roll), {title_of(variant)}")
     return Group(table, prose(no_cube_note(variant), width))
@@ -496,7 +497,8 @@ def variant_hint_table(plays: Sequence[RankedLike], dice: tuple[int, int], varia
     cols = [Col("#"), Col("ply", drop=4), Col("play", "left", wrap=True), Col("Points"), Col("diff"),
             *_variant_chance_cols(variant)]
     best = plays[0].equity if plays else 0.0
-    rows = [[str(i), f"{r.ply}", r.play or "(no move)", f"{r.equity:+.3f}", "" if i == 1 else f"{r.equity - best:+.3f}",
+    rows = [[str(i), f"{r.ply}", r.play or "(no move)", fixed(r.equity, "+.3f"),
+             "" if i == 1 else fixed(r.equity - best, "+.3f"),
              *_chances(r.probabilities, variant)] for i, r in enumerate(plays, 1)]
     table = fitted_table(cols, rows, width=width, title=f"{count} plays of {dice[0]}{dice[1]} (cubeless points, "
                                                         f"side on roll), {title_of(variant)}")
@@ -525,8 +527,8 @@ def variant_rollout_table(r: VariantRolloutResult, *, width: int = 110) -> Group
     rows = []
     for i, c in enumerate(r.candidates, 1):
         name = "(position)" if c.play is None else (c.play or "(no move)")
-        rows.append([str(i), name, f"{c.equity:+.3f}", f"{c.equity_se:.3f}",
-                     "" if i == 1 else f"{c.diff:+.3f}", "" if i == 1 else f"{c.diff_se:.3f}",
+        rows.append([str(i), name, fixed(c.equity, "+.3f"), f"{c.equity_se:.3f}",
+                     "" if i == 1 else fixed(c.diff, "+.3f"), "" if i == 1 else f"{c.diff_se:.3f}",
                      *_chances(c.probabilities, variant),
                      str(c.games) + (f" ({c.dropped} dropped)" if c.dropped else "")])
     table = fitted_table(cols, rows, width=width)
@@ -572,12 +574,13 @@ def rollout_view(r: RolloutResult, *, width: int = 110, ids: Sequence[str] = ())
         p = c.probabilities
         name = "(position)" if c.play is None else (c.play or "(no move)")
         chances = [p.win, p.win_gammon, p.win_backgammon, p.lose_gammon, p.lose_backgammon]
-        row = [str(i), name, *(f"{100 * x:.1f}%" for x in chances), f"{c.equity:+.3f}", f"{c.equity_se:.3f}"]
+        row = [str(i), name, *(fixed(100 * x, ".1f") + "%" for x in chances), fixed(c.equity, "+.3f"),
+               f"{c.equity_se:.3f}"]
         row += [_num(c.cubeful_equity, "+.3f")] if cubeful else []
-        row += ["" if i == 1 else f"{value(c) - value(r.best):+.3f}",
-                f"{c.equity_ci[0]:+.3f}..{c.equity_ci[1]:+.3f}"]
+        row += ["" if i == 1 else fixed(value(c) - value(r.best), "+.3f"),
+                fixed(c.equity_ci[0], "+.3f") + ".." + fixed(c.equity_ci[1], "+.3f")]
         rows.append(row)
-        se = ["", "  +-SE", *(f"{100 * x:.1f}%" for x in c.probabilities_se), "", ""]
+        se = ["", "  +-SE", *(fixed(100 * x, ".1f") + "%" for x in c.probabilities_se), "", ""]
         se += [_num(c.cubeful_se, ".3f") if c.cubeful_se is not None else ""] if cubeful else []
         rows.append(se + ["", ""])
     shown = ids or [encode_position_id(r.position)]
