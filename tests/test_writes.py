@@ -316,3 +316,64 @@ def test_play_save_never_replaces_a_file(tmp_path: Path) -> None:
     assert res.exit_code == 2, res.output
     one_error(res.stderr, other)
     assert other.read_text() == "mine too" and mine.read_bytes() == before
+
+
+# ------------------------------------------------------------------ defects 14, 15 through convert
+INJECT = "evil\n\n 1 point match\n\n Game 1\n x : 0                        y : 0\n  1) 31: 8/5 6/5"
+
+
+def _sgf(pw: str, dt: str = "2024-01-02") -> str:
+    """Two games, the second opened by player 2 (a row whose left cell is empty)."""
+    esc = pw.replace("\\", "\\\\").replace("]", "\\]")
+    return (f"(;FF[4]GM[6]CA[UTF-8]AP[test]MI[length:3][game:0][ws:0][bs:0]PW[{esc}]PB[bob]DT[{dt}]RU[Crawford]"
+            "RE[W+1]\n;W[31hefe];B[64aglp];W[double];B[drop])\n"
+            f"(;FF[4]GM[6]CA[UTF-8]AP[test]MI[length:3][game:1][ws:1][bs:0]PW[{esc}]PB[bob]RU[Crawford]"
+            "RE[B+1]\n;B[64aglp];W[31hefe];B[double];W[drop])\n")
+
+
+def test_convert_refuses_a_name_that_would_inject_a_match(tmp_path: Path) -> None:
+    src = tmp_path / "evil.sgf"
+    src.write_text(_sgf(INJECT))
+    out = tmp_path / "out.mat"
+    code, _, err = run("convert", str(src), "--to", "mat", "-o", str(out))
+    assert code == 2
+    assert "line break" in one_error(err, f"{src}:1")
+    assert not out.exists() and leftovers(tmp_path) == []
+    code, _, err = run("convert", str(src), "--to", "sgf", "-o", str(tmp_path / "out.sgf"))  # SGF holds it
+    assert code == 0, err
+    code, stdout, _ = run("replay", str(tmp_path / "out.sgf"), "--format", "jsonl")
+    assert code == 0 and stdout.count("\n") == 8
+
+
+@pytest.mark.parametrize("name", ["a" * 56, "a" * 60, "BoardLord : 3 x", "x, y"])
+def test_convert_keeps_long_and_odd_names(tmp_path: Path, name: str) -> None:
+    src = tmp_path / "odd.sgf"
+    src.write_text(_sgf(name))
+    runs = []
+    for path in (src, tmp_path / "o.mat", tmp_path / "o.sgf"):
+        if path != src:
+            assert run("convert", str(src), "--to", path.suffix[1:], "-o", str(path))[0] == 0
+        code, stdout, err = run("replay", str(path), "--format", "jsonl")
+        assert code == 0, err
+        import json
+
+        runs.append([{k: v for k, v in json.loads(x).items() if k not in ("file", "line", "column", "played")}
+                     for x in stdout.splitlines()])
+    assert runs[1] == runs[0] and runs[2] == runs[0]
+    assert runs[0][0]["player"] == name
+
+
+def test_sgf_writers_escape_the_date(tmp_path: Path) -> None:
+    """Defect 15: ``EventDate "2024]PB[evil"`` became ``DT[2024]PB[evil]``, renaming player 2."""
+    src = tmp_path / "d.mat"
+    src.write_text('; [EventDate "2024]PB[evil"]\n' + TINY)
+    for args in (["convert", str(src), "--to", "sgf", "-o", str(tmp_path / "c.sgf")],
+                 ["analyze", str(src), "--out", str(tmp_path / "o"), "--no-html", "--sgf", str(tmp_path / "a.sgf"),
+                  *FAST]):
+        code, _, err = run(*args)
+        assert code == 0, err
+    for sgf in ("c.sgf", "a.sgf"):
+        text = (tmp_path / sgf).read_text()
+        assert "DT[2024\\]PB[evil]" in text and "PB[bob]" in text
+        code, stdout, _ = run("replay", str(tmp_path / sgf), "--format", "jsonl")
+        assert code == 0 and '"player": "bob"' in stdout and "evil" not in stdout

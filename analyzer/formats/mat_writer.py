@@ -6,6 +6,13 @@ right cell at column 34, score line ``" %-31s%s : %d"``), actions as the record 
 To get ``bar``/``off``, ``*``, ``(n)`` and true ``Wins`` values, write the record returned by
 :func:`analyzer.analysis.replay.normalise`.
 
+What is written reads back as it was (:mod:`analyzer.formats.mat` is the judge): a tag or comment with a line
+break or another control character (the reader takes a line of them for binary data), or too long for a
+line, is refused (:class:`WriteRefused`, naming the game and the field); a name on a
+score line that the reader would take apart (``ann : 3``) is written plainly there when the ``Player`` tag
+holds it (the tag is what names the player), refused otherwise; after a long first name the right cells move
+right, where the reader looks for them.
+
 >>> from analyzer.formats.records import GameRecord, MatchRecord, Roll, Double, Drop, Win
 >>> acts = (Roll(0, (3, 1), "8/5 6/5"), Roll(1, (6, 4), "24/18 13/9"), Double(0, 2), Drop(1),
 ...         Win(0, 1))
@@ -28,13 +35,72 @@ To get ``bar``/``off``, ``*``, ``(n)`` and true ``Wins`` values, write the recor
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator
 from typing import IO
 
+from analyzer.core.errors import InputError
 from analyzer.core.variants import spec_by_name
+from analyzer.formats.mat import _SCORE_RE, _TAG_RE, MAX_LINE
 from analyzer.formats.records import Action, CrawfordTracker, GameRecord, MatchRecord, Roll, write_records
 
-__all__ = ["format_game", "format_match", "mat_chunks", "write_mat"]
+__all__ = ["WriteRefused", "format_game", "format_match", "mat_chunks", "write_mat"]
+
+
+class WriteRefused(InputError):
+    """A record the ``.mat`` text cannot hold so that it reads back the same (a line break in a name, ...)."""
+
+
+_BREAKS = re.compile(r"[\x00-\x08\x0a-\x1f]")
+_PLAIN = re.compile(r"[\x00-\x1f\x7f:,]+|\s+")
+
+
+def _checked(text: str, what: str, game: GameRecord | None = None) -> str:
+    """``text`` when it can stand on a line of the file; else :class:`WriteRefused`."""
+    where = f"game {game.number}: " if game is not None else ""
+    if _BREAKS.search(text):
+        raise WriteRefused(f"{where}{what} holds a line break or a control character, which a .mat file cannot "
+                           "hold", token=text[:60],
+                           line=game.line if game is not None else None)
+    if len(text) > MAX_LINE - 40:
+        raise WriteRefused(f"{where}{what} is longer than a line of a .mat file ({MAX_LINE} characters)",
+                           token=text[:60] + "...", line=game.line if game is not None else None)
+    return text
+
+
+def _tag(key: str, value: str, game: GameRecord | None = None) -> str:
+    _checked(key, f"the tag name {key!r}", game)
+    line = f'; [{key} "{_checked(value, f"the {key} tag", game)}"]'
+    m = _TAG_RE.match(line)
+    if m is None or m.group(1) != key.strip() or m.group(2) != value:
+        raise WriteRefused(f"the tag name {key!r} cannot be written in a .mat file", token=key[:60])
+    return line
+
+
+def _plain_name(name: str) -> str:
+    """A name that a score line holds as it is: no colon, comma or control character, single spaces.
+
+    >>> _plain_name("ann : 3\tbob, jr")
+    'ann 3 bob jr'
+    """
+    return " ".join(_PLAIN.sub(" ", name).split())
+
+
+def _score_line(game: GameRecord, names: tuple[str, str], exact: tuple[bool, bool]) -> tuple[str, int]:
+    """The score line of ``game`` and the column where the reader splits its rows into the two cells.
+    ``exact[side]``: that side's name must read back as it is (no ``Player`` tag names the player)."""
+    written = tuple(n if ex else _plain_name(n) for n, ex in zip(names, exact, strict=True))
+    left = f"{written[0]} : {game.score[0]}"
+    line = f" {left:<31s}" + ("" if len(left) < 31 else " ") + f"{written[1]} : {game.score[1]}"
+    m = _SCORE_RE.match(line)
+    read = (m.group(2).split(",")[0].strip(), m.group(5).split(",")[0].strip()) if m is not None else None
+    if (m is None or (int(m.group(3)), int(m.group(6))) != game.score or len(line) > MAX_LINE
+            or any(ex and r != n for ex, r, n in zip(exact, read or ("", ""), names, strict=True))):
+        side = next((i for i in (0, 1) if exact[i]), 0)
+        raise WriteRefused(f"game {game.number}: the name of player {side + 1} cannot be written on a score line "
+                           "of a .mat file so that it reads back the same", token=names[side][:60], line=game.line)
+    right = m.start(5) if m.group(5) else m.start(6) - 3
+    return line, (6 + right) // 2
 
 
 def _cell(act: Action) -> str:
@@ -52,13 +118,14 @@ def format_game(game: GameRecord, players: tuple[str, str], *, state_crawford: b
     '  1)                             51: 24/23 13/8'
     """
     names = (game.names[0] or players[0], game.names[1] or players[1])
-    left = f"{names[0]} : {game.score[0]}"
     lines = [f" Game {game.number}"]
     if game.variation:
-        lines.append(f'; [GameVariation "{game.variation}"]')
+        lines.append(_tag("GameVariation", game.variation, game))
     if state_crawford and game.crawford is not None:
         lines.append(f'; [CrawfordGame "{"Yes" if game.crawford else "No"}"]')
-    lines.append(f" {left:<31s}" + ("" if len(left) < 31 else " ") + f"{names[1]} : {game.score[1]}")
+    score, split = _score_line(game, names, (not players[0], not players[1]))
+    lines.append(score)
+    width = max(27, split - 6)  # the right cell at or past the split (a long first name moves it)
     rows: list[list[str | None]] = []
     for act in game.actions:
         cell = _cell(act)
@@ -70,7 +137,7 @@ def format_game(game: GameRecord, players: tuple[str, str], *, state_crawford: b
             continue
         rows[-1][1] = cell
     for n, (lcell, rcell) in enumerate(rows, start=1):
-        text = f"{n:3d}) {lcell or '':<27s} {rcell or ''}"
+        text = f"{n:3d}) {lcell or '':<{width}s} {rcell or ''}"
         lines.append(text.rstrip())
     return lines
 
@@ -82,12 +149,16 @@ def format_match(record: MatchRecord) -> str:
 
 def mat_chunks(header: MatchRecord, games: Iterable[GameRecord]) -> Iterator[str]:
     """The .mat text of a match, header first, then one game at a time (``header``'s own games are
-    ignored; a long match is never whole in memory). The pieces end with a newline."""
-    yield "\n".join(_header_lines(header)) + "\n"
-    tracker = CrawfordTracker(header.length, header.crawford)
-    for game in games:
-        lines = format_game(game, header.players, state_crawford=tracker.needs_statement(game))
-        yield "\n" + "\n".join(lines) + "\n"
+    ignored; a long match is never whole in memory). The pieces end with a newline. Raises
+    :class:`WriteRefused`, naming the record's file, for what the text cannot hold."""
+    try:
+        yield "\n".join(_header_lines(header)) + "\n"
+        tracker = CrawfordTracker(header.length, header.crawford)
+        for game in games:
+            lines = format_game(game, header.players, state_crawford=tracker.needs_statement(game))
+            yield "\n" + "\n".join(lines) + "\n"
+    except WriteRefused as e:
+        raise e.located(file=header.source or None, line=header.line or None) from None
 
 
 def _header_lines(record: MatchRecord) -> Iterable[str]:
@@ -101,9 +172,12 @@ def _header_lines(record: MatchRecord) -> Iterable[str]:
         spec = spec_by_name(record.variant)
         tags.append(("Variation", spec.record_name if spec is not None else record.variation or "Backgammon"))
     for key, value in tags:
-        yield f'; [{key} "{value}"]'
+        yield _tag(key, value)
     for comment in record.comments:
-        yield f"; {comment}".rstrip()
+        line = f"; {_checked(comment, 'a comment')}".rstrip()
+        if _TAG_RE.match(line):
+            raise WriteRefused("a comment that reads as a tag cannot be written in a .mat file", token=comment[:60])
+        yield line
     yield ""
     yield f" {record.length} point match"
 

@@ -99,6 +99,11 @@ def sgf_letter(point: int, side: int) -> str:
 
 
 def _escape(text: str) -> str:
+    r"""A property value as SGF writes it: ``\`` and ``]`` escaped (every text value goes through here).
+
+    >>> print(_escape("2024]PB[evil\\"))
+    2024\]PB[evil\\
+    """
     return text.replace("\\", "\\\\").replace("]", "\\]")
 
 
@@ -159,10 +164,10 @@ def format_game(record: MatchRecord, game: GameRecord, first: bool,
     """One game tree; ``analysis`` (one entry per action of the game, or ``None``) adds gnubg's
     analysis properties to the nodes."""
     root = (f"(;FF[4]GM[6]CA[UTF-8]AP[bgreview]MI[length:{record.length}][game:{game.number - 1}]"
-            f"[ws:{game.score[0]}][bs:{game.score[1]}]PW[{_escape(record.players[0])}]"
-            f"PB[{_escape(record.players[1])}]")
+            f"[ws:{game.score[0]}][bs:{game.score[1]}]PW[{_escape(record.players[0] or game.names[0])}]"
+            f"PB[{_escape(record.players[1] or game.names[1])}]")
     if first and record.date:
-        root += f"DT[{record.date.replace('.', '-')}]"
+        root += f"DT[{_escape(record.date.replace('.', '-'))}]"
     if first and record.event:
         root += f"EV[{_escape(record.event)}]"
     rules = []
