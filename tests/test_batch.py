@@ -782,3 +782,17 @@ def test_theme_and_crawford_columns(analysed: Path) -> None:
     assert [player_theme(decode_key(k)) for k in d["key"].to_list()] == d["theme"].to_list()
     assert d["crawford"].to_list() == [False] * d.height  # 1-0 in a 3-point match: no Crawford game yet
     assert d["post_crawford"].to_list() == [False] * d.height
+
+
+@pytest.mark.integration
+def test_crawford_columns_of_a_match_with_a_crawford_game(tmp_path: Path) -> None:
+    src = Path(__file__).parent / "data" / "corpus" / "gnubgparser" / "charlot1-charlot2_7p_2025-11-08-2305.mat"
+    run_batch([str(src)], tmp_path / "out", options=BatchOptions(ply=0), jobs=1)
+    d = _tables(tmp_path / "out")["decisions"]
+    games = d.group_by("game").agg(pl.col("score_me").max(), pl.col("score_opp").max(), pl.col("crawford").all(),
+                                   pl.col("post_crawford").any(), pl.col("crawford").any().alias("any")).sort("game")
+    one_away = [max(a, b) == 6 for a, b in zip(games["score_me"], games["score_opp"], strict=True)]
+    first = one_away.index(True)
+    assert games["crawford"].to_list() == [i == first for i in range(games.height)]
+    assert games["any"].to_list() == games["crawford"].to_list()
+    assert games["post_crawford"].to_list() == [i > first and one_away[i] for i in range(games.height)]

@@ -153,3 +153,21 @@ def test_the_report_has_a_profile_page_per_player(reviewed: Path) -> None:
     for page in pages:
         for src in ("themes", "kinds", "trend"):
             assert (page.parent / f"{page.stem}-{src}.svg").read_text().lstrip().startswith("<?xml")
+
+
+def test_a_dataset_written_before_the_new_columns(tmp_path: Path) -> None:
+    """No theme, crawford or post_crawford columns: themes from the keys, the Crawford game inferred."""
+    import polars as pl
+
+    rows = [make_row("ann", 0.01, match=0, move=1, game=1, me=0, opp=0),  # 5-away/5-away: no gammon-go
+            make_row("ann", 0.02, match=0, move=1, game=2, me=4, opp=0, key=RACE, phase="race"),  # 1-away: Crawford
+            make_row("ann", 0.03, match=0, move=1, game=3, me=4, opp=2),  # after it
+            make_row("ann", 0.04, match=0, move=1, game=4, me=4, opp=4)]  # DMP
+    ds = write_dataset(tmp_path / "old", rows, {0: None})
+    for part in (ds / "decisions").glob("*.parquet"):
+        pl.read_parquet(part).drop("theme", "crawford", "post_crawford").with_columns(
+            pl.lit(5, pl.Int32).alias("match_length")).write_parquet(part)
+    p = player_profile(ds, "ann")
+    score = {c.label: c.decisions for c in p.dimension("score")}
+    assert score == {"match": 1, "Crawford": 1, "post-Crawford": 1, "DMP": 1}
+    assert {c.label for c in p.dimension("theme")} == {"middle game", "race"}
