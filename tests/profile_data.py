@@ -42,3 +42,27 @@ def write_dataset(folder: Path, rows: list[dict[str, Any]], dates: dict[int, str
     pl.DataFrame(parts, schema={"file": pl.String(), "match_index": pl.Int32(), "part": pl.String(),
                                 "date": pl.String()}).write_parquet(folder / "matches.parquet")
     return folder
+
+
+TINY = """ 3 point match
+
+ Game 1
+ {a} : 0                        {b} : 0
+  1) 31: 8/5 6/5                 64: 24/18 13/9
+  2) 52: 13/8 13/11              63: 24/18 13/10
+  3)  Doubles => 2                Drops
+      Wins 1 point
+"""
+
+
+def reviewed_dataset(folder: Path) -> Path:
+    """A real 0-ply dataset in ``folder/out`` of two tiny matches between ``<b>Ann&Co`` (a name with
+    markup) and ``bob``, dated a month apart, with its report and match reports."""
+    from analyzer.batch import BatchOptions, run_batch, write_batch_report
+
+    (folder / "in").mkdir()
+    (folder / "in" / "a.mat").write_text("; [EventDate \"2024.01.02\"]\n" + TINY.format(a="<b>Ann&Co", b="bob"))
+    (folder / "in" / "b.mat").write_text("; [EventDate \"2024.02.03\"]\n" + TINY.format(a="bob", b="<b>Ann&Co"))
+    run_batch([str(folder / "in")], folder / "out", options=BatchOptions(ply=0), jobs=1)
+    write_batch_report(folder / "out")
+    return folder / "out"

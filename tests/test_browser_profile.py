@@ -11,32 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from profile_data import reviewed_dataset
 from test_browser import _driver
 
 pytestmark = pytest.mark.browser
 
-TINY = """ 3 point match
-
- Game 1
- {a} : 0                        {b} : 0
-  1) 31: 8/5 6/5                 64: 24/18 13/9
-  2) 52: 13/8 13/11              63: 24/18 13/10
-  3)  Doubles => 2                Drops
-      Wins 1 point
-"""
-
-
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from analyzer.batch import BatchOptions, run_batch, write_batch_report
-
-    folder = tmp_path_factory.mktemp("profile-page")
-    (folder / "in").mkdir()
-    (folder / "in" / "a.mat").write_text("; [EventDate \"2024.01.02\"]\n" + TINY.format(a="<b>Ann&Co", b="bob"))
-    (folder / "in" / "b.mat").write_text("; [EventDate \"2024.02.03\"]\n" + TINY.format(a="bob", b="<b>Ann&Co"))
-    run_batch([str(folder / "in")], folder / "out", options=BatchOptions(ply=0), jobs=1)
-    write_batch_report(folder / "out")
-    [ann] = [p for p in (folder / "out" / "report" / "profiles").glob("*.html") if "Ann" in p.name]
+    out = reviewed_dataset(tmp_path_factory.mktemp("profile-page"))
+    [ann] = [p for p in (out / "report" / "profiles").glob("*.html") if "Ann" in p.name]
     return ann
 
 

@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 
 import pytest
-from profile_data import RACE, make_row, write_dataset
+from profile_data import RACE, make_row, reviewed_dataset, write_dataset
 from typer.testing import CliRunner
 
 from analyzer.batch.profile import MIN_PEER_DECISIONS, ci95, player_profile, profile_table
@@ -99,29 +99,9 @@ def test_the_command_formats(small: Path) -> None:
     assert "take/pass" in res.output and "wrong take" in res.output and "m1.mat" in res.output
 
 
-TINY = """ 3 point match
-
- Game 1
- {a} : 0                        {b} : 0
-  1) 31: 8/5 6/5                 64: 24/18 13/9
-  2) 52: 13/8 13/11              63: 24/18 13/10
-  3)  Doubles => 2                Drops
-      Wins 1 point
-"""
-
-
 @pytest.fixture(scope="module")
 def reviewed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A 0-ply dataset of two tiny matches (a name with markup) and its report with match reports."""
-    from analyzer.batch import BatchOptions, run_batch, write_batch_report
-
-    folder = tmp_path_factory.mktemp("reviewed")
-    (folder / "in").mkdir()
-    (folder / "in" / "a.mat").write_text("; [EventDate \"2024.01.02\"]\n" + TINY.format(a="<b>Ann&Co", b="bob"))
-    (folder / "in" / "b.mat").write_text("; [EventDate \"2024.02.03\"]\n" + TINY.format(a="bob", b="<b>Ann&Co"))
-    run_batch([str(folder / "in")], folder / "out", options=BatchOptions(ply=0), jobs=1)
-    write_batch_report(folder / "out")
-    return folder / "out"
+    return reviewed_dataset(tmp_path_factory.mktemp("reviewed"))
 
 
 @pytest.mark.integration
