@@ -32,7 +32,7 @@ from typing import BinaryIO
 
 from analyzer.core.errors import InputError
 
-__all__ = ["MAX_LINE", "ReadError", "bounded_lines", "check_regular", "open_regular", "read_limited", "shorten"]
+__all__ = ["MAX_LINE", "ReadError", "bounded_lines", "check_regular", "open_regular", "read_limited"]
 
 MAX_LINE = 64 << 10
 """The longest line a line-by-line input (``moves --batch``, an alias file) may have (64 KiB)."""
@@ -43,20 +43,6 @@ _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, 
 
 class ReadError(InputError):
     """A file that cannot be read: missing, not a regular file, unreadable or too large."""
-
-
-def shorten(text: str, limit: int = 80) -> str:
-    """``text`` cut to about ``limit`` characters with an ellipsis, for echoing a user's input in an
-    error line (a 100 kB argument must not become a 100 kB message).
-
-    >>> shorten("abc")
-    'abc'
-    >>> shorten("x" * 1000, 10)
-    'xxxxxxxxx… (1,000 characters)'
-    """
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit - 1]}… ({len(text):,} characters)"
 
 
 def _kind(mode: int) -> str:

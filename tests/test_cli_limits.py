@@ -59,3 +59,60 @@ def test_a_negative_within_is_refused_in_words() -> None:
     assert res.exit_code == 2, res.output
     line = _one_error(res, "--within")
     assert "stack" not in line
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["show", "--plyy", "3", START], "No such option: --plyy (see 'bgreview show --help')"),
+    (["show"], "Missing argument 'position'."),
+    (["replay", "--format", "xml", "m.mat"], "Invalid value for '--format'"),
+    (["rollout", START, "--workers", "many"], "Invalid value for '--workers'"),
+    (["no-such-command"], "No such command 'no-such-command'."),
+])
+def test_usage_errors_are_one_line(args: list[str], needle: str) -> None:
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 2, res.output
+    line = _one_error(res, needle)
+    assert "Usage:" not in res.output and "╭" not in res.output, res.output
+    assert len(line) < 400
+
+
+def test_a_100kb_option_value_is_cut_in_the_usage_error() -> None:
+    res = CliRunner().invoke(app, ["replay", "--format", "x" * 100_000, "m.mat"])
+    assert res.exit_code == 2
+    line = _one_error(res, "Invalid value for '--format'", "characters)")
+    assert len(line) < 500
+
+
+def test_a_100kb_position_is_cut_in_the_error_line() -> None:
+    for command in (["show"], ["hint"], ["moves"]):
+        res = CliRunner().invoke(app, [*command, "Q" * 100_000])
+        assert res.exit_code == 2, res.output
+        assert len(_one_error(res)) < 400, (command, len(res.stderr))
+
+
+def test_chart_warnings_do_not_reach_the_user() -> None:
+    import warnings
+
+    import polars as pl
+
+    from analyzer.analysis.summary import AnalysisSummary, PlayerStats
+    from analyzer.render.charts import render_charts
+
+    class Analysis:
+        decisions = pl.DataFrame({"game": [1], "side": [0], "kind": ["checker"], "win_prob": [0.5],
+                                  "equity_loss": [0.0], "error_class": ["none"], "luck": [0.2]})
+        summary = AnalysisSummary(players=(PlayerStats("\u4e2d\u6587 \U0001f600", 0), PlayerStats("Bo", 1)))
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        render_charts(Analysis(), ("svg",))
+    assert [str(w.message) for w in seen] == []
+
+
+@pytest.mark.parametrize("args", [["analyze", "Q" * 100_000], ["convert", "Q" * 100_000, "--to", "mat"],
+                                  ["sample", "Q" * 100_000], ["report", "Q" * 100_000],
+                                  ["analyze", "m.mat", "--thresholds", "Q" * 100_000]])
+def test_a_100kb_argument_is_cut_in_the_error_line(args: list[str]) -> None:
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 2, (res.output[:300], res.exception)
+    assert len(_one_error(res)) <= 1100

@@ -78,3 +78,15 @@ def test_xg_errors_name_the_users_file_not_temp_xg(tmp_path: Path) -> None:
     line = res.stderr.strip()
     assert line.startswith(f"error: {user}: "), line
     assert "temp.xg holds" not in line and "the archived file 'temp.xg' in it" in line, line
+
+
+def test_many_bad_records_end_with_a_count_of_the_rest(tmp_path: Path) -> None:
+    from test_formats_xg import match_header, xg_file
+
+    bad = bytearray(2560)
+    bad[8] = 9  # an unknown record type: one error each
+    path = tmp_path / "noisy.xg"
+    path.write_bytes(xg_file([match_header(), *[bytes(bad)] * (xg.MAX_ERRORS + 37)]))
+    [m] = read_xg(path)
+    assert len(m.errors) == xg.MAX_ERRORS + 1
+    assert str(m.errors[-1]) == f"{path}: ... and 37 more errors (the first {xg.MAX_ERRORS} are shown)"

@@ -24,9 +24,15 @@ class OutputFormat(str, Enum):
     csv = "csv"
 
 
+MESSAGE_SHOWN = 1000
+"""The longest error message printed: one that echoes a 100 kB input is cut there."""
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print a one-line error to stderr and exit with ``code``."""
-    typer.echo(f"error: {message}", err=True)
+    """Print a one-line error to stderr (cut to :data:`MESSAGE_SHOWN` characters) and exit with ``code``."""
+    from analyzer.core.errors import shorten
+
+    typer.echo(f"error: {shorten(message, MESSAGE_SHOWN)}", err=True)
     raise typer.Exit(code)
 
 

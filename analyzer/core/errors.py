@@ -50,7 +50,7 @@ class InputError(AnalyzerError, ValueError):
     def __str__(self) -> str:
         where = ""
         if self.file is not None:
-            where = self.file
+            where = shorten(self.file, FILE_SHOWN)
             if self.line is not None:
                 where += f":{self.line}"
                 if self.column is not None:
@@ -58,8 +58,38 @@ class InputError(AnalyzerError, ValueError):
             where += ": "
         elif self.line is not None:
             where = f"line {self.line}: "
-        tail = f": {self.token!r}" if self.token is not None else ""
+        tail = f": {_cut(self.token)}" if self.token is not None else ""
         return printable(f"{where}{self.message}") + tail
+
+
+TOKEN_SHOWN = 80
+"""The most characters of an offending token an error line echoes (a 100 kB argument is cut)."""
+FILE_SHOWN = 300
+"""The most characters of a file name an error line shows (a name given that names nothing may be long)."""
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, with an ellipsis and its length, for an error line.
+
+    >>> shorten("m.mat", 300)
+    'm.mat'
+    >>> shorten("x" * 5000, 10)
+    'xxxxxxxxxx… (5,000 characters)'
+    """
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def _cut(token: str) -> str:
+    """The token as an error line shows it: quoted, cut to :data:`TOKEN_SHOWN` characters with its length.
+
+    >>> _cut("13/x")
+    "'13/x'"
+    >>> _cut("x" * 100_000)[-40:]
+    "xxxxxxxxxxxxxxx'... (100,000 characters)"
+    """
+    if len(token) <= TOKEN_SHOWN:
+        return repr(token)
+    return f"{token[:TOKEN_SHOWN]!r}... ({len(token):,} characters)"
 
 
 def printable(text: str) -> str:

@@ -332,10 +332,20 @@ class _Reader:
     crawford_rule: bool = False
     players: tuple[str, str] = ("", "")
     final: tuple[int, int] | None = None
+    unshown: int = 0
 
     def error(self, err: InputError) -> None:
         if len(self.errors) < MAX_ERRORS:
             self.errors.append(err.located(file=self.name))
+        else:
+            self.unshown += 1
+
+    def all_errors(self) -> tuple[InputError, ...]:
+        """The errors kept, and a last one that counts those left out past :data:`MAX_ERRORS`."""
+        if not self.unshown:
+            return tuple(self.errors)
+        more = ParseError(f"... and {self.unshown:,} more errors (the first {MAX_ERRORS} are shown)", file=self.name)
+        return (*self.errors, more)
 
     def close_game(self) -> None:
         g, self.game = self.game, None
@@ -587,7 +597,7 @@ def _read_games(game_file: bytes, name: str) -> MatchRecord:
             rd.game = None
             rd.skipping = True
     rd.close_game()
-    return replace(header, games=tuple(rd.games), errors=tuple(rd.errors))
+    return replace(header, games=tuple(rd.games), errors=rd.all_errors())
 
 
 # ----------------------------------------------------------------------------- positions

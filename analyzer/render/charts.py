@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import io
 import re
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -304,7 +305,10 @@ def render_charts(analysis: AnalysisLike, formats: Sequence[str] = ("svg", "png"
     """
     out: dict[str, dict[str, bytes]] = {}
     for name in CHARTS if names is None else names:
-        with matplotlib.rc_context(RC):
+        # matplotlib's UserWarnings (a glyph of a player's name missing from the font: drawn as a box)
+        # would reach the user as a line naming our source file: library code never prints
+        with matplotlib.rc_context(RC), warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
             fig = CHARTS[name](analysis)
             out[name] = {}
             for fmt in formats:
