@@ -2,6 +2,7 @@
 
     python bench/fuzz_inputs.py [--mutants 5000] [--seed 1] [--jobs 2] [--batch-every 50]
                                 [--corpus tests/data/corpus] [--timeout 30] [--keep DIR]
+                                [--writes 0] [--write-seed 1]
 
 Mutant ``seed + i`` (``i < --mutants``) is a corpus file damaged by one kind of mutation
 (:data:`KINDS`, taken in turn): byte flips, truncations, deleted, duplicated and swapped lines,
@@ -21,6 +22,14 @@ CliRunner, and these invariants are checked (:func:`check_mutant`, :func:`check_
 * ``consistency``: the table and jsonl outputs agree (exit code, errors, decision count) and a
   batch fails a file exactly when ``replay`` does;
 * ``convert``: what ``convert --to mat`` wrote replays, to the same decisions as the games it kept.
+
+``--writes N`` adds N write cases (issue 55, :data:`WRITE_KINDS`, :func:`check_write_case`): hostile
+names through every writer, an output that is the input, links planted in ``--out``, a match file named
+``...mat``, a read-only folder and a full 64 KiB tmpfs (these two where the process may mount, as root;
+else counted as skipped). Their invariants: no traceback or hang; a write that fails is one error line
+naming the path, exit 2; what is written reads back to the input's decisions (the .mat writer may refuse a
+control character in a name, with a reason); the user's files are never replaced or written through;
+nothing lands outside the output; no cut or temporary file is left.
 
 Prints the mutants by kind, the exit codes per command and the failures of each invariant with the
 seeds of a few mutants, so one can be reproduced: ``python bench/fuzz_inputs.py --mutants 1
@@ -491,6 +500,307 @@ def check_batch(mutants: Sequence[Mutant], folder: Path, replay_exits: dict[int,
     return out
 
 
+# ------------------------------------------------------------------------------------------ writes (issue 55)
+WRITE_KINDS = ("hostile_name", "onto_input", "planted_link", "dots_stem", "read_only", "full_disk")
+"""The write cases (``--writes N``): hostile names through every writer (``convert --to mat|sgf``,
+``analyze --sgf`` and its report), an output that is the input, links planted in ``--out``, match files
+named ``...mat``, and write failures: a read-only folder and a 64 KiB tmpfs (both where this process may
+mount: root; skipped otherwise, and counted as skipped)."""
+
+WRITE_INVARIANTS = ("traceback", "hang", "exit", "message", "round_trip", "user_data", "outside", "partial")
+
+HOSTILE_NAMES = (
+    "evil\n\n 1 point match\n\n Game 1\n x : 0                        y : 0\n  1) 31: 8/5 6/5",
+    "a" * 56, "a" * 60, "B" * 200, "ann : 3 x", "x : 0   y : 0", "Smith, John", "a]b", "back\\slash", "\\]",
+    '"quoted" name', "</script><script>alert(1)</script>", "\u202eevil", "line\u2028sep", "nul\x00byte",
+    "esc\x1b[2J", "tab\there", " padded ", "", "é漢字🙂", '; [Player 1 "x"]', "Game 1", " 3 point match", "..",
+    "../../etc/passwd", "-rf", "PB[evil]", "cr\ronly", ":", "0", "{{ jinja }}", "%s%n", "A" * 4100)
+_BREAKS = re.compile(r"[\x00-\x08\x0a-\x1f]")
+_TINY_SGF = ("(;FF[4]GM[6]CA[UTF-8]AP[fuzz]MI[length:3][game:0][ws:0][bs:0]PW[{a}]PB[{b}]DT[{date}]EV[{ev}]"
+             "RU[Crawford]RE[W+1]\n;W[31hefe];B[64aglp];W[double];B[drop])\n"
+             "(;FF[4]GM[6]CA[UTF-8]AP[fuzz]MI[length:3][game:1][ws:1][bs:0]PW[{a}]PB[{b}]RU[Crawford]"
+             "RE[B+1]\n;B[64aglp];W[31hefe];B[double];W[drop])\n")
+_TINY_MAT = (' 3 point match\n\n Game 1\n ann : 0                        bob : 0\n'
+             '  1) 31: 8/5 6/5                 64: 24/18 13/9\n  2)  Doubles => 2                Drops\n'
+             '      Wins 1 point\n\n Game 2\n ann : 1                        bob : 0\n'
+             '  1)                             64: 24/18 13/9\n  2) 31: 8/5 6/5                  Doubles => 2\n'
+             '  3)  Drops\n')
+_FAST = ("--ply", "0", "--no-confirm", "--no-progress")
+
+
+def _sgf_value(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("]", "\\]")
+
+
+@dataclass(frozen=True)
+class WriteCase:
+    """One write case: ``kind``, the names (and event, date) its match carries, the input's suffix."""
+
+    seed: int
+    kind: str
+    names: tuple[str, str]
+    event: str
+    date: str
+    suffix: str
+
+    def data(self) -> bytes:
+        if self.suffix == ".sgf":
+            a, b, ev, dt = (_sgf_value(x) for x in (*self.names, self.event, self.date))
+            return _TINY_SGF.format(a=a, b=b, ev=ev, date=dt).encode("utf-8", "surrogatepass")
+        tags = (f'; [Player 1 "{self.names[0]}"]\n; [Player 2 "{self.names[1]}"]\n; [Event "{self.event}"]\n'
+                f'; [EventDate "{self.date}"]\n\n')
+        return (tags + _TINY_MAT).encode("utf-8")
+
+
+def make_write_case(seed: int, kind: str | None = None) -> WriteCase:
+    """Write case number ``seed``: kind ``WRITE_KINDS[seed % len(WRITE_KINDS)]`` (or ``kind``), hostile names
+    drawn by the seed (a .mat input only gets names its tags can hold: no line break)."""
+    rng = random.Random(f"write/{seed}")
+    kind = kind or WRITE_KINDS[seed % len(WRITE_KINDS)]
+    suffix = rng.choice((".sgf", ".sgf", ".mat"))
+
+    def name() -> str:
+        pick = rng.choice(HOSTILE_NAMES)
+        if rng.random() < 0.3:
+            pick += rng.choice(HOSTILE_NAMES)[:30]
+        if suffix == ".mat":
+            pick = _BREAKS.sub("", pick) or "x"
+        return pick
+
+    names = (name(), name()) if kind == "hostile_name" else ("ann", "bob")
+    event = name() if kind == "hostile_name" else "fuzz"
+    date = rng.choice(("2024]PB[evil", "2024-01-02", "", "\\", "2024.08.04"))
+    if suffix == ".mat":
+        date = _BREAKS.sub("", date)
+    return WriteCase(seed, kind, names, event, date, suffix)
+
+
+@contextmanager
+def mounted(folder: Path, *options: str) -> Iterator[bool]:
+    """``folder`` as a small tmpfs (``options`` ``("tmpfs", "size=64k")``) or bound onto itself read-only
+    (``("ro",)``); yields whether that worked (root only: never in CI), unmounted at the end."""
+    import os
+    import subprocess
+
+    def mount(*args: str) -> bool:
+        return subprocess.run(["mount", *args], capture_output=True, check=False).returncode == 0
+
+    ok = False
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        if options[0] == "tmpfs":
+            ok = mount("-t", "tmpfs", "-o", options[1], "tmpfs", str(folder))
+        else:
+            ok = mount("--bind", str(folder), str(folder)) and mount("-o", "remount,ro,bind", str(folder))
+    try:
+        yield ok
+    finally:
+        if ok:
+            subprocess.run(["umount", "-l", str(folder)], capture_output=True, check=False)
+
+
+_KEEP = ("player", "side", "kind", "dice", "normalised", "position_id", "match_id", "xgid", "score", "game", "move")
+
+
+def _decisions(path: Path, timeout: float) -> tuple[int, list[tuple[Any, ...]]]:
+    run = run_cli(["replay", str(path), "--format", "jsonl", "--no-progress"], timeout)
+    return run.code, [tuple(r.get(k) for k in _KEEP) for r in _rows(run.stdout)]
+
+
+def _one_line(run: Run, under: Path | str) -> str | None:
+    """What is wrong with the stderr of a failed write: ``None`` when it is one ``error: PATH: ...`` line,
+    PATH inside ``under`` (or ``under`` itself)."""
+    lines = error_lines(run.stderr)
+    if len(lines) != 1:
+        return f"{len(lines)} error lines: {run.stderr[:200]!r}"
+    if not lines[0].startswith(f"error: {under}"):
+        return f"does not name {under}: {lines[0][:200]!r}"
+    return None
+
+
+def _whole(folder: Path, timeout: float, skip: tuple[str, ...] = ()) -> list[str]:
+    """Files under ``folder`` that are cut or temporary (every output must be whole or absent)."""
+    import polars as pl
+
+    bad = []
+    for p in sorted(folder.rglob("*")):
+        if not p.is_file() or p.name in skip or p.is_symlink():
+            continue
+        if p.name.endswith(".tmp"):
+            bad.append(f"temporary file left: {p.name}")
+            continue
+        data = p.read_bytes()
+        try:
+            if p.suffix == ".parquet":
+                pl.read_parquet(p)
+            elif p.suffix == ".json":
+                json.loads(data)
+            elif p.suffix in (".svg", ".html"):
+                assert data.rstrip().endswith((b"</svg>", b"</html>"))
+            elif p.suffix == ".png":
+                assert data.endswith(b"IEND\xaeB`\x82")
+            elif p.suffix in (".mat", ".sgf") and "in." not in p.name:
+                assert _decisions(p, timeout)[0] == 0
+        except Exception as e:  # noqa: BLE001 (any failure to read is the finding)
+            bad.append(f"{p.relative_to(folder)} is not whole: {type(e).__name__}")
+    return bad
+
+
+def check_write_case(case: WriteCase, folder: Path, timeout: float = 60.0) -> Outcome:  # noqa: C901, PLR0912, PLR0915
+    """Run write case ``case`` in ``folder`` and check its invariants: no traceback or hang; a write that
+    fails is one error line naming the path, exit 2; what is written reads back to the input's decisions; the
+    user's files are never replaced or written through; nothing is written outside the output; no cut or
+    temporary file is left."""
+    import os
+    import shutil
+
+    out = Outcome(case.seed, case.kind)
+
+    def fail(invariant: str, command: str, detail: str) -> None:
+        out.failures.append(Failure(invariant, case.seed, case.kind, command, detail))
+
+    src = folder / f"in{case.suffix}"
+    src.write_bytes(case.data())
+    _, want = _decisions(src, timeout)
+
+    def cli(name: str, args: list[str]) -> Run | None:
+        try:
+            run = run_cli(args, timeout)
+        except Hang as e:
+            fail("hang", name, str(e))
+            return None
+        out.exits[name] = run.code
+        if run.crash or "Traceback" in run.stderr:
+            fail("traceback", name, run.crash or run.stderr[-300:])
+        if run.code not in (0, 1, 2):
+            fail("exit", name, f"exit code {run.code}")
+        return run
+
+    if case.kind == "hostile_name":
+        refusable = any(_BREAKS.search(n) for n in (*case.names, case.event, case.date))
+        for to in ("mat", "sgf"):
+            dest = folder / f"out.{to}"
+            run = cli(f"convert-{to}", ["convert", str(src), "--to", to, "-o", str(dest)])
+            if run is None:
+                continue
+            if run.code == 0:
+                code, got = _decisions(dest, timeout)
+                if code != 0 or got != want:
+                    at = next((i for i, (x, y) in enumerate(zip(got, want, strict=False)) if x != y), "-")
+                    fail("round_trip", f"convert-{to}", f"exit {code}, {len(got)} decisions for {len(want)}, "
+                         f"first difference at {at}")
+            elif not (to == "mat" and refusable and run.code == 2):
+                fail("exit", f"convert-{to}", f"exit {run.code}: {run.stderr[:200]!r}")
+            elif dest.exists():
+                fail("partial", f"convert-{to}", "a refused conversion left its output")
+        sgf = folder / "review.sgf"
+        run = cli("analyze-sgf", ["analyze", str(src), "--out", str(folder / "rev"), "--sgf", str(sgf), *_FAST])
+        if run is not None:
+            if run.code != 0:
+                fail("exit", "analyze-sgf", f"exit {run.code}: {run.stderr[:200]!r}")
+            else:
+                code, got = _decisions(sgf, timeout)
+                if code != 0 or got != want:
+                    fail("round_trip", "analyze-sgf", f"exit {code}, {len(got)} of {len(want)} decisions")
+    elif case.kind == "onto_input":
+        before = src.read_bytes()
+        links = {"same": src, "link": folder / "link.mat", "hard": folder / "hard.mat"}
+        links["link"].symlink_to(src)
+        os.link(src, links["hard"])
+        for how, target in links.items():
+            for name, args in ((f"convert-{how}", ["convert", str(src), "--to", "mat", "-o", str(target)]),
+                               (f"analyze-sgf-{how}", ["analyze", str(src), "--out", str(folder / "rev"), "--sgf",
+                                                       str(target), *_FAST])):
+                run = cli(name, args)
+                if run is not None and run.code != 2:
+                    fail("exit", name, f"exit {run.code} writing onto the input")
+                elif run is not None and (why := _one_line(run, target)):
+                    fail("message", name, why)
+                if src.read_bytes() != before:
+                    fail("user_data", name, "the input was changed")
+                    src.write_bytes(before)
+    elif case.kind == "planted_link":
+        rev = folder / "rev"
+        rev.mkdir()
+        victims = {}
+        for name in ("report.html", "summary.json", "decisions.csv", "decisions.parquet", "luck.svg", "luck.png"):
+            victims[name] = folder / f"victim-{name}"
+            victims[name].write_text("precious")
+            (rev / name).symlink_to(victims[name])
+        run = cli("analyze", ["analyze", str(src), "--out", str(rev), *_FAST])
+        if run is not None and run.code != 0:
+            fail("exit", "analyze", f"exit {run.code}: {run.stderr[:200]!r}")
+        for name, victim in victims.items():
+            if victim.read_text() != "precious":
+                fail("user_data", "analyze", f"wrote through the link {name}")
+        dest = folder / "conv.mat"
+        victim = folder / "victim-conv"
+        victim.write_text("precious")
+        dest.symlink_to(victim)
+        cli("convert", ["convert", str(src), "--to", "mat", "-o", str(dest)])
+        if victim.read_text() != "precious":
+            fail("user_data", "convert", "wrote through the link")
+    elif case.kind == "dots_stem":
+        work = folder / "work"
+        work.mkdir()
+        dots = folder / f"...{case.suffix.lstrip('.')}"
+        shutil.copyfile(src, dots)
+        cwd = Path.cwd()
+        os.chdir(work)
+        try:
+            for name, args in (("analyze-out", ["analyze", str(dots), "--out", "o", *_FAST]),
+                               ("analyze-default", ["analyze", str(dots), *_FAST])):
+                run = cli(name, args)
+                if run is not None and run.code != 0:
+                    fail("exit", name, f"exit {run.code}: {run.stderr[:200]!r}")
+        finally:
+            os.chdir(cwd)
+        outside = sorted(p.name for p in work.iterdir() if p.name not in ("o", "reports"))
+        outside += sorted(p.name for p in folder.iterdir() if p.name not in (src.name, dots.name, "work"))
+        if outside:
+            fail("outside", "analyze", f"written outside --out: {outside}")
+    elif case.kind in ("read_only", "full_disk"):
+        where = folder / "disk"
+        where.mkdir()
+        options = ("ro",) if case.kind == "read_only" else ("tmpfs", "size=64k")
+        with mounted(where, *options) as ok:
+            if not ok:
+                out.exits["skipped"] = 0
+                return out
+            if case.kind == "full_disk":
+                rng = random.Random(case.seed)
+                (where / "filler").write_bytes(b"\0" * rng.randrange(0, 60 * 1024))
+                old = where / "old.mat"
+                with suppress(OSError):
+                    old.write_bytes(src.read_bytes())
+            commands = [("convert", ["convert", str(src), "--to", "mat", "-o", str(where / "old.mat")]),
+                        ("analyze", ["analyze", str(src), "--out", str(where / "rev"), *_FAST]),
+                        ("analyze-sgf", ["analyze", str(src), "--out", str(folder / "rev"), "--no-html", "--sgf",
+                                         str(where / "r.sgf"), *_FAST]),
+                        ("batch", ["batch", str(src), "--out", str(where / "b"), "--replay-only", "--jobs", "1",
+                                   "--no-progress"])]
+            for name, args in commands:
+                run = cli(name, args)
+                if run is None:
+                    continue
+                if case.kind == "read_only" and run.code != 2:
+                    fail("exit", name, f"exit {run.code} writing into a read-only folder")
+                if run.code == 2 and (why := _one_line(run, where)):
+                    fail("message", name, why)
+                if run.code == 1:
+                    fail("exit", name, f"exit 1: {run.stderr[:200]!r}")
+            for bad in _whole(where, timeout, skip=("filler",)):
+                fail("partial", "all", bad)
+    else:
+        raise ValueError(f"unknown write kind {case.kind!r}")
+    return out
+
+
+def _write_one(args: tuple[int, float]) -> Outcome:
+    seed, timeout = args
+    with tempfile.TemporaryDirectory(prefix="fuzz-write-") as tmp:
+        return check_write_case(make_write_case(seed), Path(tmp), timeout)
+
+
 # ------------------------------------------------------------------------------------------ driver
 def _one(args: tuple[int, float]) -> Outcome:
     seed, timeout = args
@@ -532,6 +842,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--corpus", type=Path, default=CORPUS)
     ap.add_argument("--keep", type=Path, help="write the mutants into this folder")
     ap.add_argument("--show", type=int, default=5, help="seeds shown per invariant and command")
+    ap.add_argument("--writes", type=int, default=0, help="write cases (issue 55: WRITE_KINDS, taken in turn)")
+    ap.add_argument("--write-seed", type=int, default=1)
     a = ap.parse_args(argv)
     sources = corpus_sources(a.corpus)
     seeds = list(range(a.seed, a.seed + a.mutants))
@@ -547,8 +859,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     with ctx.Pool(a.jobs, initializer=_init, initargs=(a.corpus,)) as pool:
         outcomes = list(pool.imap_unordered(_one, [(s, a.timeout) for s in seeds], chunksize=4))
         batches = list(pool.imap_unordered(_batch_group, [(g, a.timeout) for g in groups]))
-    report(outcomes, batches, time.perf_counter() - t0, a.show)
-    return 1 if any(o.failures for o in [*outcomes, *batches]) else 0
+        t1 = time.perf_counter()
+        writes = list(pool.imap_unordered(_write_one, [(s, a.timeout * 2) for s in
+                                                       range(a.write_seed, a.write_seed + a.writes)]))
+    if seeds:
+        report(outcomes, batches, t1 - t0, a.show)
+    if writes:
+        report_writes(writes, time.perf_counter() - t1, a.show)
+    return 1 if any(o.failures for o in [*outcomes, *batches, *writes]) else 0
+
+
+def report_writes(outcomes: list[Outcome], seconds: float, show: int) -> None:
+    """The write cases: how many of each kind ran (and were skipped: no mount allowed), the exit codes of
+    each command, the failures by invariant with a few seeds each."""
+    ran = [o for o in outcomes if "skipped" not in o.exits]
+    kinds, skipped = Counter(o.kind for o in ran), Counter(o.kind for o in outcomes if "skipped" in o.exits)
+    commands = sum(len(o.exits) for o in ran)
+    print(f"\n{len(outcomes)} write cases ({len(ran)} ran, {commands} commands), {seconds:.0f} s")
+    print("write cases by kind: " + ", ".join(f"{k} {kinds[k]}" + (f" (+{skipped[k]} skipped)" if skipped[k] else "")
+                                             for k in WRITE_KINDS))
+    exits: dict[str, Counter[int]] = {}
+    for o in ran:
+        for cmd, code in o.exits.items():
+            exits.setdefault(f"{o.kind}/{cmd}", Counter())[code] += 1
+    for cmd, counter in sorted(exits.items()):
+        print(f"exit codes of {cmd}: " + ", ".join(f"{c}: {n}" for c, n in sorted(counter.items())))
+    failures = [f for o in ran for f in o.failures]
+    by_inv = Counter(f.invariant for f in failures)
+    print("write failures by invariant: " + ", ".join(f"{i} {by_inv[i]}" for i in WRITE_INVARIANTS))
+    print(f"write cases with a failure: {sum(1 for o in ran if o.failures)}")
+    groups: dict[tuple[str, str], list[Failure]] = {}
+    for f in sorted(failures, key=lambda f: f.seed):
+        groups.setdefault((f.invariant, f.command), []).append(f)
+    for (inv, cmd), fs in sorted(groups.items()):
+        print(f"\n{inv} / {cmd}: {len(fs)}")
+        for f in fs[:show]:
+            print(f"  {f}")
 
 
 def report(outcomes: list[Outcome], batches: list[Outcome], seconds: float, show: int) -> None:

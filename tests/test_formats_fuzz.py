@@ -171,3 +171,61 @@ def test_out_of_range_numbers_are_errors(text: str) -> None:
     [m] = read_match_text(text)
     [g] = replay_games(m)
     assert isinstance(g.error, InputError)
+
+
+# ---------------------------------------------------------------------- write cases (issue 55)
+FAST_WRITE_KINDS = ("read_only", "full_disk")  # about a second each where they run; the others review twice
+
+
+def _write_case(fuzz: ModuleType, kind: str, tmp_path: Path) -> None:
+    seed = 600 + fuzz.WRITE_KINDS.index(kind)
+    case = fuzz.make_write_case(seed)
+    assert case.kind == kind
+    out = fuzz.check_write_case(case, tmp_path, timeout=60.0)
+    if "skipped" in out.exits:
+        pytest.skip("this process may not mount a read-only folder or a tmpfs (not root)")
+    assert out.exits and not out.failures, "\n".join(map(str, out.failures))
+
+
+@pytest.mark.parametrize("kind", FAST_WRITE_KINDS)
+def test_write_case_keeps_the_invariants(fuzz: ModuleType, kind: str, tmp_path: Path) -> None:
+    _write_case(fuzz, kind, tmp_path)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("kind", ["hostile_name", "onto_input", "planted_link", "dots_stem"])
+def test_slower_write_case_keeps_the_invariants(fuzz: ModuleType, kind: str, tmp_path: Path) -> None:
+    _write_case(fuzz, kind, tmp_path)
+
+
+def test_write_cases_are_seeded_and_hostile(fuzz: ModuleType) -> None:
+    cases = [fuzz.make_write_case(s) for s in range(60)]
+    assert [c.kind for c in cases[:len(fuzz.WRITE_KINDS)]] == list(fuzz.WRITE_KINDS)
+    assert all(fuzz.make_write_case(c.seed) == c for c in cases)
+    hostile = [c for c in cases if c.kind == "hostile_name"]
+    assert any(len(n) >= 56 for c in hostile for n in c.names)
+    assert all(not fuzz._BREAKS.search("".join(c.names)) for c in hostile if c.suffix == ".mat")
+    for c in hostile:  # every input the cases write reads
+        [record] = list(read_any(str(_written(c))))
+        assert record.games
+
+
+def _written(case: object) -> Path:
+    import tempfile
+
+    path = Path(tempfile.mkdtemp()) / f"in{case.suffix}"  # type: ignore[attr-defined]
+    path.write_bytes(case.data())  # type: ignore[attr-defined]
+    return path
+
+
+def test_the_write_checks_catch_cut_files_and_messages(fuzz: ModuleType, tmp_path: Path) -> None:
+    (tmp_path / "report.html").write_text("<html><body>cut")
+    (tmp_path / "summary.json").write_text('{"a": ')
+    (tmp_path / ".x.123.tmp").write_text("")
+    (tmp_path / "ok.svg").write_text("<svg></svg>\n")
+    bad = fuzz._whole(tmp_path, 10.0)
+    assert len(bad) == 3 and not any("ok.svg" in b for b in bad)
+    one = fuzz.Run(2, "", "error: /d/x.csv: No space left on device\n", None)
+    assert fuzz._one_line(one, "/d") is None
+    assert fuzz._one_line(fuzz.Run(2, "", "error: a\nerror: b\n", None), "/d")
+    assert fuzz._one_line(one, "/elsewhere")
