@@ -145,6 +145,11 @@ def test_mixed_folder_every_match_and_every_error(mixed: Path, tmp_path: Path) -
     status = {Path(i["path"]).name: i["status"] for i in manifest["inputs"]}
     assert status["junk.txt"] == "failed" and status[GALAXY[0].name] == "done"
     assert all(i["size"] is not None and i["mtime_ns"] for i in manifest["inputs"])
+    # the summary names each failed file and why (its first error's reason, as in the errors table)
+    summary = res.output.replace("\n", " ")
+    for path in bad:
+        first = t["errors"].filter(pl.col("file") == path).row(0, named=True)
+        assert f"{path}: " in summary and str(first["reason"])[:30] in summary, path
     # players: one row per name, decisions add up to the matches table
     assert t["players"]["decisions"].sum() == t["matches"]["decisions"].sum()
     assert t["players"]["matches"].sum() == 2 * t["matches"].height

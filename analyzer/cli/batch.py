@@ -122,4 +122,27 @@ def _summary(r: BatchResult) -> Any:
             ["done now", str(r.written)], ["decisions", str(r.decisions)], ["files with errors", str(r.failed_files)],
             ["errors", str(r.errors)], ["seconds", f"{r.seconds:.1f}"], ["matches/min", f"{rate:.0f}"]]
     table = fitted_table([Col("", "left"), Col("")], rows, width=80, show_header=False)
-    return Group(Text(f"batch summary ({printable(str(r.out))})"), table)
+    parts: list[Any] = [Text(f"batch summary ({printable(str(r.out))})"), table]
+    failed = _failures(r.tables.errors)
+    if failed:
+        parts.append(Text(f"files with errors (all in {printable(str(r.out / 'errors.csv'))}):"))
+        parts += [Text(f"  {printable(line)}") for line in failed]
+    return Group(*parts)
+
+
+def _failures(errors: Any, most: int = 20) -> list[str]:
+    """Each input with errors and why, one line each: its path, its first error (where and what)
+    and how many more it has; at most ``most`` files, then how many are left out."""
+    if errors is None or errors.height == 0:
+        return []
+    lines: list[str] = []
+    files = sorted(set(errors["file"].to_list()))
+    for path in files[:most]:
+        mine = errors.filter(errors["file"] == path)
+        first = mine.row(0, named=True)
+        where = ", ".join(f"{k} {first[k]}" for k in ("game", "line") if first.get(k) is not None)
+        more = f" (and {mine.height - 1} more)" if mine.height > 1 else ""
+        lines.append(f"{path}: {where + ': ' if where else ''}{first.get('reason') or first.get('kind')}{more}")
+    if len(files) > most:
+        lines.append(f"... and {len(files) - most} more files")
+    return lines
