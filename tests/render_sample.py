@@ -32,6 +32,10 @@ SCHEMA: dict[str, Any] = {
     "win_prob": pl.Float64, "mwc": pl.Float64, "candidates": pl.List(CANDIDATE),
     "cube_nd": pl.Float64, "cube_dt": pl.Float64, "cube_dp": pl.Float64, "cube_action": pl.String,
     "cube_error": pl.String,  # one of the analysis' added columns: the report shows it when present
+    # the cube's chances and values (added columns too)
+    "cube_win": pl.Float64, "cube_win_gammon": pl.Float64, "cube_win_backgammon": pl.Float64,
+    "cube_lose_gammon": pl.Float64, "cube_lose_backgammon": pl.Float64, "take_point": pl.Float64,
+    "gammon_value": pl.Float64, "gammon_value_taker": pl.Float64,
 }
 
 POSITIONS = {
@@ -118,6 +122,9 @@ def make_rows(variant: str = "standard", length: int = 5, names: tuple[str, str]
             "cube_dp": 1.0 if not checker else None,
             "cube_action": "Double, take" if not checker else None,
             "cube_error": {"cube": "missed double", "take": "wrong pass"}.get(kind) if loss else None,
+            **({"cube_win": 0.705, "cube_win_gammon": 0.181, "cube_win_backgammon": 0.012, "cube_lose_gammon": 0.062,
+                "cube_lose_backgammon": 0.004, "take_point": 0.262, "gammon_value": 0.48, "gammon_value_taker": 0.65}
+               if not checker else {}),
         })
     return rows
 

@@ -7,8 +7,10 @@ error; stepping through a game with the arrow keys shows, for every decision, th
 decision the analysis recorded (the drawn checkers, bar, borne-off checkers and dice are compared
 with the position decoded from the decisions table's key and with the IDs shown beside the board);
 each player keeps his colour; the filters keep what they say; with JavaScript off the summary and
-the error list are there and the viewer is not. Screenshots of the summary and of one decision are
-written to ``$BGREVIEW_ARTEFACTS`` (default: the test's temporary folder); the README shows the
+the error list are there and the viewer is not; one board orientation (the first player at the
+bottom, the toggle puts the second there); the cube table as gnubg and XG show it; at 500 px nothing
+scrolls sideways. Screenshots of the summary, of one decision, of a cube decision and of the 500 px
+page are written to ``$BGREVIEW_ARTEFACTS`` (default: the test's temporary folder); the README shows the
 ones in docs/img.
 """
 
@@ -116,6 +118,8 @@ for (const g of svg.querySelectorAll('g.point')) {
 }
 const bar = svg.querySelector('g.bar-checkers'), off = svg.querySelector('g.off-tray');
 const dice = svg.querySelector('g.dice');
+const acting = svg.querySelector('g.pieces').getAttribute('data-acting');
+const caption = (side) => svg.querySelector('text.caption.' + side).textContent;
 const tones = new Set([...svg.querySelectorAll('circle.checker.x')].map(c => c.classList[c.classList.length - 1]));
 const codes = {};
 for (const c of document.querySelectorAll('#v-details code.id')) {
@@ -123,12 +127,19 @@ for (const c of document.querySelectorAll('#v-details code.id')) {
 }
 return {points: points, bar: [count(bar, 'circle.checker.x'), count(bar, 'circle.checker.o')],
         off: [count(off, 'rect.off.x'), count(off, 'rect.off.o')], dice: dice ? dice.getAttribute('data-dice') : null,
-        tones: [...tones], codes: codes, i: document.getElementById('viewer').getAttribute('data-i'),
+        tones: [...tones], codes: codes, acting: acting, bottom: caption('x'), top: caption('o'),
+        i: document.getElementById('viewer').getAttribute('data-i'),
         key: document.getElementById('viewer').getAttribute('data-key'),
         selected: [...document.querySelectorAll('tr.dec.sel')].map(r => r.getAttribute('data-i'))};
 """
 """What the viewer shows: checkers per point (from the drawing itself), on the bar and borne off,
-the dice, the tone of the side to act, the IDs beside the board and the selected row."""
+the dice, the tone of the bottom player's checkers, which side acts (``x`` at the bottom, ``o`` at the top),
+the captions, the IDs beside the board and the selected row."""
+
+
+def drawn_position(pos: Position, side: int, bottom: int) -> Position:
+    """The decision's position as the viewer draws it: from the side of the player kept at the bottom."""
+    return pos if side == bottom else pos.flip()
 
 
 def expected(pos: Position) -> dict[str, Any]:
@@ -167,6 +178,7 @@ def test_arrow_keys_step_through_a_game_and_show_each_decision_s_board(browser: 
     viewer = browser.find_element(By.ID, "viewer")
     shot = False
     seen_tones: dict[int, set[str]] = {0: set(), 1: set()}
+    names = tuple(next(r["player"] for r in rows if r["side"] == s) for s in (0, 1))
     for n, i in enumerate(walked):
         if n:
             body.send_keys(Keys.ARROW_DOWN if n % 2 else Keys.ARROW_RIGHT)
@@ -175,8 +187,11 @@ def test_arrow_keys_step_through_a_game_and_show_each_decision_s_board(browser: 
         assert got["i"] == str(i) and got["selected"] == [str(i)]
         assert got["key"] == row["key"]
         pos = decode_key(row["key"])
-        want = expected(pos)
+        # one orientation: the first player at the bottom (X) whoever acts, the side to act says so
+        want = expected(drawn_position(pos, row["side"], 0))
         assert (got["points"], got["bar"], got["off"]) == (want["points"], want["bar"], want["off"]), (i, row["key"])
+        assert got["acting"] == ("x" if row["side"] == 0 else "o")
+        assert got["bottom"].startswith(f"X: {names[0]} ") and got["top"].startswith(f"O: {names[1]} ")
         assert got["dice"] == row["dice"]
         seen_tones[row["side"]] |= set(got["tones"])
         # the IDs shown beside the board are those of the same position
@@ -189,22 +204,118 @@ def test_arrow_keys_step_through_a_game_and_show_each_decision_s_board(browser: 
             browser.save_screenshot(str(artefacts / "report-decision.png"))
             shot = True
     assert shot
-    # one colour per player whoever is to act: the first player's checkers light, the second's dark
-    assert seen_tones == {0: {"light"}, 1: {"dark"}}
+    # one colour per player whoever is to act: the bottom player's (the first's) checkers light
+    assert seen_tones == {0: {"light"}, 1: {"light"}}
     body.send_keys(Keys.ARROW_UP)
     assert viewer.get_attribute("data-i") == str(walked[-2])
+    # the toggle puts the second player at the bottom, for every ply, until it is pressed again
+    flip = browser.find_element(By.ID, "v-flip")
+    flip.click()
+    try:
+        assert viewer.get_attribute("data-bottom") == "1"
+        for n, i in enumerate(walked[-2::-1][:12]):
+            if n:
+                body.send_keys(Keys.ARROW_UP)
+            got = browser.execute_script(DRAWN)
+            row = rows[i]
+            assert got["i"] == str(i)
+            want = expected(drawn_position(decode_key(row["key"]), row["side"], 1))
+            assert (got["points"], got["bar"], got["off"]) == (want["points"], want["bar"], want["off"]), i
+            assert got["acting"] == ("x" if row["side"] == 1 else "o")
+            assert got["bottom"].startswith(f"X: {names[1]} ") and got["tones"] == ["dark"]
+    finally:
+        flip.click()
+    assert viewer.get_attribute("data-bottom") == "0"
 
 
-def test_ids_wrap_only_as_a_whole(browser: Any) -> None:
-    """In a narrow window the XGID beside the board stays on one line (it scrolls, with a copy
-    button), and so do the IDs of the error list."""
+CUBE_SHOWN = """
+const d = document.getElementById('v-details');
+const rows = [...d.querySelectorAll('table.cube tbody tr')].map(r => [...r.cells].map(c => c.textContent));
+const chances = [...d.querySelectorAll('table.chances tbody tr')].map(r => [...r.cells].map(c => c.textContent));
+return {rows: rows, chances: chances, text: d.textContent};
+"""
+"""The cube table the viewer shows: its three rows, the cubeless chances and the whole text."""
+
+
+def _click_row(browser: Any, i: int) -> None:
+    """Click row ``i`` of the game list as a reader does, after scrolling it into the middle of its box."""
+    row = browser.find_element(By.CSS_SELECTOR, f'tr.dec[data-i="{i}"]')
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", row)
+    browser.execute_script("arguments[0].click()", row)
+
+
+def _show_take(browser: Any, analysis: MatchAnalysis) -> dict[str, Any]:
+    """Show the match's first take (or cube decision) in the viewer; its row of the decisions table."""
+    rows = listed_rows(analysis)
+    i = next((i for i, r in enumerate(rows) if r["kind"] == "take"), None)
+    if i is None:
+        i = next(i for i, r in enumerate(rows) if r["kind"] == "cube")
+    _click_row(browser, i)
+    assert browser.find_element(By.ID, "viewer").get_attribute("data-i") == str(i)
+    return rows[i]
+
+
+def test_a_cube_decision_as_gnubg_and_xg_show_it(browser: Any, analysis: MatchAnalysis, artefacts: Path) -> None:
+    """The viewer's cube decision: the doubler's cubeless chances for both sides, No double /
+    Double, take / Double, pass with their equities and differences, the proper action, the take
+    point, the gammon values, how it was valued and, for a take, the cube as offered."""
+    row = _show_take(browser, analysis)
+    got = browser.execute_script(CUBE_SHOWN)
+    assert [r[0] for r in got["rows"]] == ["No double", "Double, take", "Double, pass"]
+    values = {"No double": row["cube_nd"], "Double, take": row["cube_dt"], "Double, pass": row["cube_dp"]}
+    best = max(row["cube_nd"], min(row["cube_dt"], row["cube_dp"]))
+    for label, equity, diff in got["rows"]:
+        assert equity == f"{values[label]:+.3f}"
+        assert diff == ("" if values[label] == best else f"{values[label] - best:+.3f}")
+    assert len(got["chances"]) == 2 and got["chances"][0][1] == f"{100 * row['cube_win']:.1f}%"
+    assert got["chances"][1][1] == f"{100 * (1 - row['cube_win']):.1f}%"
+    assert f"Proper cube action: {row['cube_action']}" in got["text"]
+    assert "Take point" in got["text"] and "Gammon values" in got["text"] and "Valued by" in got["text"]
+    if row["kind"] == "take":
+        assert f"the cube offered at {2 * row['cube']}" in got["text"]
+    viewer = browser.find_element(By.ID, "viewer")
+    size = browser.get_window_size()
+    browser.set_window_size(1400, 1800)  # the whole viewer in the picture
+    try:
+        browser.execute_script("arguments[0].scrollIntoView()", viewer)
+        viewer.screenshot(str(artefacts / "report-cube.png"))  # the viewer alone, in a 1400 px window
+    finally:
+        browser.set_window_size(size["width"], size["height"])
+
+
+def test_500_px_wide_without_horizontal_scroll(browser: Any, analysis: MatchAnalysis, artefacts: Path) -> None:
+    """At 500 px the page never scrolls sideways: the games and candidates tables reflow, IDs wrap
+    inside their cell (each with a copy button) and the board shrinks to the width."""
     size = browser.get_window_size()
     browser.set_window_size(500, 1000)
     try:
-        lines = browser.execute_script(
-            "return [...document.querySelectorAll('code.id')].map(c => c.getClientRects().length);")
-        assert lines and set(lines) == {1}
-        assert browser.find_elements(By.CSS_SELECTOR, "#v-details button.copy")
+        assert browser.execute_script("return window.innerWidth") <= 500
+        wide = ("return [document.documentElement.scrollWidth, document.documentElement.clientWidth,"
+                " [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right >"
+                " document.documentElement.clientWidth + 1 && e.getClientRects().length).map(e => e.tagName + '.'"
+                " + e.className).slice(0, 5)]")
+        rows = listed_rows(analysis)
+        checker = next(i for i, r in enumerate(rows) if r["kind"] == "checker" and len(r["candidates"] or []) > 3)
+        _click_row(browser, checker)
+        scroll, client, out = browser.execute_script(wide)
+        assert scroll <= client and out == [], (scroll, client, out)
+        # the candidates reflow: a candidate's play and chances stay inside the viewer
+        cells = browser.execute_script("return [...document.querySelectorAll('#v-details table.candidates td')]"
+                                       ".map(c => c.getBoundingClientRect().right)")
+        assert cells and max(cells) <= client
+        _show_take(browser, analysis)
+        scroll, client, out = browser.execute_script(wide)
+        assert scroll <= client and out == [], (scroll, client, out)
+        ids = browser.execute_script("return [...document.querySelectorAll('#v-details code.id')].map(c =>"
+                                     " [c.getBoundingClientRect().right, c.parentNode.querySelector('button.copy')"
+                                     " !== null])")
+        assert ids and all(right <= client and button for right, button in ids)
+        browser.execute_script("arguments[0].scrollIntoView()", browser.find_element(By.ID, "viewer"))
+        browser.save_screenshot(str(artefacts / "report-500px.png"))
+        browser.execute_script("arguments[0].scrollIntoView()", browser.find_element(By.ID, "games"))
+        scroll, client, out = browser.execute_script(wide)
+        assert scroll <= client and out == [], (scroll, client, out)
+        browser.save_screenshot(str(artefacts / "report-500px-games.png"))
     finally:
         browser.set_window_size(size["width"], size["height"])
 

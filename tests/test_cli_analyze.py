@@ -97,7 +97,7 @@ def test_position_hint_and_cube() -> None:
     xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
     res = runner.invoke(app, ["position", xgid, "--dice", "31", "--ply", "0"], env={"COLUMNS": "160"})
     assert res.exit_code == 0, res.output
-    assert "Position ID: 4HPwATDgc/ABMA" in res.stdout and "plays of 31" in res.stdout
+    assert "Position ID: 4HPwATDgc/ABMA" in res.stdout and "plays for the roll 31" in res.stdout
     assert "8/5 6/5" in res.stdout
     res = runner.invoke(app, ["position", xgid, "--ply", "0"], env={"COLUMNS": "160"})
     assert res.exit_code == 0, res.output

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from render_sample import SampleAnalysis, make_analysis
+from render_sample import SampleAnalysis, make_analysis, make_summary
 
 from analyzer.core.ids import decode_key
 from analyzer.render.html import render_html_report, unpack, write_html_report
@@ -116,8 +116,8 @@ def test_summary_table(report: str, sample: SampleAnalysis) -> None:
     assert "500 \u00d7 mean equity loss" in summary
     types = dict(re.findall(r'<tr class="cube-type"><td class="sub">([^<]+)</td>(.*?)</tr>', summary))
     assert {k: re.findall(r">(\d+)<", v) for k, v in types.items()} == {
-        "missed double": ["1", "0"], "wrong double": ["0", "0"], "wrong take": ["0", "0"],
-        "wrong pass": ["1", "0"]}
+        "missed doubles": ["1", "0"], "wrong doubles": ["0", "0"], "wrong takes": ["0", "0"],
+        "wrong passes": ["1", "0"]}
     assert "XG: Intermediate (approximate band)" in summary and "XG: Advanced<" in summary
     info = unescape(summary)
     for text in ("Final", "2 of 3 analysed", "Alice 5, Bob 3", "Games left out of the analysis",
@@ -187,8 +187,18 @@ def test_cube_table(report: str) -> None:
         assert rows == [("No double", "+0.610", "-0.130"), ("Double, take", "+0.740", ""),
                         ("Double, pass", "+1.000", "+0.260")]
         assert "Proper cube action: <strong>Double, take</strong>" in art
+        # as gnubg and XG show a cube decision: the doubler's cubeless chances, both sides', the take
+        # point and the gammon values
+        chances = re.search(r'<table class="chances">.*?</table>', art, re.S)
+        assert chances is not None
+        cells = re.findall(r'<td class="num">([^<]*)</td>', chances.group(0))
+        assert cells == ["70.5%", "18.1%", "1.2%", "29.5%", "6.2%", "0.4%"]
+        assert "takes with at least 26.2% cubeless winning chances (has 29.5%)" in art
+        assert re.search(r"<dt>Gammon values</dt><dd>\w+ 0.48, \w+ 0.65</dd>", art)
     take = next(a for a in cube_arts if "(take decision" in a)
     assert "for Bob, who doubled" in take and ": Alice" in take  # Alice takes: the doubler is Bob
+    assert "Bob doubles: the cube offered at 4; Alice takes or passes." in take  # the cube was 2
+    assert "Cubeless chances of Bob before the roll" in take and "<td>Alice wins</td>" in take
     assert "(take decision: wrong pass)" in take
     assert any("(cube decision: missed double)" in a for a in cube_arts)
 
@@ -338,30 +348,47 @@ def test_game_list_holds_every_decision_in_order(report: str, sample: SampleAnal
 
 
 def test_viewer_templates_draw_each_decision_s_position(report: str, sample: SampleAnalysis) -> None:
+    """Each decision is drawn twice, once with each player at the bottom (the viewer's toggle):
+    the bottom player keeps his side and his colour whoever acts, and the side to act says so."""
     data = viewer_data(report)
     decisions = data["decisions"]
     assert isinstance(decisions, list) and len(decisions) == sample.decisions.height
     layouts = data["layouts"]
-    assert isinstance(layouts, dict) and len(layouts) == 1
-    [frame] = layouts.values()
+    assert isinstance(layouts, dict) and len(layouts) == 2  # the point numbers of either side to act
     got = unpack(str(data["packed"]))
     assert len(got["pieces"]) == len(got["details"]) == len(decisions)
+    names = ("Alice", "Bob")
     for d, r in zip(decisions, sample.decisions.iter_rows(named=True), strict=True):
         assert d["key"] == r["key"] and d["game"] == r["game"] and d["side"] == r["side"]
-        pieces, details = got["pieces"][d["i"]], got["details"][d["i"]]
-        assert pieces.startswith('<g class="pieces">')
-        svg = ET.fromstring(frame.replace("</svg>", pieces + "</svg>"))
-        pos = decode_key(r["key"])
-        for g in svg.iter(SVG_NS + "g"):
-            if g.get("class") == "point":
-                p = int(g.get("data-point") or 0)
-                circles = [c.get("class") for c in g.iter(SVG_NS + "circle")]
-                assert (circles.count(f"checker x {'dark' if r['side'] else 'light'}"),
-                        len([c for c in circles if c and c.startswith("checker o")])) == \
-                    (min(pos.mover[p - 1], 5), min(pos.opponent[p - 1], 5))
-        # one colour per player: the second player's checkers are dark whoever is to act
-        tones = {c.get("class") for c in svg.iter(SVG_NS + "circle") if (c.get("class") or "").startswith("checker")}
-        assert tones <= ({"checker x dark", "checker o light"} if r["side"] else {"checker x light", "checker o dark"})
+        details = got["details"][d["i"]]
+        for bottom in (0, 1):
+            pieces = got["pieces"][d["i"]][bottom]
+            acting = "x" if r["side"] == bottom else "o"
+            assert pieces.startswith(f'<g class="pieces" data-acting="{acting}">')
+            frame = layouts[d["layout"][bottom]]
+            assert d["layout"][bottom].endswith("-0" if acting == "x" else "-1")
+            svg = ET.fromstring(frame.replace("</svg>", pieces + "</svg>"))
+            pos = decode_key(r["key"])
+            drawn = pos if acting == "x" else pos.flip()  # from the bottom player's side
+            tone = "dark" if bottom else "light"
+            for g in svg.iter(SVG_NS + "g"):
+                if g.get("class") == "point":
+                    p = int(g.get("data-point") or 0)
+                    circles = [c.get("class") for c in g.iter(SVG_NS + "circle")]
+                    assert (circles.count(f"checker x {tone}"),
+                            len([c for c in circles if c and c.startswith("checker o")])) == \
+                        (min(drawn.mover[p - 1], 5), min(drawn.opponent[p - 1], 5))
+            # one colour per player and one side of the board, whoever is to act
+            tones = {c.get("class") for c in svg.iter(SVG_NS + "circle")
+                     if (c.get("class") or "").startswith("checker")}
+            assert tones <= ({"checker x dark", "checker o light"} if bottom else {"checker x light", "checker o dark"})
+            captions = {t.get("class"): t.text or "" for t in svg.iter(SVG_NS + "text")
+                        if (t.get("class") or "").startswith("caption")}
+            assert captions["caption x"].startswith(f"X: {names[bottom]} ")
+            assert captions["caption o"].startswith(f"O: {names[1 - bottom]} ")
+            doing = captions["caption " + acting]
+            assert doing.endswith("to take or pass" if r["kind"] == "take" else
+                                  "on roll" if r["kind"] == "cube" else f"to play {r['dice'][0]}-{r['dice'][1]}")
         assert f"Game {r['game']}, move {r['move_no']}: {r['player']}" in details
         assert f'<code class="id">{r["key"]}</code>' in details
         if r["luck"] is not None:
@@ -389,7 +416,7 @@ def test_a_cube_decision_that_was_not_close_is_folded_into_the_play_after_it() -
 def test_per_game_statistics(report: str, sample: SampleAnalysis) -> None:
     table = re.search(r'<table class="games">.*?</table>', report, re.S)
     assert table is not None
-    body = re.findall(r"<tr><td class=\"num\">(\d+)</td>(.*?)</tr>", table.group(0), re.S)
+    body = re.findall(r"<tr><td class=\"num\" data-label=\"Game\">(\d+)</td>(.*?)</tr>", table.group(0), re.S)
     assert [g for g, _ in body] == ["1", "2"]
     for game, cells_html in body:
         cells = [unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", cells_html, re.S)]
@@ -458,19 +485,26 @@ def test_ratings_apart_and_none_for_the_variants(report: str) -> None:
 
 def test_the_taker_is_captioned_as_such_and_each_player_keeps_his_colour(report: str,
                                                                         sample: SampleAnalysis) -> None:
+    """The error list draws the first player at the bottom (light) whoever acts, as the viewer
+    does by default; the caption of the side to act says what he is to do."""
     df = sample.decisions
     errs = df.filter(pl.col("error_class") != "none").sort("equity_loss", descending=True)
     for art, row in zip(articles(report), errs.iter_rows(named=True), strict=True):
         [board] = re.findall(r'<svg xmlns="http://www.w3.org/2000/svg"[^>]*class="board [a-z]+".*?</svg>', art, re.S)
         root = ET.fromstring(board)
-        caption = next(t for t in root.iter(SVG_NS + "text") if t.get("class") == "caption x").text or ""
+        acting = "x" if row["side"] == 0 else "o"
+        assert root.get("data-acting") == acting
+        caption = next(t for t in root.iter(SVG_NS + "text") if t.get("class") == f"caption {acting}").text or ""
+        other = next(t for t in root.iter(SVG_NS + "text")
+                     if (t.get("class") or "").startswith("caption") and t.get("class") != f"caption {acting}")
+        assert (other.text or "").endswith("off 0") or "to play" not in (other.text or "")
         if row["kind"] == "take":
             assert caption.endswith("to take or pass") and "on roll" not in caption
         else:
             dice = row["dice"] or "  "
             assert caption.endswith("on roll" if row["kind"] == "cube" else f"to play {dice[0]}-{dice[1]}")
         fills = {c.get("fill") for c in root.iter(SVG_NS + "circle") if c.get("class") == "checker x"}
-        assert fills == ({"#2d2724"} if row["side"] == 1 else {"#faf7ef"}), row
+        assert fills == {"#faf7ef"}, row
 
 
 def test_settings_have_human_labels() -> None:
@@ -516,3 +550,19 @@ def test_compiled_templates_are_kept_and_give_the_same_report(sample: SampleAnal
         assert render_html_report(sample) == fresh  # nowhere to keep it: the same report all the same
     finally:
         html._env.cache_clear()
+
+
+def test_the_header_says_how_deep_the_analysis_looked_and_how_it_confirmed(sample: SampleAnalysis) -> None:
+    """A quick 0-ply review (a batch's) must not read like a 2-ply one with its confirmation pass."""
+    summary = make_summary()
+    deep = sample.with_summary({**summary, "metadata": {**summary["metadata"], "ply": 2, "confirm": {
+        "method": "rollout", "max_trials": 576, "limit": 10, "cube_doubt": 0.1, "blunders": True}},
+        "match": {**summary["match"], "confirmed": {"decisions": 7, "downgraded": 1, "upgraded": 0, "wanted": 9}}})
+    quick = sample.with_summary({**summary, "metadata": {**summary["metadata"], "ply": 0}})
+    head = re.search(r'<p class="depth">([^<]*)</p>', render_html_report(deep))
+    assert head is not None
+    assert head.group(1) == ("Analysed at 2-ply; confirmation pass: 7 decisions valued again by rollouts of up "
+                             "to 576 games, at most 10 a match.")
+    head = re.search(r'<p class="depth">([^<]*)</p>', render_html_report(quick))
+    assert head is not None
+    assert head.group(1) == "Analysed at 0-ply (a quick review: no lookahead); no confirmation pass."

@@ -133,7 +133,8 @@ def test_analyze_written_line_names_the_report_first(analysed: tuple[Result, Pat
     at = next(i for i, line in enumerate(lines) if line.startswith("written: "))
     assert lines[at] == f"written: {out / 'report.html'}"
     rest = " ".join(lines[at + 1:])
-    assert "decisions.parquet" in rest and "summary.json" in rest and "6 charts" in rest and str(out) not in rest
+    assert "decisions.parquet" in rest and "summary.json" in rest and str(out) not in rest
+    assert "3 charts (each as .svg and .png)" in " ".join(rest.split())  # not "6 charts": 3 in two formats
     assert all(len(line) <= 80 for line in lines[at + 1:])
 
 

@@ -335,7 +335,9 @@ class _Rows:
                 "candidates": [], "cube_nd": None, "cube_dt": None, "cube_dp": None,
                 "cube_action": None, "close": None, "cube_error": None, "luck": None,
                 "luck_mwc": None, "ply": self.ply, "method": self.method, "trials": self.trials,
-                "loss_se": None, "equity_loss_first": None}
+                "loss_se": None, "equity_loss_first": None, "cube_win": None, "cube_win_gammon": None,
+                "cube_win_backgammon": None, "cube_lose_gammon": None, "cube_lose_backgammon": None,
+                "take_point": None, "gammon_value": None, "gammon_value_taker": None}
 
     def put(self, row: dict[str, Any], at: int | None) -> int:
         """Append ``row`` (or, with ``at``, put it in place of row ``at``); returns its index."""
@@ -412,6 +414,11 @@ class _Rows:
                    forced=not score.close, close=score.close, cube_error=score.cube_error,
                    win_prob=1.0 - win if taker else win, cube_nd=cd.nd, cube_dt=cd.dt, cube_dp=cd.dp,
                    cube_action=cd.action)
+        p = cd.probabilities
+        row.update(cube_win=p.win, cube_win_gammon=p.win_gammon, cube_win_backgammon=p.win_backgammon,
+                   cube_lose_gammon=p.lose_gammon, cube_lose_backgammon=p.lose_backgammon,
+                   take_point=cd.take_point, gammon_value=cd.gammons.me_gammon,
+                   gammon_value_taker=cd.gammons.opp_gammon)
         self.losses(row, d.state, side, score.equity_played, score.equity_best)
         self.confirmed(row, how, first_loss)
         return self.put(row, at)

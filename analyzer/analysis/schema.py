@@ -28,7 +28,12 @@ never renamed or removed. ``docs/decisions-schema.md`` explains every column; in
 * confirmation: ``method`` (how the row's values were finally obtained: ``"2-ply"``, ``"rollout"``,
   ``"3-ply"``), ``trials`` (games per candidate of a rollout, else null), ``loss_se`` (standard
   error of ``equity_loss``, null for n-ply) and ``equity_loss_first`` (the first pass's loss of a
-  row the confirmation pass valued again, else null).
+  row the confirmation pass valued again, else null);
+* the cube's chances and values (cube and take rows, from the doubler's side as gnubg prints them):
+  ``cube_win``, ``cube_win_gammon``, ``cube_win_backgammon``, ``cube_lose_gammon``,
+  ``cube_lose_backgammon`` (cubeless, before the roll), ``take_point`` (the taker's lowest cubeless
+  winning chance that takes), ``gammon_value`` and ``gammon_value_taker`` (each side's gammon value at
+  the cube before the double).
 
 >>> list(DECISIONS_SCHEMA)[:6]
 ['file', 'game', 'move_no', 'player', 'side', 'kind']
@@ -102,6 +107,14 @@ DECISIONS_SCHEMA: dict[str, pl.DataType] = {
     "trials": pl.Int32(),
     "loss_se": pl.Float64(),
     "equity_loss_first": pl.Float64(),
+    "cube_win": pl.Float64(),
+    "cube_win_gammon": pl.Float64(),
+    "cube_win_backgammon": pl.Float64(),
+    "cube_lose_gammon": pl.Float64(),
+    "cube_lose_backgammon": pl.Float64(),
+    "take_point": pl.Float64(),
+    "gammon_value": pl.Float64(),
+    "gammon_value_taker": pl.Float64(),
 }
 """Column name -> polars type of the decisions table, in column order."""
 

@@ -26,6 +26,7 @@ Definitions (gnubg-referee notes §5, conventions Part 2):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import polars as pl
@@ -33,8 +34,9 @@ import polars as pl
 from analyzer.analysis.summary import PlayerStats
 from analyzer.analysis.thresholds import NO_ERROR, Thresholds
 
-__all__ = ["CUBE_ERROR_KINDS", "GNUBG_SCALE", "XG_APPROXIMATE", "XG_SCALE", "gnubg_rating", "luck_at_stake",
-           "luck_stake", "player_stats", "xg_rating"]
+__all__ = ["CUBE_ERROR_KINDS", "GNUBG_SCALE", "LUCK_SCALE", "XG_APPROXIMATE", "XG_SCALE", "fibs_rating",
+           "fibs_rating_losses", "gnubg_rating", "luck_at_stake", "luck_rating", "luck_stake", "player_stats",
+           "xg_rating"]
 
 XG_SCALE: tuple[tuple[float, str], ...] = (
     (2.5, "World Champ"),
@@ -62,6 +64,59 @@ GNUBG_SCALE: tuple[tuple[float, str], ...] = (
     (float("inf"), "Awful!"),
 )
 """gnubg's ratings (``analysis.c``): (upper bound of the mean EMG error per decision, name)."""
+
+
+LUCK_SCALE: tuple[tuple[float, str], ...] = (
+    (-0.06, "Go to bed"),
+    (-0.03, "Bad dice, man!"),
+    (0.03, "None"),
+    (0.06, "Good dice, man!"),
+    (float("inf"), "Go to Las Vegas"),
+)
+"""gnubg's luck ratings (its manual, "Luck analysis"): (upper bound of the luck per roll in EMG, name)."""
+
+FIBS_RATING_OFFSET = 2050.0
+"""gnubg's default rating offset: the estimated FIBS rating of a player who makes no error."""
+
+FIBS_SLOPES_7 = (12458.0, 787.6)
+"""Rating points lost per EMG of mean error per decision, checker play and cube decisions, in a
+7-point match: fitted to the "Chequerplay errors rating loss" and "Cube errors rating loss" that
+gnubg 1.07 prints for the sample match and its games (eight checker and three cube figures, each
+reproduced within 0.2 points)."""
+
+
+def luck_rating(luck_per_roll: float) -> str:
+    """gnubg's name for a player's luck: the mean luck of his rolls (EMG per roll).
+
+    >>> luck_rating(0.0), luck_rating(-0.045), luck_rating(0.07), luck_rating(-0.08)
+    ('None', 'Bad dice, man!', 'Go to Las Vegas', 'Go to bed')
+    """
+    return next(name for bound, name in LUCK_SCALE if luck_per_roll < bound)
+
+
+def fibs_rating_losses(checker_mean: float | None, cube_mean: float | None, length: int) -> tuple[float, float]:
+    """The rating points that checker play and cube errors cost on the FIBS scale, as gnubg's
+    "Chequerplay errors rating loss" and "Cube errors rating loss": each mean error per decision
+    (EMG) times a slope. The slopes are gnubg 1.07's at 7 points (:data:`FIBS_SLOPES_7`); at other
+    lengths they are scaled by the square root of the length over 7, as the FIBS formula scales a
+    rating difference with the match length (an estimate: not checked against gnubg there).
+
+    >>> [round(x, 1) for x in fibs_rating_losses(0.419 / 60, 0.196 / 6, 7)]  # gnubg: 86.9 and 25.7
+    [87.0, 25.7]
+    """
+    scale = math.sqrt(max(length, 1) / 7.0)
+    return ((checker_mean or 0.0) * FIBS_SLOPES_7[0] * scale, (cube_mean or 0.0) * FIBS_SLOPES_7[1] * scale)
+
+
+def fibs_rating(checker_mean: float | None, cube_mean: float | None, length: int) -> float:
+    """An estimated rating on the FIBS scale from the errors of one match, as gnubg's "Error based
+    abs. FIBS rating": 2050 minus :func:`fibs_rating_losses`.
+
+    >>> round(fibs_rating(0.419 / 60, 0.196 / 6, 7), 1)  # gnubg 1.07 prints 1937.4 for the sample
+    1937.3
+    """
+    checker, cube = fibs_rating_losses(checker_mean, cube_mean, length)
+    return FIBS_RATING_OFFSET - checker - cube
 
 
 def xg_rating(mean_error: float) -> str:

@@ -85,5 +85,5 @@ def moves(
     head = "result " + ("Position ID" if idcol == "position_id" else "key")
     cols = [Col("#"), Col("play", "left", wrap=True), Col(head, "left")]
     table = fitted_table(cols, [[str(i), r["play"], r[idcol]] for i, r in enumerate(rows, 1)], width=console.width,
-                         title=f"{len(rows)} legal plays of {shown}" if rows else f"{shown}: no legal play")
+                         title=f"{len(rows)} legal plays for the roll {shown}" if rows else f"{shown}: no legal play")
     print_view(console, table)

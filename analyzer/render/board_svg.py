@@ -312,6 +312,7 @@ def board_svg(
     action: str | None = None,
     parts: Parts = "all",
     styled: bool = True,
+    mover_top: bool = False,
 ) -> str:
     """Draw ``pos`` as a standalone SVG document (returned as text, without XML declaration).
 
@@ -331,6 +332,14 @@ def board_svg(
     ``styled=False`` leaves out the colours of checkers, slices and dice and marks them
     ``light`` or ``dark`` instead, for a page whose style sheet colours them (smaller pieces).
 
+    ``mover_top`` draws the side to act at the top, as gnubg and eXtreme Gammon do when the
+    player kept at the bottom is not the one to act: the drawing is then that of ``pos.flip()``
+    (the bottom player is ``X``, the classes ``x`` and ``o``, ``data-point`` and the trays are
+    his), the dice lie on the left half, the caption of the top player (``O``) says what he is to
+    do, the cube's ``cube_owner`` stays relative to the side to act and the point numbers are
+    those of the side to act (``"static"`` drawings differ in their numbers alone). The pieces'
+    ``data-acting`` attribute says which side acts (``x`` or ``o``).
+
     >>> svg = board_svg(Position.start("dutch"), home_side="left", size=300)
     >>> 'width="300"' in svg, svg.count('class="reserve x"')
     (True, 15)
@@ -341,6 +350,9 @@ def board_svg(
     (15, False, True)
     >>> 'fill="#2d2724"' in board_svg(Position.start(), mover_dark=True).split('class="checker x"')[1][:80]
     True
+    >>> top = board_svg(Position.start().flip(), dice=(3, 1), mover_top=True, names=("ann", "bob"))
+    >>> top.count('class="checker x"'), "O: ann" in top, "X: bob" in top, 'data-dice="31"' in top
+    (15, True, True, True)
     >>> board_svg(Position.start(), home_side="middle")
     Traceback (most recent call last):
     ...
@@ -355,6 +367,10 @@ def board_svg(
     if cube_owner not in (None, 0, 1):
         raise ValueError(f"cube_owner must be 0, 1 or None, not {cube_owner!r}")
     lay = board_layout(pos, cube)
+    acting = "x"
+    if mover_top:  # the drawing of the other side's view, the side to act at the top
+        pos, names, mover_dark, acting = pos.flip(), (names[1], names[0]), not mover_dark, "o"
+        cube_owner = None if cube_owner is None else 1 - cube_owner
     cv = _Canvas(lay.width, home_side == "left", mover_dark, styled)
     root = _Node("svg", {
         "xmlns": SVG_NS,
@@ -367,17 +383,18 @@ def board_svg(
     })
     if parts != "pieces":
         if parts == "all":
+            root.set("data-acting", acting)
             title = _Node.sub(root, "title")
-            title.text = _title(pos, dice, names, action)
+            title.text = _title(pos, dice, names, action, acting)
         cv.rect(root, 0, 0, lay.width, lay.height, fill="#ffffff")
         _frame(cv, root, lay)
-        _numbers(cv, root, lay)
+        _numbers(cv, root, lay, reverse=mover_top)
     if parts == "static":
         return root.tostring()
-    top = root if parts == "all" else _Node("g", {"class": "pieces"})
+    top = root if parts == "all" else _Node("g", {"class": "pieces", "data-acting": acting})
     if parts == "pieces":
         title = _Node.sub(top, "title")
-        title.text = _title(pos, dice, names, action)
+        title.text = _title(pos, dice, names, action, acting)
     _points(cv, top, lay, pos)
     _bar(cv, top, lay, pos)
     _tray(cv, top, lay, lay.off_x, pos.opponent_off, pos.mover_off, "off")
@@ -386,9 +403,9 @@ def board_svg(
         _lock(cv, top, lay.reserve_x + (PANEL - 4) / 2, CAPTION - 12, "o", pos.opponent_can_hit)
         _lock(cv, top, lay.reserve_x + (PANEL - 4) / 2, lay.top + lay.frame_height + NUMBERS + CAPTION - 12, "x",
               pos.mover_can_hit)
-    _captions(cv, top, lay, pos, dice, names, action)
+    _captions(cv, top, lay, pos, dice, names, action, acting)
     if dice is not None:
-        _dice(cv, top, lay, dice)
+        _dice(cv, top, lay, dice, acting)
     if cube is not None:
         _cube(cv, top, lay, cube, cube_owner)
     if lay.legend:
@@ -410,8 +427,10 @@ def board_layout(pos: Position, cube: int | None = None) -> _Layout:
     return _layout(pos, pinned, cube_column=pos.spec.has_cube or cube is not None)
 
 
-def _title(pos: Position, dice: tuple[int, int] | None, names: tuple[str, str], action: str | None = None) -> str:
-    who = f"X ({names[0]})" if names[0] else "X"
+def _title(pos: Position, dice: tuple[int, int] | None, names: tuple[str, str], action: str | None = None,
+           acting: str = "x") -> str:
+    glyph, name = ("X", names[0]) if acting == "x" else ("O", names[1])
+    who = f"{glyph} ({name})" if name else glyph
     act = f"{who} {action}" if action else (f"{who} to play {dice[0]}-{dice[1]}" if dice else f"{who} on roll")
     return f"{pos.spec.board_title} position, {act}"
 
@@ -544,9 +563,12 @@ def _lock(cv: _Canvas, root: _Node, cx: float, cy: float, side: str, can_hit: bo
     cv.rect(g, cx - 7, cy - 2, 14, 11, "lock-body", rx=2, fill=colour)
 
 
-def _numbers(cv: _Canvas, root: _Node, lay: _Layout) -> None:
+def _numbers(cv: _Canvas, root: _Node, lay: _Layout, reverse: bool = False) -> None:
+    """The point numbers, from ``X``'s side (from ``O``'s when ``reverse``: ``O`` is to act)."""
     g = cv.el(root, "g", "numbers", font_size=10, fill=COLOURS["text"])
     top_row, bottom_row = _columns()
+    if reverse:
+        top_row, bottom_row = [25 - p for p in top_row], [25 - p for p in bottom_row]
     for column, (pt, pb) in enumerate(zip(top_row, bottom_row, strict=True)):
         cx = lay.point_x(column) + PW / 2
         cv.text(g, cx, lay.top - 4, str(pt))
@@ -564,13 +586,17 @@ def _side_caption(glyph: str, name: str, pips: int, off: int, pos: Position, res
 
 
 def _captions(cv: _Canvas, root: _Node, lay: _Layout, pos: Position, dice: tuple[int, int] | None,
-              names: tuple[str, str], action: str | None = None) -> None:
+              names: tuple[str, str], action: str | None = None, acting: str = "x") -> None:
     m_pips, o_pips = pos.pips()
     g = cv.el(root, "g", "captions", font_size=12 if pos.spec.reserve else 15, fill=COLOURS["text"])
     top = _side_caption("O", names[1], o_pips, pos.opponent_off, pos, pos.opponent_reserve,
                         pos.opponent_can_hit)
     bottom = _side_caption("X", names[0], m_pips, pos.mover_off, pos, pos.mover_reserve, pos.mover_can_hit)
-    bottom += "   " + (action or (f"to play {dice[0]}-{dice[1]}" if dice else "on roll"))
+    doing = "   " + (action or (f"to play {dice[0]}-{dice[1]}" if dice else "on roll"))
+    if acting == "x":
+        bottom += doing
+    else:
+        top += doing
     cv.text(g, lay.board_x, CAPTION - 6, top, "caption o", anchor="start")
     base = lay.top + lay.frame_height + NUMBERS + CAPTION - 6
     cv.text(g, lay.board_x, base, bottom, "caption x", anchor="start")
@@ -581,18 +607,19 @@ _PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
          6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
 
 
-def _dice(cv: _Canvas, root: _Node, lay: _Layout, dice: tuple[int, int]) -> None:
+def _dice(cv: _Canvas, root: _Node, lay: _Layout, dice: tuple[int, int], acting: str = "x") -> None:
+    """The roll of ``acting`` (``x``: on the right half, ``o``: on the left), in its colour."""
     g = cv.el(root, "g", "dice", data_dice=f"{dice[0]}{dice[1]}")
     d = 26.0
     cy = lay.inner_top + HALF + GAP / 2
-    centre = lay.point_x(6) + 3 * PW
+    centre = lay.point_x(6 if acting == "x" else 0) + 3 * PW
     for i, value in enumerate(dice):
         cx = centre + (i - 0.5) * (d + 10)
         die = cv.el(g, "g", "die", data_value=str(value))
-        cv.rect(die, cx - d / 2, cy - d / 2, d, d, cv.cls("face", "x"), rx=4, **cv.paint("x"))
+        cv.rect(die, cx - d / 2, cy - d / 2, d, d, cv.cls("face", acting), rx=4, **cv.paint(acting))
         for dx, dy in _PIPS[value]:
-            cv.circle(die, cx + dx * 7, cy + dy * 7, 2.6, cv.cls("pip", "x"),
-                      **({"fill": cv.colour("x", "text")} if cv.styled else {}))
+            cv.circle(die, cx + dx * 7, cy + dy * 7, 2.6, cv.cls("pip", acting),
+                      **({"fill": cv.colour(acting, "text")} if cv.styled else {}))
 
 
 def _cube(cv: _Canvas, root: _Node, lay: _Layout, value: int, owner: int | None) -> None:

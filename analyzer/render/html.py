@@ -19,7 +19,9 @@ It holds
 * the analysis settings (engine, version, nets, ply, seed, thresholds, MET).
 
 The summary, the game list as text and the error list need no JavaScript. Each player keeps one
-checker colour through the report (the first player light, the second dark), whoever is to act.
+checker colour through the report (the first player light, the second dark) and one side of the
+board, whoever is to act: the first player at the bottom (``X``), as gnubg and eXtreme Gammon draw
+a match; the viewer's toggle puts the second player there.
 
 Everything that comes from a match file is escaped: Jinja2 runs with autoescape on, board
 diagrams are built with :mod:`xml.etree`, chart text is drawn as paths and the JSON in the page
@@ -59,7 +61,7 @@ from analyzer.core.variants import cubeless_only, draws, has_cube, title_of
 from analyzer.render.board_svg import HomeSide, board_layout, board_svg
 from analyzer.render.charts import CHARTS, AnalysisLike, chart_svg, inline_svg, player_names
 from analyzer.render.numbers import fixed
-from analyzer.render.terminal import confirm_text, valued_by
+from analyzer.render.terminal import confirm_text, cube_error_rows, fibs_text, luck_text, search_text
 
 # The templates are package data (``analyzer/render/templates``), found by jinja2's PackageLoader through the
 # import system (no path built from __file__): a source checkout, an installed wheel or a zipped package alike.
@@ -77,7 +79,6 @@ SETTING_LABELS = (
     ("cube_model", "Cube model"), ("confirm", "Confirmation pass"), ("bearoff", "Bear-off databases"),
     ("schema_version", "Schema version"),
 )
-CUBE_ERROR_TYPES = ("missed double", "wrong double", "wrong take", "wrong pass")
 PR_NOTE = ("PR (Performance Rating, XG style) = 500 \u00d7 mean equity loss (EMG) per unforced decision; "
            "lower is better")
 CUBELESS_NOTE = ("Dutch backgammon and Mahbusa have no doubling cube: every decision is a checker play, and "
@@ -295,7 +296,26 @@ def _match_info(analysis: AnalysisLike, names: tuple[str, str]) -> dict[str, Any
     problems = list(match.errors)
     cubeless = not match.cube or cubeless_only(variants)
     return {"rows": rows, "money": not length, "event": match.event or "", "problems": problems,
-            "cubeless": cubeless}
+            "cubeless": cubeless, "length": length or 0}
+
+
+def _depth_text(analysis: AnalysisLike, cubeless: bool) -> str:
+    """How deep the analysis looked and how it confirmed, for the report's header: a quick 0-ply
+    review must not read like a 2-ply one."""
+    summary = analysis.summary
+    meta = summary.metadata
+    how = search_text(meta, cubeless=cubeless)
+    text = f"Analysed at {how}" if meta.rollout is None else f"Analysed with {how}"
+    if how == "0-ply":
+        text += " (a quick review: no lookahead)"
+    confirm = meta.confirm
+    counts = summary.match.confirmed
+    if confirm is None:
+        return text + "; no confirmation pass."
+    by = f"rollouts of up to {confirm.max_trials} games" if confirm.method == "rollout" else f"{confirm.ply}-ply"
+    done = f"{counts.decisions} decisions" if counts is not None else "the doubtful decisions"
+    limit = f", at most {confirm.limit} a match" if confirm.limit is not None else ""
+    return text + f"; confirmation pass: {done} valued again by {by}{limit}."
 
 
 def _results_text(results: Sequence[GameResult], names: tuple[str, str]) -> str:
@@ -385,8 +405,10 @@ def _stored_rating(p: PlayerStats | None, cubeless: bool, variants: list[str]) -
 
 
 def _player_rows(analysis: AnalysisLike, names: tuple[str, str], classes: list[str],
-                 cube_classes: list[str], cubeless: bool, variants: list[str]) -> list[dict[str, Any]]:
+                 cube_classes: list[str], cubeless: bool, variants: list[str], length: int = 0
+                 ) -> list[dict[str, Any]]:
     by_side = {p.side: p for p in analysis.summary.players if p.side in (0, 1)}
+    cube_rows = cube_error_rows(list(by_side.values()))
     out: list[dict[str, Any]] = []
     for side in (0, 1):
         p = by_side.get(side)
@@ -407,6 +429,7 @@ def _player_rows(analysis: AnalysisLike, names: tuple[str, str], classes: list[s
                         "cube_errors": [], "total_error": None, "mean_error": None, "pr_raw": None,
                         "rating": _stored_rating(None, cubeless, variants), "parts": parts, "luck": None,
                         "luck_mwc": None, "actual_result": fmt_result(None, None), "has_actual": False,
+                        "fibs": None, "luck_rating": None,
                         "luck_adjusted_result": fmt_result(None, None)})
             continue
         out.append({
@@ -417,7 +440,9 @@ def _player_rows(analysis: AnalysisLike, names: tuple[str, str], classes: list[s
             "cube_decisions": p.cube_decisions,
             "checker": [p.checker.get(c, 0) for c in classes],
             "cube": [p.cube.get(c, 0) for c in cube_classes],
-            "cube_errors": [p.cube_errors.get(t, 0) for t in CUBE_ERROR_TYPES] if p.cube_errors else [],
+            "cube_errors": [p.cube_errors.get(key, 0) for key, _label in cube_rows] if p.cube_errors else [],
+            "fibs": fibs_text(p, length) if length and not cubeless else None,
+            "luck_rating": luck_text(p) if not cubeless else None,
             "total_error": None if "total_error" in p.missing else p.total_error,
             "mean_error": p.mean_error,
             "pr_raw": p.pr_raw,
@@ -456,10 +481,12 @@ def _cube_owner(match_id: Any) -> tuple[bool, int | None]:
     return True, 0 if mid.cube_owner == mid.turn else 1
 
 
-def _board_args(row: Mapping[str, Any], names: tuple[str, str]) -> tuple[Position, dict[str, Any]] | None:
-    """The position of a decision and the :func:`board_svg` arguments that draw it: seen from the
-    side that decides (at the bottom), each player in his own colour (the first light, the
-    second dark), the taker of a double captioned as such. ``None`` when the key is unreadable."""
+def _board_args(row: Mapping[str, Any], names: tuple[str, str], bottom: int = 0
+                ) -> tuple[Position, dict[str, Any]] | None:
+    """The position of a decision and the :func:`board_svg` arguments that draw it: player
+    ``bottom`` (0: the first player of the file) at the bottom whoever decides, as gnubg and
+    eXtreme Gammon draw a match, each player in his own colour (the first light, the second
+    dark), the taker of a double captioned as such. ``None`` when the key is unreadable."""
     try:
         pos = decode_key(str(row.get("key") or ""))
     except (AnalyzerError, ValueError):
@@ -472,7 +499,8 @@ def _board_args(row: Mapping[str, Any], names: tuple[str, str]) -> tuple[Positio
     kind = row.get("kind")
     action = "to take or pass" if kind == "take" else None
     args = {"dice": _dice(row.get("dice")), "cube": cube if (cube is not None and (known or cube == 1)) else None,
-            "cube_owner": owner if known else None, "names": (me, opp), "mover_dark": side == 1, "action": action}
+            "cube_owner": owner if known else None, "names": (me, opp), "mover_dark": side == 1, "action": action,
+            "mover_top": side in (0, 1) and side != bottom}
     return pos, args
 
 
@@ -553,6 +581,59 @@ def _cube_rows(row: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def valued_words(row: Mapping[str, Any]) -> str | None:
+    """How a decision's loss was valued, in words: the method (with a rollout's games and the
+    loss's standard error) and, when the confirmation pass valued it again, the first pass's loss.
+
+    >>> valued_words({"method": "rollout", "trials": 288, "equity_loss": 0.084, "loss_se": 0.0081,
+    ...               "equity_loss_first": 0.101, "ply": 2})
+    'Rollout, 288 games: -0.084 \u00b1 0.008 (2-ply: -0.101)'
+    >>> valued_words({"method": "2-ply", "equity_loss": 0.0, "ply": 2})
+    '2-ply: +0.000'
+    >>> valued_words({"method": None, "equity_loss": None}) is None
+    True
+    """
+    loss = _finite(row.get("equity_loss"))
+    method = str(row.get("method") or "")
+    if loss is None or not method:
+        return None
+    value = fmt_equity(0.0 - loss)
+    if method == "rollout":
+        games = row.get("trials")
+        head = f"Rollout, {games} games" if games is not None else "Rollout"
+    else:
+        head = method
+    se = _finite(row.get("loss_se"))
+    text = f"{head}: {value}" + (f" \u00b1 {se:.3f}" if se is not None else "")
+    first = _finite(row.get("equity_loss_first"))
+    if first is not None:
+        ply = row.get("ply")
+        where = f"{ply}-ply" if ply is not None else "first pass"
+        text += f" ({where}: {fmt_equity(0.0 - first)})"
+    return text
+
+
+def _cube_info(row: Mapping[str, Any], names: tuple[str, str]) -> dict[str, Any] | None:
+    """What a cube or take row shows beside its three equities: the doubler's cubeless chances,
+    the take point, both sides' gammon values and, on a take row, the cube offered."""
+    side = row.get("side")
+    kind = row.get("kind")
+    doubler_side = side if kind == "cube" else (1 - side if side in (0, 1) else None)
+    who = (names[doubler_side], names[1 - doubler_side]) if doubler_side in (0, 1) else ("", "")
+    win = _finite(row.get("cube_win"))
+    chances = None
+    if win is not None:
+        chances = {"win": win, "win_gammon": _finite(row.get("cube_win_gammon")),
+                   "win_backgammon": _finite(row.get("cube_win_backgammon")), "lose": 1.0 - win,
+                   "lose_gammon": _finite(row.get("cube_lose_gammon")),
+                   "lose_backgammon": _finite(row.get("cube_lose_backgammon"))}
+    cube = row.get("cube")
+    return {"doubler": who[0], "taker": who[1], "chances": chances, "take_point": _finite(row.get("take_point")),
+            "gammon_value": _finite(row.get("gammon_value")),
+            "gammon_value_taker": _finite(row.get("gammon_value_taker")),
+            "offered": 2 * int(cube) if kind == "take" and cube is not None else None}
+
+
 def _ids(row: Mapping[str, Any]) -> list[tuple[str, str]]:
     pos_id, match_id = row.get("position_id"), row.get("match_id")
     ids = []
@@ -574,12 +655,14 @@ def _entry(row: Mapping[str, Any], names: tuple[str, str], max_candidates: int |
         cands = [c for c in cands if c["rank"] <= max_candidates or c["played"]]
     return {
         "row": row, "kind": kind, "doubler": doubler,
+        "opponent": names[1 - side] if side in (0, 1) else "",
         "cube_error": row.get("cube_error"), "mwc_loss": row.get("mwc_loss"), "dice": _dice(row.get("dice")),
         "candidates": cands, "more_candidates": len(row.get("candidates") or []) - len(cands),
         "draws": draws(row.get("variant")),
         "cube_rows": _cube_rows(row) if kind in ("cube", "take") else [],
         "ids": _ids(row),
-        "valued_by": valued_by(row) if row.get("equity_loss_first") is not None else None,
+        "valued_by": valued_words(row),
+        "cube": _cube_info(row, names) if kind in ("cube", "take") else None,
         "cube_note": None, "luck": _finite(row.get("luck")), "luck_mwc": _finite(row.get("luck_mwc")),
         "luck_mark": "",
     }
@@ -700,16 +783,19 @@ def _game_list(analysis: AnalysisLike, names: tuple[str, str], home_side: HomeSi
         e["luck_mark"] = mark
         folded = None
         entry["html"] = details(e, unit, _money_row(row), unit == "points", True)
-        got = _board_args(row, names)
-        if got is not None:
-            pos, args = got
-            lay = board_layout(pos, args["cube"])
-            lid = f"{pos.variant}-{int(lay.legend)}-{int(lay.cube_x is not None)}"
-            if lid not in layouts:
-                layouts[lid] = board_svg(pos, home_side=home_side, size=380, parts="static", cube=args["cube"])
-            entry["layout"] = lid
-            entry["pieces"] = Markup(board_svg(pos, home_side=home_side, size=380, parts="pieces", styled=False,
-                                               **args))  # built with xml.etree: escaped
+        drawn = [got for got in (_board_args(row, names, bottom) for bottom in (0, 1)) if got is not None]
+        if len(drawn) == 2:
+            entry["layout"], entry["pieces"] = [], []
+            for pos, args in drawn:  # one drawing with each player at the bottom (the viewer's toggle)
+                lay = board_layout(pos, args["cube"])
+                top = bool(args["mover_top"])
+                lid = f"{pos.variant}-{int(lay.legend)}-{int(lay.cube_x is not None)}-{int(top)}"
+                if lid not in layouts:
+                    layouts[lid] = board_svg(pos, home_side=home_side, size=380, parts="static", cube=args["cube"],
+                                             mover_top=top)
+                entry["layout"].append(lid)
+                entry["pieces"].append(str(board_svg(pos, home_side=home_side, size=380, parts="pieces",
+                                                     styled=False, **args)))  # built with xml.etree: escaped
         listed[index] = len(entries)
         entries.append(entry)
     return entries, layouts, listed
@@ -744,10 +830,11 @@ def unpack(text: str) -> Any:
 
 def _viewer_data(entries: list[dict[str, Any]], layouts: dict[str, str], names: tuple[str, str]) -> Markup:
     """The viewer's JSON: the names, the static drawing of each board layout and, per decision,
-    where it is and which layout it uses; ``packed`` (:func:`pack`) holds each decision's board
-    pieces (SVG) and details (HTML), both escaped when they were built."""
+    where it is and which layout it uses with the first and with the second player at the bottom;
+    ``packed`` (:func:`pack`) holds each decision's board pieces (SVG, the two drawings) and
+    details (HTML), all escaped when they were built."""
     keep = ("i", "game", "move", "side", "kind", "cls", "key", "layout")
-    packed = pack({"pieces": [None if e["pieces"] is None else str(e["pieces"]) for e in entries],
+    packed = pack({"pieces": [e["pieces"] for e in entries],
                    "details": [str(e["html"]) for e in entries]})
     return script_json({"names": list(names), "layouts": layouts,
                         "decisions": [{k: e[k] for k in keep if k in e} for e in entries], "packed": packed})
@@ -838,9 +925,11 @@ def render_html_report(analysis: AnalysisLike, *, home_side: HomeSide = "right",
     title = f"{names[0]} vs {names[1]}"
     return _env().get_template("report.html.j2").render(
         title=title, names=names, info=info, settings=settings, classes=classes, cube_classes=cube_classes,
-        players=_player_rows(analysis, names, classes, cube_classes, info["cubeless"], variants), pr_note=PR_NOTE,
+        players=_player_rows(analysis, names, classes, cube_classes, info["cubeless"], variants, info["length"]),
+        pr_note=PR_NOTE, depth=_depth_text(analysis, info["cubeless"]),
         charts=_charts(analysis, chart_svgs) if charts else [], errors=errors, total_errors=total_errors,
-        money=info["money"], cube_error_types=CUBE_ERROR_TYPES, cubeless=info["cubeless"],
+        money=info["money"], cube_error_types=[label for _key, label in cube_error_rows(players)],
+        cubeless=info["cubeless"],
         unit=unit, cubeless_note=CUBELESS_NOTE,
         confirm_line=confirm_text(analysis.summary), entries=entries, list_classes=list_classes,
         games=_game_stats(analysis, names), lucky=lucky, unlucky=unlucky,

@@ -8,8 +8,11 @@ from match files are shown as text, never as rich markup.
 >>> from analyzer.eval.cube import cube_decision
 >>> from analyzer.core.match import MatchState
 >>> cd = cube_decision([0.7, 0.0, 0.0, 0.0, 0.0], MatchState(), 0, cube_life=0.68)
->>> print(render_text(cube_table(cd), width=60).splitlines()[-1])
+>>> for line in render_text(cube_table(cd), width=60).splitlines()[-3:]:
+...     print(line)
 Proper cube action: double, take
+Take point: 21.4% (the taker's cubeless winning chances; he has 30.0%)
+Gammon values: doubler 0.50, taker 0.50
 """
 
 from __future__ import annotations
@@ -171,6 +174,59 @@ def search_text(meta: AnalysisMetadata, *, cubeless: bool = False) -> str:
     return f"{ply}-ply"
 
 
+CUBE_ERROR_ROWS = (("missed double below CP", "missed doubles below CP"),
+                   ("missed double above CP", "missed doubles above CP"),
+                   ("wrong double below DP", "wrong doubles below DP"),
+                   ("wrong double above TG", "wrong doubles above TG"),
+                   ("wrong take", "wrong takes"), ("wrong pass", "wrong passes"))
+"""gnubg's cube error counts (its "Cube statistics"), by summary key and label: missed doubles
+below and above the cash point, wrong doubles below the double point and above too good."""
+
+PLAIN_CUBE_ERROR_ROWS = (("missed double", "missed doubles"), ("wrong double", "wrong doubles"),
+                         ("wrong take", "wrong takes"), ("wrong pass", "wrong passes"))
+"""The same without the split, for a summary written before the split was kept."""
+
+
+def cube_error_rows(players: Sequence[PlayerStats]) -> tuple[tuple[str, str], ...]:
+    """The cube error rows the players' counts can fill: gnubg's split when every summary has it.
+
+    >>> from analyzer.analysis.summary import PlayerStats
+    >>> cube_error_rows([PlayerStats("ann", 0, cube_errors={"missed double": 1})])[0]
+    ('missed double', 'missed doubles')
+    """
+    split = all(all(k in p.cube_errors for k, _ in CUBE_ERROR_ROWS) for p in players)
+    return CUBE_ERROR_ROWS if split else PLAIN_CUBE_ERROR_ROWS
+
+
+def luck_text(p: PlayerStats) -> str:
+    """gnubg's luck rating of a player (from his mean luck per roll in EMG), or ``n/a``.
+
+    >>> from analyzer.analysis.summary import PlayerStats
+    >>> luck_text(PlayerStats("ann", 0, rolls=10, luck_gnubg_emg=-0.5))
+    'Bad dice, man!'
+    """
+    from analyzer.analysis.stats import luck_rating
+
+    total = p.luck_gnubg_emg if p.luck_gnubg_emg is not None else p.luck
+    if not p.rolls:
+        return "n/a"
+    return luck_rating(total / p.rolls)
+
+
+def fibs_text(p: PlayerStats, length: int) -> str:
+    """The estimated FIBS rating of a player in a ``length``-point match, or ``n/a``.
+
+    >>> from analyzer.analysis.summary import PlayerStats
+    >>> fibs_text(PlayerStats("ann", 0, unforced=66, checker_mean_error=0.419 / 60, cube_mean_error=0.196 / 6), 7)
+    '1937'
+    """
+    from analyzer.analysis.stats import fibs_rating
+
+    if not p.unforced or (p.checker_mean_error is None and p.cube_mean_error is None):
+        return "n/a"
+    return f"{fibs_rating(p.checker_mean_error, p.cube_mean_error, length):.0f}"
+
+
 def summary_table(analysis: MatchAnalysis) -> Table:
     """Per-player table: decisions, error counts, PR with the XG name, gnubg's rate and name, luck."""
     summary = analysis.summary
@@ -196,13 +252,13 @@ def summary_table(analysis: MatchAnalysis) -> Table:
         table.add_row(Text(label), *(Text(v) for v in values))
 
     row("decisions (unforced)", [f"{p.decisions} ({p.unforced})" for p in players])
-    row(f"checker errors {'/'.join(classes)}", [_counts(p.checker, classes) for p in players])
+    for c in classes:  # one count a row, each named: "checker plays: blunder  1"
+        row(f"checker plays: {c}", [str(p.checker.get(c, 0)) for p in players])
     if not cubeless:
-        row(f"cube errors {'/'.join(classes)}", [_counts(p.cube, classes) for p in players])
-        row("missed/wrong doubles", [f"{p.cube_errors['missed double']}/{p.cube_errors['wrong double']}"
-                                     for p in players])
-        row("wrong takes/passes", [f"{p.cube_errors['wrong take']}/{p.cube_errors['wrong pass']}"
-                                   for p in players])
+        for c in classes:
+            row(f"cube decisions: {c}", [str(p.cube.get(c, 0)) for p in players])
+        for kind, label in cube_error_rows(players):
+            row(label, [str(p.cube_errors.get(kind, 0)) for p in players])
     row(f"total error ({unit})", [f"{p.total_error:.3f}" for p in players])
 
     def pr(p: PlayerStats) -> str:
@@ -221,9 +277,13 @@ def summary_table(analysis: MatchAnalysis) -> Table:
         return f"{1000 * p.mean_error:.1f}  gnubg: {p.rating_gnubg}"
 
     row(f"PR (500 x mean {unit})", [pr(p) for p in players])
+    if not cubeless and length:
+        row("FIBS rating (estimate)", [fibs_text(p, length) for p in players])
     row("error rate (mEMG/decision)" if not cubeless else "error rate (millipoints/decision)",
         [rate(p) for p in players])
     row(f"luck ({unit})", [fixed(p.luck, "+.3f") for p in players])
+    if not cubeless:
+        row("luck rating (gnubg)", [luck_text(p) for p in players])
     unit = (players[0].result_unit or "mwc") if players else "mwc"
 
     def result(v: float | None) -> str:
@@ -291,8 +351,8 @@ def written_text(paths: Sequence[str | os.PathLike[str]], *, width: int = 80) ->
     >>> print(written_text(["r/m/decisions.parquet", "r/m/decisions.csv", "r/m/summary.json", "r/m/luck.svg",
     ...                     "r/m/luck.png", "r/m/report.html"]))
     written: r/m/report.html
-      and in that folder: decisions.parquet, decisions.csv, summary.json, 2 charts
-      (.svg, .png)
+      and in that folder: decisions.parquet, decisions.csv, summary.json, 1 chart
+      (each as .svg and .png)
     """
     files = [Path(p) for p in paths]
     if not files:
@@ -305,8 +365,11 @@ def written_text(paths: Sequence[str | os.PathLike[str]], *, width: int = 80) ->
         return Text("written: " + ", ".join(printable(str(p)) for p in html + tables + charts))
     first = printable(str(html[0])) if html else printable(str(folder)) + "/"
     rest = [p.name for p in (html[1:] + tables)]
-    if charts:
-        rest.append(f"{len(charts)} charts ({', '.join(sorted({p.suffix for p in charts}, reverse=True))})")
+    if charts:  # count the charts, not their files: each is written in every format
+        formats = sorted({p.suffix for p in charts}, reverse=True)
+        n = len({p.stem for p in charts})
+        each = f"each as {' and '.join(formats)}" if len(formats) > 1 else formats[0]
+        rest.append(f"{n} chart{'s' if n != 1 else ''} ({each})")
     lines = [f"written: {first}"]
     if rest:
         lines.append(textwrap.fill("and in that folder: " + ", ".join(printable(r) for r in rest),
@@ -336,32 +399,40 @@ def valued_by(row: Mapping[str, Any]) -> str:
 
 
 def confirm_text(summary: AnalysisSummary) -> str | None:
-    """One line on the confirmation pass of an analysis (``None`` when it did not run).
+    """One paragraph, in plain words, on the confirmation pass of an analysis (``None`` when it
+    did not run).
 
     >>> from analyzer.analysis.summary import AnalysisSummary
     >>> print(confirm_text(AnalysisSummary.from_json({
-    ...     "metadata": {"confirm": {"method": "rollout", "max_trials": 576, "limit": 10, "cube_doubt": 0.1,
-    ...                  "blunders": True}},
+    ...     "metadata": {"ply": 2, "confirm": {"method": "rollout", "max_trials": 576, "limit": 10,
+    ...                  "cube_doubt": 0.1, "blunders": True}},
     ...     "match": {"confirmed": {"decisions": 12, "downgraded": 4, "upgraded": 1, "wanted": 31}}})))
     ... # doctest: +NORMALIZE_WHITESPACE
-    Confirmation pass: 12 decisions valued again by rollout (at most 576 games each), the least certain
-    first: 4 to a smaller error class, 1 to a bigger one. 19 more, whose error class was surer, are past its
-    limit (10 decisions a match, a double with its answer as one, every doubtful cube decision, every blunder
-    and any that could be among the five worst).
+    Confirmation pass: 12 decisions, those whose error class the 2-ply pass was least sure of, were valued
+    again by rollouts of up to 576 games each; 4 of them came out as smaller errors and 1 as a bigger one.
+    19 more were left at their 2-ply values: the pass takes 10 decisions a match (a double and its answer
+    count as one), and beyond that only doubtful cube decisions, blunders and decisions that could be
+    among the five worst.
     """
     meta = summary.metadata.confirm
     counts = summary.match.confirmed
     if meta is None or counts is None:
         return None
-    how = f"rollout (at most {meta.max_trials} games each)" if meta.method == "rollout" else f"{meta.ply}-ply"
+    first = "the first" if "ply" in summary.metadata.missing or summary.metadata.ply is None else \
+        f"the {summary.metadata.ply}-ply"
+    how = f"rollouts of up to {meta.max_trials} games each" if meta.method == "rollout" else f"{meta.ply}-ply"
     left = 0 if counts.wanted is None else counts.wanted - counts.decisions
-    cubes = (", every doubtful cube decision" if meta.cube_doubt is not None else "") + \
-        (", every blunder" if meta.blunders else "")
-    past = (f" {left} more, whose error class was surer, are past its limit ({meta.limit} decisions a match, "
-            f"a double with its answer as one{cubes} and any that could be among the five worst)."
+    always = [w for w, on in (("doubtful cube decisions", meta.cube_doubt is not None), ("blunders", meta.blunders))
+              if on] + ["decisions that could be among the five worst"]
+    values = "first-pass" if first == "the first" else first.removeprefix("the ")
+    past = (f" {left} more were left at their {values} values: the pass takes {meta.limit} decisions a match "
+            f"(a double and its answer count as one), and beyond that only {', '.join(always[:-1])}"
+            f"{' and ' if len(always) > 1 else ''}{always[-1]}."
             if left > 0 and meta.limit is not None else "")
-    return (f"Confirmation pass: {counts.decisions} decisions valued again by {how}, the least certain "
-            f"first: {counts.downgraded} to a smaller error class, {counts.upgraded} to a bigger one.{past}")
+    n = counts.decisions
+    return (f"Confirmation pass: {n} decision{'s' if n != 1 else ''}, those whose error class {first} pass was "
+            f"least sure of, {'were' if n != 1 else 'was'} valued again by {how}; {counts.downgraded} of them "
+            f"came out as smaller errors and {counts.upgraded} as a bigger one.{past}")
 
 
 def analysis_view(analysis: MatchAnalysis, *, worst: int = 5, width: int = 110) -> Group:
@@ -403,7 +474,8 @@ def hint_table(plays: Sequence[RankedLike], dice: tuple[int, int], *, match: boo
         rows.append([str(i), f"{c.ply}", c.play or "(no move)", fixed(c.equity, "+.3f"),
                      "" if i == 1 else fixed(c.equity - best, "+.3f"), f"{p.win:.3f}", f"{p.win_gammon:.3f}",
                      f"{p.win_backgammon:.3f}", f"{1 - p.win:.3f}", f"{p.lose_gammon:.3f}", f"{p.lose_backgammon:.3f}"])
-    return fitted_table(cols, rows, width=width, title=f"{count} plays of {dice[0]}{dice[1]} ({kind}, side on roll)")
+    return fitted_table(cols, rows, width=width,
+                        title=f"{count} plays for the roll {dice[0]}{dice[1]} ({kind}, side on roll)")
 
 
 class RankedLike(Protocol):
@@ -500,8 +572,8 @@ def variant_hint_table(plays: Sequence[RankedLike], dice: tuple[int, int], varia
     rows = [[str(i), f"{r.ply}", r.play or "(no move)", fixed(r.equity, "+.3f"),
              "" if i == 1 else fixed(r.equity - best, "+.3f"),
              *_chances(r.probabilities, variant)] for i, r in enumerate(plays, 1)]
-    table = fitted_table(cols, rows, width=width, title=f"{count} plays of {dice[0]}{dice[1]} (cubeless points, "
-                                                        f"side on roll), {title_of(variant)}")
+    table = fitted_table(cols, rows, width=width, title=f"{count} plays for the roll {dice[0]}{dice[1]} "
+                                                        f"(cubeless points, side on roll), {title_of(variant)}")
     return Group(table, prose(no_cube_note(variant), width))
 
 
@@ -620,5 +692,10 @@ def cube_table(cd: CubeDecision) -> Group:
         if cd.nd_mwc is not None:
             cells.append(_num(mwc, ".1f", 100.0) + "%")
         table.add_row(*cells)
-    action = Text(f"Proper cube action: {cd.action}")
-    return Group(head, table, action)
+    lines = [f"Proper cube action: {cd.action}"]
+    if cd.available and cd.take_point is not None:
+        lines.append(f"Take point: {100 * cd.take_point:.1f}% (the taker's cubeless winning chances; he has "
+                     f"{100 * p.lose:.1f}%)")
+    g = cd.gammons
+    lines.append(f"Gammon values: doubler {g.me_gammon:.2f}, taker {g.opp_gammon:.2f}")
+    return Group(head, table, Text("\n".join(lines)))

@@ -18,6 +18,8 @@
   var fGame = document.getElementById("f-game");
   var fCount = document.getElementById("f-count");
   var current = -1;
+  var bottom = 0;  // the player drawn at the bottom (the toggle switches)
+  var flipEl = document.getElementById("v-flip");
 
   function unpack(text) {
     // base64 of gzip-compressed JSON (bgreview's render.html.pack)
@@ -32,8 +34,8 @@
 
   function board(d) {
     // the static frame of the decision's layout with the decision's pieces inserted before its end
-    var frame = d.layout ? data.layouts[d.layout] : null;
-    var pieces = packed.pieces[d.i];
+    var frame = d.layout ? data.layouts[d.layout[bottom]] : null;
+    var pieces = packed.pieces[d.i] ? packed.pieces[d.i][bottom] : null;
     if (!frame || !pieces) {
       boardEl.innerHTML = '<p class="note">No board: the position key could not be read.</p>';
       return;
@@ -137,6 +139,12 @@
       row.addEventListener("click", function () { show(Number(row.getAttribute("data-i"))); });
     });
     [fErrors, fPlayer, fGame].forEach(function (el) { el.addEventListener("change", applyFilters); });
+    flipEl.addEventListener("click", function () {
+      bottom = 1 - bottom;
+      flipEl.textContent = "put " + data.names[1 - bottom] + " at the bottom";
+      viewer.setAttribute("data-bottom", String(bottom));
+      if (current >= 0) { board(data.decisions[current]); }
+    });
     document.getElementById("v-prev").addEventListener("click", function () { step(-1); });
     document.getElementById("v-next").addEventListener("click", function () { step(1); });
     document.addEventListener("keydown", function (ev) {
