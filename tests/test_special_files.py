@@ -215,3 +215,23 @@ def test_batch_reports_an_unreadable_subfolder(tmp_path: Path, monkeypatch: pyte
     errors = pl.read_csv(out / "errors.csv")
     assert errors["file"].to_list() == [str(locked)], errors
     assert "cannot read the folder (Permission denied)" in errors["reason"][0]
+
+
+def test_an_sgf_of_another_game_is_refused(tmp_path: Path) -> None:
+    go = tmp_path / "go.sgf"
+    tree = "(;FF[4]GM[{gm}]MI[length:3][game:{n}][ws:0][bs:0]PW[ann]PB[bob]RE[B+1];W[31fehe];B[double];W[drop])"
+    go.write_text(tree.format(gm=1, n=0) + tree.format(gm=1, n=1))
+    res = _run(["replay", str(go)])
+    assert res.exit_code == 2, res.output
+    _one_error(res, f"{go}:1:", "not a backgammon game", "'1'")
+    go.write_text(tree.format(gm=6, n=0))
+    assert _run(["replay", str(go)]).exit_code == 0
+
+
+def test_random_bytes_give_one_reason(tmp_path: Path) -> None:
+    # text-like lines, then binary: one error (binary data), not a second one calling it prose
+    path = tmp_path / "r.mat"
+    path.write_bytes(b"Dear diary,\nsome words here\n\x00\x01\x02\x03binary\n")
+    res = _run(["replay", str(path)])
+    assert res.exit_code == 2, res.output
+    _one_error(res, f"{path}:3: binary data, not a match file")

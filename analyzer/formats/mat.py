@@ -460,6 +460,13 @@ class _Reader:
         for lineno, col, token in junk:
             self.error("unexpected line outside a game", lineno, col, token)
 
+    def binary(self, lineno: int) -> None:
+        """Binary data at line ``lineno``: the one error of the file (the unreadable lines before it are
+        not reported again as a text that is no match file: one file, one reason)."""
+        if not self.structure:
+            self.preamble = []
+        self.error("binary data, not a match file", lineno, None, None)
+
     # ------------------------------------------------------------------ driving
     def finish(self) -> None:
         if not self.structure and self.preamble:
@@ -633,13 +640,13 @@ def _read_handle(fh: IO[str] | IO[bytes], label: str) -> Iterator[_Event]:
         for lineno, (raw, long) in enumerate(lines, start=1):
             if isinstance(raw, bytes):
                 if _is_binary(raw):
-                    rd.error("binary data, not a match file", lineno, None, None)
+                    rd.binary(lineno)
                     break
                 text = _decode(raw)
             else:
                 text = str(raw)
                 if "\x00" in text:
-                    rd.error("binary data, not a match file", lineno, None, None)
+                    rd.binary(lineno)
                     break
             if long:
                 rd.error(f"line longer than {MAX_LINE} characters", lineno, MAX_LINE, text + "...")

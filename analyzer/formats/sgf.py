@@ -209,8 +209,16 @@ def _move_text(letters: str, side: int) -> str:
     return " ".join(parts)
 
 
+class _NotBackgammon(ParseError):
+    """A game tree of another game (``GM`` other than 6): the file is not read further."""
+
+
 def _game(nodes: list[_Node], name: str) -> tuple[dict[str, str], GameRecord]:
     root = nodes[0]
+    for key, values, line, col in root.props:
+        if key == "GM" and values[0].strip() != "6":  # SGF's number of backgammon is 6 (1 is go, 2 othello)
+            raise _NotBackgammon("not a backgammon game: the SGF's GM is not 6", file=name, line=line,
+                                 column=col, token=values[0].strip())
     mi_vals = root.get("MI")
     mi = _mi(mi_vals or [])
     number = _int(mi.get("game", "0"), "MI game", root.line, root.column) + 1
@@ -323,6 +331,9 @@ def _read(fh: IO[str], name: str) -> Iterator[MatchRecord]:
                 continue
             try:
                 ginfo, game = _game(nodes, name)
+            except _NotBackgammon as err:
+                errors.append(err.located(file=name))
+                break
             except InputError as err:
                 errors.append(err.located(file=name))
                 continue
