@@ -377,3 +377,32 @@ def test_sgf_writers_escape_the_date(tmp_path: Path) -> None:
         assert "DT[2024\\]PB[evil]" in text and "PB[bob]" in text
         code, stdout, _ = run("replay", str(tmp_path / sgf), "--format", "jsonl")
         assert code == 0 and '"player": "bob"' in stdout and "evil" not in stdout
+
+
+# ------------------------------------------------------------------ the other writers: report, drill --anki
+def test_report_and_anki_write_failures_name_the_path(tmp_path: Path) -> None:
+    from analyzer.batch import BatchOptions, run_batch
+
+    src = _tiny(tmp_path)
+    run_batch([str(src)], tmp_path / "ds", options=BatchOptions(replay_only=True), jobs=1)
+    there = tmp_path / "a-file"
+    there.write_text("mine")
+    code, _, err = run("report", str(tmp_path / "ds"), "--out", str(there))
+    assert code == 2
+    one_error(err, there)
+    assert there.read_text() == "mine"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_anki_export_onto_a_full_device(tmp_path: Path) -> None:
+    pytest.importorskip("genanki")
+    from analyzer.batch.drill import export_anki
+
+    with pytest.raises(OutputError, match="No space left"):
+        export_anki([], "/dev/full")
+    target = tmp_path / "deck.apkg"
+    target.write_text("old deck")
+    with pytest.raises(OutputError):
+        export_anki([], tmp_path / "missing" / "deck.apkg")
+    assert export_anki([], target) == 0 and target.read_bytes()[:2] == b"PK"
+    assert leftovers(tmp_path) == []

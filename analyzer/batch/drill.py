@@ -332,11 +332,14 @@ def export_anki(cards: Sequence[Card], path: str | Path, *, deck_name: str = "bg
     """Write ``cards`` as an Anki package (``.apkg``) at ``path``: the board (SVG image), the score,
     the roll or the cube question on the front; the best play, the play made, the candidates and how
     they were valued on the back. Returns the number of notes. Needs ``genanki`` (the ``anki`` extra).
+    The file is written whole or not at all; :class:`~analyzer.core.files.OutputError` names it when it
+    cannot be.
     """
     import tempfile
 
     import genanki
 
+    from analyzer.core.files import atomic_write_with
     from analyzer.render.board_svg import board_svg
 
     model = genanki.Model(
@@ -362,6 +365,7 @@ def export_anki(cards: Sequence[Card], path: str | Path, *, deck_name: str = "bg
             deck.add_note(genanki.Note(model=model, fields=[c.id, f'<img src="{name}">', question, answer],
                                        guid=genanki.guid_for(c.id), tags=[(c.theme or c.kind).replace(" ", "_")
                                                                           .replace(":", "")]))
-        genanki.Package(deck, media_files=media).write_to_file(str(path))
+        package = genanki.Package(deck, media_files=media)
+        atomic_write_with(path, lambda tmp: package.write_to_file(str(tmp)), special_ok=True)  # whole or not at all
     return len(cards)
 

@@ -50,6 +50,7 @@ import polars as pl
 from analyzer._read import read_limited
 from analyzer.analysis.summary import AnalysisSummary
 from analyzer.core.errors import InputError
+from analyzer.core.files import ensure_folder
 
 from .layout import DECISIONS_DIR, ERRORS_TABLE, MANIFEST, MATCHES_TABLE, atomic_write_bytes, read_json, read_part_meta
 from .phase import PHASES
@@ -350,7 +351,7 @@ def write_batch_report(dataset: str | Path, out_dir: str | Path | None = None, *
     matches_path = data / f"{MATCHES_TABLE}.parquet"
     if not matches_path.exists():
         raise FileNotFoundError(f"{matches_path}: not a batch dataset (run `bgreview batch` first)")
-    out.mkdir(parents=True, exist_ok=True)
+    ensure_folder(out)  # an OutputError naming it when it cannot be made
     written: list[Path] = []
     matches = pl.read_parquet(matches_path)
     errors = pl.read_parquet(data / f"{ERRORS_TABLE}.parquet")

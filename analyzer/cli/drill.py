@@ -61,6 +61,8 @@ def drill(
             n = export_anki(cards, anki)
         except ImportError:
             fail("--anki needs genanki: pip install 'bgreview[anki]'")
+        except OSError as e:  # the deck is left as it was
+            fail(f"{e.filename or anki}: {e.strerror or e}")
         typer.echo(f"{anki} ({n} cards)")
         return
     console = Console(highlight=False, markup=False, emoji=False)

@@ -62,8 +62,8 @@ def report(
                                         profiles=profiles)
         except FileNotFoundError as e:
             fail(str(e))
-        except OSError as e:  # a name too long, a folder that cannot be read
+        except OSError as e:  # a name too long, a folder that cannot be read or written (named by the error)
             from analyzer.core.errors import shorten
 
-            fail(f"{shorten(str(dataset), 300)}: {e.strerror or e}")
+            fail(f"{shorten(str(e.filename or dataset), 300)}: {e.strerror or e}")
     typer.echo(f"{result.index} ({len(result.files)} files, {result.match_reports} match reports)")
