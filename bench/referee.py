@@ -20,6 +20,8 @@ Usage::
     python bench/referee.py                         # the committed set
     python bench/referee.py --data /work/runs/referee --selection bench/data/referee/selection.json.gz
     python bench/referee.py --plies 0 --json out.json
+    # issue 51's first question: our own 1,296-trial rollouts of the same positions against gnubg's
+    nice -n 19 python bench/referee.py --plies 0 --our-rollouts /work/runs/referee/ours.jsonl --our-limit 20
 """
 
 from __future__ import annotations
@@ -183,6 +185,13 @@ def position_figures(sel: dict[str, Any], rows: list[dict[str, Any]], ours: Eval
             a = np.array(ds)
             row[name] = {"equity": float(np.abs(a[:, 0]).mean()), "win": float(a[:, 1].mean()),
                          "gammon": float(a[:, 2].mean()), "bias": float(a[:, 0].mean())}
+        top = max(plies)
+        if f"ours {top}" in acc[c]:  # ours against gnubg at the deepest ply shown, paired by position
+            diff = np.abs(np.array(acc[c][f"ours {top}"])[:, 0]) - np.abs(np.array(acc[c][f"gnubg {top}"])[:, 0])
+            g = row[f"gnubg {top}"]["equity"]
+            row["paired"] = {"ply": top, "ratio": row[f"ours {top}"]["equity"] / g if g > 0 else float("nan"),
+                             "diff": float(diff.mean()),
+                             "diff_se": float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else float("nan")}
         out[c] = row
     return out
 
@@ -270,6 +279,99 @@ def decision_figures(sel: dict[str, Any], rows: list[dict[str, Any]], play: Choo
     return {"checker": checker, "cube": cubes}
 
 
+# --------------------------------------------------------------------------- our rollouts against gnubg's
+def our_rollouts(rows: Rows, cache: Path, trials: int, seed: int, limit: int, nets: Path | None = None,
+                 log: Any = None) -> Rows:
+    """Our cubeless rollouts (0-ply player, variance reduction, ``trials``, seeded per position) of
+    the positions gnubg rolled out, appended to ``cache`` (JSON lines, resumable; at most ``limit`` new
+    ones a call, in the order of ``rows``); returns the cached ones of this net, trials and seed.
+    Issue 51's first question: are our own rollouts, the nets' training signal, off where gnubg's are not?"""
+    from analyzer.core.ids import decode_position_id
+    from analyzer.eval.engine import Engine
+    from analyzer.eval.net import weights_fingerprint
+    from analyzer.eval.rollout import rollout
+    from analyzer.eval.trials import RolloutSettings
+
+    if nets is None:
+        eng = Engine()
+    else:
+        from analyzer.train.checkpoint import load_nets
+
+        eng = Engine(load_nets(nets))
+    fp = weights_fingerprint(eng.nets.contact)
+
+    def mine(r: dict[str, Any]) -> bool:
+        return bool(r.get("net") == fp and r.get("trials") == trials and r.get("seed") == seed)
+
+    have = {r["id"] for r in read_rows(cache) if mine(r)}
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    added = 0
+    with cache.open("a", encoding="utf-8") as fh:
+        for r in rows:
+            if added >= limit:
+                break
+            if "rollout" not in r or r["id"] in have:
+                continue
+            t0 = time.time()
+            n = int(r["id"][1:])
+            res = rollout(eng, decode_position_id(r["pid"]),
+                          RolloutSettings(trials=trials, cubeful=False, variance_reduction=True,
+                                          seed=seed * 100_003 + n, workers=1))
+            c = res.candidates[0]
+            p = c.probabilities
+            rec = {"id": r["id"], "pid": r["pid"], "net": fp, "trials": trials, "seed": seed,
+                   "probs": [round(x, 6) for x in (p.win, p.win_gammon, p.win_backgammon, p.lose_gammon,
+                                                   p.lose_backgammon)],
+                   "probs_se": [round(float(x), 6) for x in c.probabilities_se],
+                   "equity": round(c.equity, 6), "equity_se": round(c.equity_se, 6),
+                   "seconds": round(time.time() - t0, 1)}
+            fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
+            fh.flush()
+            added += 1
+            if log is not None:
+                print(f"{r['id']} ({r['class']}): ours {rec['equity']:+.4f} ± {rec['equity_se']:.4f}, gnubg "
+                      f"{r['rollout']['equity']:+.4f} ± {r['rollout']['equity_se']:.4f} ({rec['seconds']:.0f} s)",
+                      file=log, flush=True)
+    return [r for r in read_rows(cache) if mine(r)]
+
+
+def rollout_figures(sel: dict[str, Any], rows: Rows, ours: Rows) -> dict[str, Any]:
+    """Per class (and ``all``): our rollouts against gnubg's on the same positions: n, mean |Δ equity|,
+    the bias (mean Δ) and its standard error, |Δ win|, |Δ gammon|, and the noise floor (the mean of
+    the two rollouts' combined equity standard error)."""
+    labels = {p["id"]: p.get("labels") or [p["class"]] for p in sel["positions"]}
+    ref = {r["id"]: r for r in rows if "rollout" in r}
+    acc: dict[str, list[tuple[float, float, float, float]]] = {}
+    for o in ours:
+        g = ref.get(o["id"])
+        if g is None:
+            continue
+        de, dw, dg = deltas(o["probs"], g["rollout"]["probs"])
+        floor = float(np.hypot(o["equity_se"], g["rollout"]["equity_se"]))
+        for c in ["all", *labels.get(o["id"], [g["class"]])]:
+            acc.setdefault(c, []).append((de, dw, dg, floor))
+    out: dict[str, Any] = {}
+    for c in ["all", *CLASSES]:
+        if c not in acc:
+            continue
+        a = np.array(acc[c])
+        out[c] = {"n": len(a), "equity": float(np.abs(a[:, 0]).mean()), "bias": float(a[:, 0].mean()),
+                  "bias_se": float(a[:, 0].std(ddof=1) / np.sqrt(len(a))) if len(a) > 1 else float("nan"),
+                  "win": float(a[:, 1].mean()), "gammon": float(a[:, 2].mean()), "floor": float(a[:, 3].mean())}
+    return out
+
+
+def rollout_lines(fig: dict[str, Any], trials: int) -> list[str]:
+    """The printed block of :func:`rollout_figures`."""
+    out = [f"our {trials}-trial rollouts against gnubg's, same positions (cubeless; floor: the mean combined "
+           "SE of the two rollouts' equities)",
+           f"{'':44s}{'n':>5s}{'|Δ eq|':>9s}{'bias':>9s}{'± SE':>8s}{'|Δ win|%':>10s}{'|Δ gam|%':>10s}{'floor':>8s}"]
+    for c, r in fig.items():
+        out.append(f"  {c:42s}{r['n']:5d}{r['equity']:9.4f}{r['bias']:+9.4f}{r['bias_se']:8.4f}"
+                   f"{r['win'] * 100:10.2f}{r['gammon'] * 100:10.2f}{r['floor']:8.4f}")
+    return out
+
+
 # --------------------------------------------------------------------------- the table
 def lines(pos: dict[str, Any], dec: dict[str, Any], plies: Sequence[int] = PLIES, trials: str = "") -> list[str]:
     """The printed table."""
@@ -277,12 +379,17 @@ def lines(pos: dict[str, Any], dec: dict[str, Any], plies: Sequence[int] = PLIES
     out: list[str] = []
     blocks = (("mean |Δ equity|", "equity", 1.0, ".4f"), ("mean |Δ win| (%)", "win", 100.0, ".2f"),
               ("mean |Δ gammon| (%)", "gammon", 100.0, ".2f"), ("bias: mean Δ equity", "bias", 1.0, "+.4f"))
+    top = max(plies)
     for title, key, scale, fmt in blocks if pos else ():
-        out.append(f"{title:44s}{'n':>5s}{'roll.SE':>8s}"
-                   + "".join(f"{n:>9s}" for n in names))
+        extra = f"{f'ours{top}/gnubg{top}':>14s}{'paired Δ ± SE':>18s}" if key == "equity" else ""
+        out.append(f"{title:44s}{'n':>5s}{'roll.SE':>8s}" + "".join(f"{n:>9s}" for n in names) + extra)
         for c, row in pos.items():
-            out.append(f"  {c:42s}{row['n']:5d}{row['rollout_se']:8.4f}"
-                       + "".join(f"{format(row[n][key] * scale, fmt):>9s}" for n in names))
+            line = (f"  {c:42s}{row['n']:5d}{row['rollout_se']:8.4f}"
+                    + "".join(f"{format(row[n][key] * scale, fmt):>9s}" for n in names))
+            if key == "equity" and "paired" in row:
+                pr = row["paired"]
+                line += f"{pr['ratio']:13.2f}x{pr['diff']:+10.4f} ± {pr['diff_se']:.4f}"
+            out.append(line)
         out.append("")
     if pos:
         out.insert(0, f"positions against gnubg's cubeless rollouts{trials}: our n-ply and gnubg's (cubeless "
@@ -311,6 +418,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plies", default="0,1,2", help="plies of ours and gnubg's to show")
     ap.add_argument("--nets", type=Path, help="our net set to measure (default: the shipped one)")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON")
+    ap.add_argument("--our-rollouts", type=Path,
+                    help="also compare our own rollouts with gnubg's: this JSON-lines cache (resumed)")
+    ap.add_argument("--our-limit", type=int, default=0, help="with --our-rollouts: roll out this many more first")
+    ap.add_argument("--our-trials", type=int, default=1296)
+    ap.add_argument("--our-seed", type=int, default=51)
     args = ap.parse_args(argv)
     plies = tuple(int(x) for x in args.plies.split(","))
     t0 = time.time()
@@ -326,8 +438,23 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(sel['decisions'])} ({failed} failed); {time.time() - t0:.0f} s")
     for line in lines(pos, dec, plies, f" ({'/'.join(map(str, trials))} trials)" if trials else ""):
         print(line)
+    result: dict[str, Any] = {"positions": pos, "decisions": dec}
+    if args.our_rollouts is not None:
+        rank: dict[str, int] = {}
+        seen: dict[str, int] = {}
+        for p in sel["positions"]:  # the classes in turn, as the build takes them
+            k = p.get("drawn_for", p["class"])
+            rank[p["id"]] = seen.get(k, 0)
+            seen[k] = rank[p["id"]] + 1
+        ordered = sorted(positions, key=lambda r: (rank.get(r["id"], 0), r["id"]))
+        mine = our_rollouts(ordered, args.our_rollouts, args.our_trials, args.our_seed, args.our_limit, args.nets,
+                            log=sys.stdout)
+        result["our_rollouts"] = rollout_figures(sel, positions, mine)
+        print()
+        for line in rollout_lines(result["our_rollouts"], args.our_trials):
+            print(line)
     if args.json:
-        args.json.write_text(json.dumps({"positions": pos, "decisions": dec}, indent=1), encoding="utf-8")
+        args.json.write_text(json.dumps(result, indent=1), encoding="utf-8")
     return 0
 
 

@@ -126,3 +126,23 @@ def test_training_leaves_the_heldout_files_out(tool: ModuleType) -> None:
     held = {(corpus / f).as_posix() for f in tool.heldout_files()}
     assert len(kept) == len(files) - len(held)
     assert not held & {Path(f).as_posix() for f in kept}
+
+
+def test_ours_against_gnubg_paired(bench: ModuleType) -> None:
+    sel, rows, _ = bench.load(FIXTURE)
+    f = bench.position_figures(sel, rows, _ours(rows), plies=(0, 1))
+    pr = f["all"]["paired"]  # at 1-ply: ours 0.04 off everywhere, gnubg 0.01
+    assert pr["ply"] == 1 and pr["ratio"] == pytest.approx(4.0) and pr["diff"] == pytest.approx(0.03)
+    assert pr["diff_se"] == pytest.approx(0.0, abs=1e-12)
+    assert "4.00x" in "\n".join(bench.lines(f, {"checker": {}, "cube": {}}, plies=(0, 1)))
+
+
+def test_our_rollouts_against_gnubgs(bench: ModuleType) -> None:
+    sel, rows, _ = bench.load(FIXTURE)
+    ours = [{"id": r["id"], "probs": [r["rollout"]["probs"][0] + 0.01, *r["rollout"]["probs"][1:]],
+             "equity_se": 0.002} for r in rows]  # our stand-in rollouts: 1% more wins everywhere
+    f = bench.rollout_figures(sel, rows, ours)
+    assert f["all"]["n"] == 3 and f["on the bar"]["n"] == 1
+    assert f["all"]["bias"] == pytest.approx(0.02) and f["all"]["win"] == pytest.approx(0.01)
+    assert f["all"]["floor"] == pytest.approx(0.002 * 2 ** 0.5)
+    assert "on the bar" in "\n".join(bench.rollout_lines(f, 1296))

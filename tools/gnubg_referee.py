@@ -343,16 +343,24 @@ def pack(out: Path) -> dict[str, Any]:
         (DATA / f"{name}.jsonl.gz").write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
         counts[name] = len(rows)
     pos = read_jsonl(DATA / "positions.jsonl.gz")
-    by_class: dict[str, int] = {}
+    labels = {p["id"]: p["labels"] for p in json.loads(gzip.decompress(SELECTION.read_bytes()))["positions"]}
+    by_class = dict.fromkeys(CLASSES, 0)  # a position counts in every class it belongs to
     for r in pos:
         if "rollout" in r:
-            by_class[r["class"]] = by_class.get(r["class"], 0) + 1
+            for c in labels[r["id"]]:
+                by_class[c] += 1
     meta = {"gnubg": gnubg_version(), "binary": GNUBG, "position_rollout": list(POSITION_ROLLOUT),
             "decision_rollout": list(DECISION_ROLLOUT), "candidates": f"top {TOP} within {MARGIN} of gnubg 2-ply's "
             "best, our best and the play made", "evaluations": "gnubg.evaluate, cubeless, deterministic, "
             "pruning nets, 0/1/2-ply (positions); analyse move at 0/1/2-ply (decisions)",
-            "counts": counts, "positions_by_class": dict(sorted(by_class.items())),
+            "counts": counts, "rolled_out": {"positions": sum(1 for r in pos if "rollout" in r),
+            "decisions": sum(1 for r in read_jsonl(DATA / "decisions.jsonl.gz") if "after" in r)},
+            "positions_by_class": by_class,
             "seconds": {"positions": round(sum(r.get("seconds", 0.0) for r in pos), 1)}}
+    if (out / "job.json").exists():
+        job = json.loads((out / "job.json").read_text(encoding="utf-8"))
+        meta["run"] = {k: job[k] for k in ("trials", "decision_trials", "threads", "seed")}
+        meta["run"]["seeds"] = "set rollout seed <seed> * 100003 + the item's number (+ 50000 for a decision)"
     (DATA / "gnubg.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     return meta
 
@@ -394,11 +402,15 @@ def main_outside(argv: list[str]) -> int:
     if args.cmd == "pack":
         print(json.dumps(pack(args.out), indent=1))
         return 0
-    rows = read_jsonl(args.out / "positions.jsonl")
-    dec = read_jsonl(args.out / "decisions.jsonl")
+    rows = list({r["id"]: r for r in read_jsonl(args.out / "positions.jsonl")}.values())  # the last of an id
+    dec = list({r["id"]: r for r in read_jsonl(args.out / "decisions.jsonl")}.values())
     ok = [r for r in rows if "rollout" in r]
     secs = [r["seconds"] for r in ok]
-    print(f"positions: {len(ok)} rolled out, {len(rows) - len(ok)} failed; decisions: {len(dec)}")
+    by_class: dict[str, int] = {}
+    for r in ok:
+        by_class[r["class"]] = by_class.get(r["class"], 0) + 1
+    print(f"positions: {len(ok)} rolled out {dict(sorted(by_class.items()))}, {len(rows) - len(ok)} failed; "
+          f"decisions: {sum(1 for r in dec if 'after' in r)} rolled out, {sum(1 for r in dec if 'error' in r)} failed")
     if secs:
         print(f"seconds per position: mean {sum(secs) / len(secs):.1f} (wall, niced)")
     return 0
