@@ -96,7 +96,9 @@ def sample_path(name: str) -> Path:
 def copy_sample(name: str, dest: str | Path) -> Path:
     """Copy the shipped sample ``name`` into the folder ``dest`` (made if missing); returns the copy's path.
 
-    An existing file of that name in ``dest`` is replaced.
+    An existing file of that name in ``dest`` is replaced, whole: the copy goes into a temporary file beside it
+    first and is renamed into place (this module imports nothing of ``analyzer``, so it does it itself rather
+    than through :mod:`analyzer.core.files`).
 
     >>> import tempfile
     >>> copy = copy_sample("boardlord-llabba-7p", tempfile.mkdtemp())
@@ -107,5 +109,10 @@ def copy_sample(name: str, dest: str | Path) -> Path:
     folder = Path(dest)
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / source.name
-    shutil.copyfile(source, target)
+    tmp = folder / f".{source.name}.{os.getpid()}.tmp"
+    try:
+        shutil.copyfile(source, tmp)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
     return target

@@ -406,3 +406,14 @@ def test_anki_export_onto_a_full_device(tmp_path: Path) -> None:
         export_anki([], tmp_path / "missing" / "deck.apkg")
     assert export_anki([], target) == 0 and target.read_bytes()[:2] == b"PK"
     assert leftovers(tmp_path) == []
+
+
+def test_sample_copy_replaces_a_planted_link(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    (tmp_path / "boardlord-llabba-7p.mat").symlink_to(victim)
+    code, stdout, err = run("sample", "boardlord-llabba-7p", "--out", str(tmp_path))
+    assert code == 0, err
+    assert victim.read_text() == "precious"
+    assert (tmp_path / "boardlord-llabba-7p.mat").read_bytes() == SAMPLE.read_bytes()
+    assert leftovers(tmp_path) == []
