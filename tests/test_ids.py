@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -580,14 +581,27 @@ def test_referee_position_ids() -> None:
 
 
 def test_referee_xgids() -> None:
+    """gnubg's ``set xgid`` numbers the player on turn 1; we read XG's bottom player as player 1
+    (issue 52: so that a decision's XGID gives back its own Match ID). Where the top player is on
+    turn the two numberings differ by swapping the players: the same position, score and cube."""
+    swapped = 0
     for rec in REFEREE["xgids"]:
         spec = parse_position_spec(rec["xgid"], allow_finished=True)
         pid, mid = rec["gnubg_id"].split(":")
         assert encode_position_id(spec.position) == pid, rec
         assert spec.match is not None and spec.on_roll is not None
-        ours = match_id_from_state(spec.match, on_roll=spec.on_roll, dice=spec.dice)
+        state, on_roll = spec.match, spec.on_roll
+        if decode_xgid(rec["xgid"]).turn == -1:
+            assert on_roll == 0
+            owner = None if state.cube_owner is None else 1 - state.cube_owner
+            state, on_roll = replace(state, score=state.score[::-1], cube_owner=owner), 1
+            swapped += 1
+        else:
+            assert on_roll == 1
+        ours = match_id_from_state(state, on_roll=on_roll, dice=spec.dice)
         assert ours.encode() == mid, (rec, ours, decode_match_id(mid))
         assert encode_xgid(decode_xgid(rec["xgid"])) == rec["xgid"]
+    assert 50 < swapped < len(REFEREE["xgids"]) - 50
 
 
 def test_xgid_dataclass_checks() -> None:

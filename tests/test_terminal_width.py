@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "samples" / "boardlord-llabba-7p.mat"
 DUTCH = ROOT / "data" / "samples" / "dutch-selfplay-3p.mat"
 # game 3, move 28 of the sample: BoardLord to play 66 at 4-2 in a 7-point match, cube 2 owned by Llabba
-XGID_66 = "XGID=--a-ACCCBB---A------b-dce-:1:-1:1:66:4:2:0:7:10"
+XGID_66 = "XGID=-ECD-B------a---bbccca-A--:1:1:-1:66:2:4:0:7:10"
 XGID_RE = re.compile(r"XGID=[-a-oA-O]{26}(?::[-0-9A-Za-z]+){9}")
 GNUBG_RE = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{14}:[A-Za-z0-9+/]{12}(?![A-Za-z0-9+/])")
 WIDTHS = (80, 150)

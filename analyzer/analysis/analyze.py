@@ -405,7 +405,7 @@ class _Rows:
             else:
                 pid = encode_position_id(d.position)
                 mid = match_id_from_state(d.state, on_roll=side, game_state=1).encode()
-                xgid = str(xgid_from_position(d.position, d.state, mover=side))
+                xgid = str(xgid_from_position(d.position, d.state, mover=side, bottom=1))
             row.update(position_id=pid, match_id=mid, xgid=xgid)
         else:
             row.update(position_id=None, match_id=None, xgid=None)

@@ -29,7 +29,9 @@ def decision_ids(d: Decision) -> DecisionIds:
     player holding the turn, the dice rolled (for a play), a pending double (take / drop), an
     offered resignation (resign). The game state is "playing" at every decision, the opening
     roll included: the ID gnubg holds there (its text export alone writes 0, "no game", for the
-    opening roll, and gnubg reads such an ID back as a position with no game to play).
+    opening roll, and gnubg reads such an ID back as a position with no game to play). The XGID
+    has player 1 at the bottom, so that ``bgreview show`` gives this Match ID for it, whoever is
+    on roll.
 
     >>> from analyzer.formats.mat import read_match_text
     >>> text = " 7 point match\\n Game 1\\n a : 0             b : 0\\n  1) 51: 24/23 13/8\\n"
@@ -47,5 +49,6 @@ def decision_ids(d: Decision) -> DecisionIds:
     resign = _RESIGN_LEVEL.get(d.normalised, 1) if d.kind == "resign" else 0
     mid = match_id_from_state(d.state, on_roll=d.on_roll, dice=d.dice if d.kind in ("move", "resign") else None,
                               game_state=1, double_offered=offered, resignation=resign).encode()
-    xgid = str(xgid_from_position(d.position, d.state, mover=d.on_roll, dice=dice, double_offered=offered))
+    xgid = str(xgid_from_position(d.position, d.state, mover=d.on_roll, bottom=1, dice=dice,
+                                  double_offered=offered))
     return DecisionIds(encode_position_id(d.position), mid, xgid, key)

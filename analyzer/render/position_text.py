@@ -38,7 +38,9 @@ def position_identifiers(spec: PositionSpec) -> dict[str, str]:
         else:
             out["match_id"] = match_id_from_state(state, on_roll=on_roll, dice=spec.dice,
                                                   double_offered=spec.double_offered).encode()
-        out["xgid"] = str(xgid_from_position(pos, state, mover=on_roll, dice=spec.dice,
+        # player 1 at the bottom, as gnubg reads an XGID, when the text said who is who
+        bottom = 1 if spec.on_roll is not None else on_roll
+        out["xgid"] = str(xgid_from_position(pos, state, mover=on_roll, bottom=bottom, dice=spec.dice,
                                              double_offered=spec.double_offered))
     out["key"] = encode_key(pos)
     return out

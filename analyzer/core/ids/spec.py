@@ -29,8 +29,10 @@ class PositionSpec:
 
     ``match`` is the score and cube (``None`` when the text held a position only), ``on_roll``
     the player (0/1) whose side ``position`` is seen from, ``dice`` the rolled dice, and
-    ``double_offered`` whether a double awaits an answer. For an XGID the player on turn is
-    numbered 1 (gnubg's reading), so its gnubg IDs are those gnubg's ``set xgid`` makes.
+    ``double_offered`` whether a double awaits an answer. For an XGID the bottom player is
+    player 1, so the XGID of a decision that the review prints gives back that decision's Match
+    ID (gnubg's ``set xgid`` numbers the player on turn 1 instead: where the top player is on
+    turn its IDs are ours with the players swapped).
     An XGID's ``D`` is read as "the player on turn has doubled". ``match_id`` / ``xgid`` keep the raw
     identifier; ``source`` names the form that was read: ``gnubg``, ``gnubg+match``, ``xgid``,
     ``json`` or ``key``.
@@ -121,8 +123,8 @@ def _read_position_spec(text: str, variant: str | None) -> PositionSpec:
         return PositionSpec(pos, "key")
     if tok[:5].upper() == "XGID=" or tok.count(":") in (8, 9):
         x = decode_xgid(tok)
-        state = x.match_state()  # the player on turn is player 1, as gnubg reads XGIDs
-        on_roll = 1
+        state = x.match_state()  # the bottom player is player 1
+        on_roll = 1 if x.turn == 1 else 0
         return PositionSpec(_as_variant(xgid_position(x), variant, tok), "xgid", match=state,
                             on_roll=on_roll, dice=x.rolled, double_offered=x.dice == "D", xgid=x)
     if tok.count(":") == 1:

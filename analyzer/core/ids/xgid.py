@@ -92,7 +92,9 @@ class XGID:
     def match_state(self, *, bottom_player: int | None = None) -> MatchState:
         """The match state this XGID holds; ``bottom_player`` is the number of XG's bottom player.
 
-        By default the player on turn is player 1, as in gnubg's ``set xgid``. Field 8 is the Crawford flag
+        By default the bottom player is player 1 (the player on turn is player 1 when ``turn`` is
+        1, player 0 when it is -1; gnubg's ``set xgid`` numbers the player on turn 1 in both
+        cases). Field 8 is the Crawford flag
         in a match and the Jacoby (1) / beaver (2) bits in money play; field 10 is the log2 of the
         cube limit.
 
@@ -101,7 +103,7 @@ class XGID:
         ((1, 3), 2, 0, 1024)
         """
         if bottom_player is None:
-            bottom_player = 1 if self.turn == 1 else 0
+            bottom_player = 1
         check_player(bottom_player)
         top = 1 - bottom_player
         score = [0, 0]
