@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+# pytest-xdist's workers run with COLUMNS=80 and LINES=24 in their environment, which a plain run does not
+# have: ``bgreview replay`` then prints its narrow table (three lines a decision) and Rich wraps at 80. The
+# tests see the same environment with or without workers: no terminal size (a test that wants a width passes
+# COLUMNS to CliRunner itself). Set at import, before any test or fixture runs (module-scoped fixtures included).
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
 
 BENCH_DIR = Path(__file__).resolve().parent.parent / "bench"
 EXPERIMENTS_DIR = Path(__file__).resolve().parent.parent / "training" / "experiments"
