@@ -20,6 +20,7 @@ from analyzer.analysis.play import PlayOptions, PlaySession
 from analyzer.analysis.play_input import read_play
 from analyzer.analysis.replay import replay_games
 from analyzer.cli import app
+from analyzer.core.errors import InputError
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
 from analyzer.eval.met import met_by_name
@@ -498,3 +499,21 @@ def test_money_session_state(tmp_path: Path) -> None:
     s = PlaySession.new(PlayOptions(variant="standard", length=0, level="beginner", seed=3), tmp_path / "$.mat")
     assert s.state == MatchState(length=0)
     assert "(money)" in s.greeting[0]
+
+
+@pytest.mark.parametrize("variant", ["standard", "mahbusa"])
+def test_resume_refuses_a_save_whose_seed_line_was_changed(tmp_path: Path, variant: str) -> None:
+    path = tmp_path / "s.mat"
+    s = PlaySession.new(PlayOptions(variant=variant, length=3, level="intermediate", seed=5), path)
+    for _ in range(6):
+        _to_move(s)
+        s.handle(s.rules.legal_plays(s.pos, s.dice)[0].text)  # type: ignore[arg-type]
+    s.handle("quit")
+    assert PlaySession.resume(path).options.seed == 5  # as saved: accepted
+    text = path.read_text()
+    assert "seed=5 " in text
+    path.write_text(text.replace("seed=5 ", "seed=6 "))
+    with pytest.raises(InputError, match="is not the roll seed 6 gives .*: the seed line or the rolls of this save"):
+        PlaySession.resume(path)
+    res = CliRunner().invoke(app, ["play", "--resume", str(path)])
+    assert res.exit_code == 2 and "the seed line or the rolls of this save were changed" in res.stderr

@@ -409,8 +409,12 @@ class PlaySession:
         if g.score != self.state.score:
             raise InputError(f"game {g.number} starts at {g.score[0]}-{g.score[1]}, but the games before give "
                              f"{self.state.score[0]}-{self.state.score[1]}", file=name)
+        opening = None
+        if self.rules.next_opener(self.last_outcome) is None and not self.rules.opener_rerolls:
+            opening = self._opening(Reply())[1]  # the first roll of the game is the opening roll
         for act in g.actions:
             if isinstance(act, Roll):
+                self._check_seeded_roll(act, opening, g.number, name)
                 self._set_turn(act.side)
                 play = self.rules.resolve(self.pos, act.dice, act.play)
                 self._commit_play(act.side, act.dice, play, Reply())
@@ -462,6 +466,18 @@ class PlaySession:
     # ------------------------------------------------------------------ games
     def _match_done(self) -> bool:
         return is_match_over(self.state)
+
+    def _check_seeded_roll(self, act: Roll, opening: tuple[int, int] | None, game: int, name: str) -> None:
+        """Refuse a saved roll that is not the one the seed gives (a save whose seed line, or whose rolls,
+        were changed: resuming it would go on with other dice than the match had)."""
+        if self.options.manual_dice:
+            return
+        k = sum(isinstance(a, Roll) for a in self.actions)
+        expected = opening if k == 0 and opening is not None else self._seeded_dice()
+        if sorted(act.dice) != sorted(expected):
+            raise InputError(f"game {game}, roll {k + 1}: {act.dice[0]}{act.dice[1]} is not the roll seed "
+                             f"{self.options.seed} gives ({expected[0]}{expected[1]}): the seed line or the "
+                             "rolls of this save were changed", file=name, line=act.line)
 
     def _begin(self, number: int) -> None:
         self.game_no = number
