@@ -214,11 +214,29 @@ class MatchAnalysis:
         return self.summary.players
 
     def worst(self, n: int = 5) -> pl.DataFrame:
-        """The ``n`` decisions that lost the most equity (ties in table order)."""
-        return (self.decisions.with_row_index("_i")
-                .filter(pl.col("equity_loss") > 0)
-                .sort(["equity_loss", "_i"], descending=[True, False])
-                .head(n).drop("_i"))
+        """The ``n`` decisions that lost the most equity (ties in table order), with
+        ``rank_decided``: whether the ranking really places each where it stands. It is ``False``
+        when a decision's loss and its neighbour's in the ranking (the next one too, past the
+        ``n``-th) differ by less than the larger of their standard errors (``loss_se``: a rollout's;
+        none for an n-ply value): the order of the two is left to the noise of a rollout.
+
+        >>> rows = pl.DataFrame({"equity_loss": [0.736, 0.6, 0.3, 0.29], "loss_se": [0.233, None, 0.002, 0.004]})
+        >>> MatchAnalysis(rows, None).worst(3)["rank_decided"].to_list()  # 736 +- 233 above 600
+        [False, False, True]
+        >>> MatchAnalysis(rows, None).worst(2)["rank_decided"].to_list()
+        [False, False]
+        >>> MatchAnalysis(rows.with_columns(loss_se=pl.lit(0.001)), None).worst(3)["rank_decided"].to_list()
+        [True, True, True]
+        """
+        ranked = (self.decisions.with_row_index("_i")
+                  .filter(pl.col("equity_loss") > 0)
+                  .sort(["equity_loss", "_i"], descending=[True, False])
+                  .head(n + 1).drop("_i"))
+        loss = ranked["equity_loss"].to_list()
+        se = ranked["loss_se"].to_list() if "loss_se" in ranked.columns else [None] * len(loss)
+        gap = [loss[i] - loss[i + 1] < max(se[i] or 0.0, se[i + 1] or 0.0) for i in range(len(loss) - 1)]
+        decided = [not ((i > 0 and gap[i - 1]) or (i < len(gap) and gap[i])) for i in range(len(loss))]
+        return ranked.with_columns(rank_decided=pl.Series(decided, dtype=pl.Boolean)).head(n)
 
 
 # ---------------------------------------------------------------------- helpers

@@ -320,8 +320,10 @@ def worst_table(analysis: MatchAnalysis, n: int = 5, *, width: int = 110) -> Gro
     cols += [Col("class", "left", drop=1)]
     rows: list[list[str]] = []
     ids: list[tuple[str, str]] = []
+    undecided = "rank_decided" in worst.columns and not worst["rank_decided"].all()
     for i, r in enumerate(worst.iter_rows(named=True), 1):
-        cells = [str(i), str(r["game"]), str(r["move_no"]), printable(str(r["player"])), str(r["kind"]),
+        rank = str(i) if r.get("rank_decided", True) else f"{i}?"
+        cells = [rank, str(r["game"]), str(r["move_no"]), printable(str(r["player"])), str(r["kind"]),
                  r["dice"] or "", r["played"] or "(no move)", r["best"] or "(no move)",
                  f"{1000 * r['equity_loss']:.0f}"]
         if match:
@@ -338,6 +340,9 @@ def worst_table(analysis: MatchAnalysis, n: int = 5, *, width: int = 110) -> Gro
             ids.append((str(i), str(r["key"])))
     unit = "millipoints" if cubeless else "mEMG"
     table = fitted_table(cols, rows, width=width, title=f"{n} worst decisions (loss in {unit})", unwrap_drop=5)
+    if undecided:
+        table.caption = ("?: undecided rank, the loss differs from its neighbour's by less than a rollout's "
+                         "standard error")
     if not ids:
         return Group(table)
     return Group(table, Text("Their IDs (XGID, Position ID:Match ID):" if match or not cubeless else "Their keys:"),
