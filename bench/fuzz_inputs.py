@@ -2,7 +2,7 @@
 
     python bench/fuzz_inputs.py [--mutants 5000] [--seed 1] [--jobs 2] [--batch-every 50]
                                 [--corpus tests/data/corpus] [--timeout 30] [--keep DIR]
-                                [--writes 0] [--write-seed 1]
+                                [--writes 0] [--write-seed 1] [--specials 0] [--special-seed 1]
 
 Mutant ``seed + i`` (``i < --mutants``) is a corpus file damaged by one kind of mutation
 (:data:`KINDS`, taken in turn): byte flips, truncations, deleted, duplicated and swapped lines,
@@ -30,6 +30,13 @@ else counted as skipped). Their invariants: no traceback or hang; a write that f
 naming the path, exit 2; what is written reads back to the input's decisions (the .mat writer may refuse a
 control character in a name, with a reason); the user's files are never replaced or written through;
 nothing lands outside the output; no cut or temporary file is left.
+
+``--specials N`` adds N special-input cases (issue 55, :data:`SPECIAL_KINDS`, :func:`check_special_case`):
+a FIFO and ``/dev/zero`` named like match files (given directly, and met in a folder walk), a folder named
+``.mat``, a sub-folder that cannot be listed, and multi-entry XG archives (64 entries of the per-entry cap
+each, repeated names). Their invariants: no traceback or hang; what is not a regular file, or cannot be
+read, is refused with one error line naming it, exit 2 (a walk reports it and reads the others, exit 1); an
+unlistable folder is named (replay's stderr, batch's errors table); no process peaks past 2 GiB.
 
 Prints the mutants by kind, the exit codes per command and the failures of each invariant with the
 seeds of a few mutants, so one can be reproduced: ``python bench/fuzz_inputs.py --mutants 1
@@ -801,6 +808,249 @@ def _write_one(args: tuple[int, float]) -> Outcome:
         return check_write_case(make_write_case(seed), Path(tmp), timeout)
 
 
+# ------------------------------------------------------------------------------------------ special inputs (issue 55)
+SPECIAL_KINDS = ("fifo", "dev_zero", "folder_named_mat", "unreadable_folder", "xg_archive")
+"""The special-input cases (``--specials N``): a FIFO and ``/dev/zero`` (a link to it) named like a match
+file, a folder named ``.mat``, a sub-folder that cannot be listed (a ``PermissionError`` from
+``os.scandir``, injected in-process: root reads anything) and multi-entry XG archives (up to 64 entries,
+names repeated, sizes declared up to the per-entry cap)."""
+
+SPECIAL_INVARIANTS = ("traceback", "hang", "exit", "message", "memory")
+_SPECIAL_SUFFIXES = (".mat", ".txt", ".sgf", ".xg", ".gam")
+_XG_NAMES = ("temp.xg", "temp.xgi", "temp.xgr", "temp.xgc", "temp.xg", "TEMP.XG", "", "x" * 255, "../temp.xg")
+MEMORY_CEILING = 2 << 30
+"""The most a fuzzing process may hold at its peak (its maximum resident size) after a special case."""
+
+
+@dataclass(frozen=True)
+class SpecialCase:
+    """One special-input case: ``kind``, the suffix of the special file's name, and what else the seed drew."""
+
+    seed: int
+    kind: str
+    suffix: str
+    detail: str = ""
+
+
+def make_special_case(seed: int, kind: str | None = None) -> SpecialCase:
+    """Special case number ``seed``: kind ``SPECIAL_KINDS[seed % len(SPECIAL_KINDS)]`` (or ``kind``)."""
+    rng = random.Random(f"special/{seed}")
+    kind = kind or SPECIAL_KINDS[seed % len(SPECIAL_KINDS)]
+    suffix = ".xg" if kind == "xg_archive" else rng.choice(_SPECIAL_SUFFIXES)
+    return SpecialCase(seed, kind, suffix, rng.choice(("bomb", "entries", "entries", "duplicates"))
+                       if kind == "xg_archive" else "")
+
+
+def xg_archive(seed: int, style: str) -> bytes:
+    """An ``.xg`` file (the header of ``tests/data/xg/example.xg``) whose archive holds entries drawn by the
+    seed: ``bomb``: up to 64 entries that each declare the per-entry cap (the data stored is small, so the
+    sizes lie: a reader must refuse before it inflates); ``entries``/``duplicates``: real zlib entries of up
+    to 1 MiB each, names drawn from XG's and odd ones (repeated with ``duplicates``), CRCs valid."""
+    import struct
+    import zlib
+
+    rng = random.Random(f"xg/{seed}")
+    example = (ROOT / "tests" / "data" / "xg" / "example.xg").read_bytes()
+    head = example[:8232]
+    count = rng.randint(1, 64)
+    cap = 256 << 20
+    data, registry = b"", b""
+    for _ in range(count):
+        if style == "bomb":
+            name, content = "temp.xg", b"\0" * 2560
+            blob = zlib.compress(content)
+            osize, crc = rng.choice((cap, cap - 1, cap // 2, len(content))), zlib.crc32(content)
+        else:
+            name = "temp.xg" if style == "duplicates" else rng.choice(_XG_NAMES)
+            content = rng.choice((b"\0" * rng.randrange(0, 1 << 20), rng.randbytes(rng.randrange(0, 9000)),
+                                  b"\0" * 2560 * rng.randint(1, 8)))
+            blob = zlib.compress(content, 1)
+            osize, crc = len(content), zlib.crc32(content)
+        entry = bytearray(532)
+        raw = name.encode("latin-1")[:255]
+        entry[0], entry[1:1 + len(raw)] = len(raw), raw
+        struct.pack_into("<iiiIBB", entry, 512, osize, len(blob), len(data), crc, 0, 6)
+        registry += bytes(entry)
+        data += blob
+    packed = zlib.compress(registry)
+    trailer = struct.pack("<Iiiiii", zlib.crc32(data + packed), count, 1, len(packed), len(data), 1)
+    return head + data + packed + trailer + b"\0" * 12
+
+
+@contextmanager
+def _unlistable(folder: Path) -> Iterator[None]:
+    """``os.scandir`` of ``folder`` raises ``PermissionError`` (as for a user without the right) meanwhile."""
+    import os
+
+    real = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if os.path.abspath(path) == str(folder):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    os.scandir = scandir  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        os.scandir = real
+
+
+def _peak_rss() -> int:
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
+def check_special_case(case: SpecialCase, folder: Path, timeout: float = 30.0) -> Outcome:  # noqa: C901, PLR0912, PLR0915
+    """Run special case ``case`` in ``folder`` and check its invariants: no traceback or hang; a file that is
+    not a regular file (or cannot be read) is refused with one error line naming it, exit 2; in a folder
+    walk (``replay``, ``batch``) it is reported and the other files are read (exit 1); an unlistable folder
+    is named; no process grows past :data:`MEMORY_CEILING`."""
+    import os
+    import shutil
+
+    import polars as pl
+
+    out = Outcome(case.seed, case.kind)
+
+    def fail(invariant: str, command: str, detail: str) -> None:
+        out.failures.append(Failure(invariant, case.seed, case.kind, command, detail))
+
+    def cli(name: str, args: list[str]) -> Run | None:
+        try:
+            run = run_cli(args, timeout)
+        except Hang as e:
+            fail("hang", name, str(e))
+            return None
+        out.exits[name] = run.code
+        if run.crash or "Traceback" in run.stderr or "internal error" in run.stderr:
+            fail("traceback", name, run.crash or run.stderr[-300:])
+        if run.code not in (0, 1, 2):
+            fail("exit", name, f"exit code {run.code}")
+        return run
+
+    def refused(name: str, args: list[str], target: Path, why: str) -> None:
+        run = cli(name, args)
+        if run is None:
+            return
+        if run.code != 2:
+            fail("exit", name, f"exit {run.code}, not 2: {run.stderr[:200]!r}")
+        lines = error_lines(run.stderr)
+        if len(lines) != 1 or not lines[0].startswith(f"error: {target}") or why not in lines[0]:
+            fail("message", name, f"{len(lines)} error lines: {run.stderr[:200]!r}")
+
+    walk = folder / "walk"
+    walk.mkdir()
+    good = walk / "a-good.mat"
+    shutil.copyfile(ROOT / "tests" / "data" / "corpus" / "gnubgparser" / "gnubg_roll_then_resign_1p.mat", good)
+    special = walk / f"special{case.suffix}"
+    if case.kind in ("fifo", "dev_zero", "folder_named_mat"):
+        if case.kind == "fifo":
+            if not hasattr(os, "mkfifo"):
+                out.exits["skipped"] = 0
+                return out
+            os.mkfifo(special)
+            why = "not a regular file (a FIFO)"
+        elif case.kind == "dev_zero":
+            special.symlink_to("/dev/zero")
+            why = "not a regular file (a character device)"
+        else:
+            special.mkdir()
+            why = "not a regular file (a folder)"
+        direct: list[tuple[str, list[str]]] = [
+            ("analyze", ["analyze", str(special), "--out", str(folder / "rev"), *_FAST]),
+            ("convert", ["convert", str(special), "--to", "mat", "-o", str(folder / "c.mat")]),
+            ("play-resume", ["play", "--resume", str(special), "--no-review"]),
+            ("report-aliases", ["report", str(folder), "--aliases", str(special)]),
+        ]
+        if case.kind != "folder_named_mat":  # a folder named like a match file is walked by replay
+            direct.append(("replay", ["replay", str(special), "--no-progress"]))
+        for name, args in direct:
+            refused(name, args, special, "not a regular file" if name == "report-aliases" else why)
+        if case.kind == "dev_zero":
+            refused("moves-batch", ["moves", "--batch", str(special)], special, "line longer than")
+        run = cli("replay-walk", ["replay", str(walk), "--format", "jsonl", "--no-progress"])
+        expect = 0 if case.kind == "folder_named_mat" else 1  # an (empty) folder in the walk is walked
+        if run is not None and run.code != expect:
+            fail("exit", "replay-walk", f"exit {run.code}, not {expect}: {run.stderr[:200]!r}")
+        if run is not None and not _rows(run.stdout):
+            fail("exit", "replay-walk", "the good file beside the special one was not replayed")
+        dest = folder / "batch-out"
+        run = cli("batch-walk", ["batch", str(walk), "--out", str(dest), "--replay-only", "--jobs", "1",
+                                 "--no-progress"])
+        if run is not None and run.code == expect and (dest / "errors.parquet").exists():
+            errors = pl.read_parquet(dest / "errors.parquet")
+            if expect and str(special) not in errors["file"].to_list():
+                fail("message", "batch-walk", f"no error row names {special}")
+        elif run is not None:
+            fail("exit", "batch-walk", f"exit {run.code}, not {expect}: {run.stderr[:200]!r}")
+    elif case.kind == "unreadable_folder":
+        locked = walk / "locked"
+        locked.mkdir()
+        shutil.copyfile(good, locked / f"b{case.suffix if case.suffix != '.xg' else '.mat'}")
+        with _unlistable(locked):
+            run = cli("replay-walk", ["replay", str(walk), "--format", "jsonl", "--no-progress"])
+            if run is not None:
+                named = [x for x in error_lines(run.stderr) if x.startswith(f"error: {locked}: cannot read the folder")]
+                if run.code != 1 or not named:
+                    fail("message", "replay-walk", f"exit {run.code}; the folder is not named: {run.stderr[:200]!r}")
+            dest = folder / "batch-out"
+            run = cli("batch-walk", ["batch", str(walk), "--out", str(dest), "--replay-only", "--jobs", "1",
+                                     "--no-progress"])
+            if run is not None:
+                files = pl.read_parquet(dest / "errors.parquet")["file"].to_list() if run.code == 1 else []
+                if str(locked) not in files:
+                    fail("message", "batch-walk", f"exit {run.code}; no error row names {locked}")
+    elif case.kind == "xg_archive":
+        special.write_bytes(xg_archive(case.seed, case.detail))
+        for name, args in (("replay", ["replay", str(special), "--no-progress"]),
+                           ("analyze", ["analyze", str(special), "--out", str(folder / "rev"), *_FAST]),
+                           ("convert", ["convert", str(special), "--to", "mat", "-o", str(folder / "c.mat")]),
+                           ("show", ["show", str(special)])):
+            # no game file in these archives (the example's holds none): one error line naming the file
+            refused(name, args, special, "")
+    else:
+        raise ValueError(f"unknown special kind {case.kind!r}")
+    if _peak_rss() > MEMORY_CEILING:
+        fail("memory", "all", f"peak resident size {_peak_rss() >> 20} MiB")
+    return out
+
+
+def _special_one(args: tuple[int, float]) -> Outcome:
+    seed, timeout = args
+    with tempfile.TemporaryDirectory(prefix="fuzz-special-") as tmp:
+        return check_special_case(make_special_case(seed), Path(tmp), timeout)
+
+
+def report_specials(outcomes: list[Outcome], seconds: float, show: int) -> None:
+    """The special cases: how many of each kind, the exit codes of each command, the failures by invariant."""
+    ran = [o for o in outcomes if "skipped" not in o.exits]
+    kinds = Counter(o.kind for o in ran)
+    commands = sum(len(o.exits) for o in ran)
+    print(f"\n{len(outcomes)} special cases ({len(ran)} ran, {commands} commands), {seconds:.0f} s, "
+          f"peak resident size {_peak_rss() >> 20} MiB")
+    print("special cases by kind: " + ", ".join(f"{k} {kinds[k]}" for k in SPECIAL_KINDS))
+    exits: dict[str, Counter[int]] = {}
+    for o in ran:
+        for cmd, code in o.exits.items():
+            exits.setdefault(f"{o.kind}/{cmd}", Counter())[code] += 1
+    for cmd, counter in sorted(exits.items()):
+        print(f"exit codes of {cmd}: " + ", ".join(f"{c}: {n}" for c, n in sorted(counter.items())))
+    failures = [f for o in ran for f in o.failures]
+    by_inv = Counter(f.invariant for f in failures)
+    print("special failures by invariant: " + ", ".join(f"{i} {by_inv[i]}" for i in SPECIAL_INVARIANTS))
+    print(f"special cases with a failure: {sum(1 for o in ran if o.failures)}")
+    groups: dict[tuple[str, str], list[Failure]] = {}
+    for f in sorted(failures, key=lambda f: f.seed):
+        groups.setdefault((f.invariant, f.command), []).append(f)
+    for (inv, cmd), fs in sorted(groups.items()):
+        print(f"\n{inv} / {cmd}: {len(fs)}")
+        for f in fs[:show]:
+            print(f"  {f}")
+
+
 # ------------------------------------------------------------------------------------------ driver
 def _one(args: tuple[int, float]) -> Outcome:
     seed, timeout = args
@@ -844,6 +1094,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--show", type=int, default=5, help="seeds shown per invariant and command")
     ap.add_argument("--writes", type=int, default=0, help="write cases (issue 55: WRITE_KINDS, taken in turn)")
     ap.add_argument("--write-seed", type=int, default=1)
+    ap.add_argument("--specials", type=int, default=0,
+                    help="special-input cases (issue 55: SPECIAL_KINDS, taken in turn)")
+    ap.add_argument("--special-seed", type=int, default=1)
     a = ap.parse_args(argv)
     sources = corpus_sources(a.corpus)
     seeds = list(range(a.seed, a.seed + a.mutants))
@@ -862,11 +1115,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         t1 = time.perf_counter()
         writes = list(pool.imap_unordered(_write_one, [(s, a.timeout * 2) for s in
                                                        range(a.write_seed, a.write_seed + a.writes)]))
+        t2 = time.perf_counter()
+        specials = list(pool.imap_unordered(_special_one, [(s, a.timeout) for s in
+                                                           range(a.special_seed, a.special_seed + a.specials)]))
     if seeds:
         report(outcomes, batches, t1 - t0, a.show)
     if writes:
-        report_writes(writes, time.perf_counter() - t1, a.show)
-    return 1 if any(o.failures for o in [*outcomes, *batches, *writes]) else 0
+        report_writes(writes, t2 - t1, a.show)
+    if specials:
+        report_specials(specials, time.perf_counter() - t2, a.show)
+    return 1 if any(o.failures for o in [*outcomes, *batches, *writes, *specials]) else 0
 
 
 def report_writes(outcomes: list[Outcome], seconds: float, show: int) -> None:

@@ -229,3 +229,39 @@ def test_the_write_checks_catch_cut_files_and_messages(fuzz: ModuleType, tmp_pat
     assert fuzz._one_line(one, "/d") is None
     assert fuzz._one_line(fuzz.Run(2, "", "error: a\nerror: b\n", None), "/d")
     assert fuzz._one_line(one, "/elsewhere")
+
+
+# ----------------------------------------------------------------------------- special inputs (issue 55)
+def _special(fuzz: ModuleType, case: object, tmp_path: Path) -> None:
+    out = fuzz.check_special_case(case, tmp_path, timeout=30.0)
+    if "skipped" in out.exits:
+        pytest.skip("no FIFOs here")
+    assert out.exits and not out.failures, "\n".join(map(str, out.failures))
+
+
+@pytest.mark.parametrize("kind", [pytest.param("fifo", marks=pytest.mark.integration),  # each over 1 s (many
+                                  pytest.param("dev_zero", marks=pytest.mark.integration),  # commands): the
+                                  pytest.param("folder_named_mat", marks=pytest.mark.integration),  # default
+                                  "unreadable_folder", "xg_archive"])  # tier has test_special_files.py
+def test_special_case_keeps_the_invariants(fuzz: ModuleType, kind: str, tmp_path: Path) -> None:
+    seed = 700 + fuzz.SPECIAL_KINDS.index(kind)
+    case = fuzz.make_special_case(seed)
+    assert case.kind == kind
+    _special(fuzz, case, tmp_path)
+
+
+@pytest.mark.parametrize("style", ["bomb", "duplicates"])
+def test_multi_entry_xg_archives_keep_the_invariants(fuzz: ModuleType, style: str, tmp_path: Path) -> None:
+    _special(fuzz, fuzz.SpecialCase(31, "xg_archive", ".xg", style), tmp_path)
+
+
+def test_special_cases_are_seeded_and_the_bomb_lies_about_its_sizes(fuzz: ModuleType) -> None:
+    import analyzer.formats.xg as xg
+
+    cases = [fuzz.make_special_case(s) for s in range(20)]
+    assert [c.kind for c in cases[:len(fuzz.SPECIAL_KINDS)]] == list(fuzz.SPECIAL_KINDS)
+    assert all(fuzz.make_special_case(c.seed) == c for c in cases)
+    bomb = fuzz.xg_archive(5, "bomb")
+    assert bomb == fuzz.xg_archive(5, "bomb") and len(bomb) < 1 << 20
+    [record] = xg.read_xg(__import__("io").BytesIO(bomb), name="bomb.xg")
+    assert len(record.errors) == 1 and not record.games
