@@ -235,3 +235,12 @@ def test_random_bytes_give_one_reason(tmp_path: Path) -> None:
     res = _run(["replay", str(path)])
     assert res.exit_code == 2, res.output
     _one_error(res, f"{path}:3: binary data, not a match file")
+
+
+def test_a_thresholds_file_is_read_bounded(tmp_path: Path) -> None:
+    from analyzer.analysis.thresholds import load_thresholds
+
+    big = tmp_path / "t.json"
+    big.write_text('{"name": "x"' + " " * (1 << 20) + "}")
+    with pytest.raises(ValueError, match="thresholds file larger than 1 MiB"):
+        load_thresholds(str(big))

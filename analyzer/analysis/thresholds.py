@@ -27,6 +27,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from analyzer.core.errors import InputError
+
 __all__ = ["GNUBG", "NO_ERROR", "PRESETS", "XG", "Thresholds", "load_thresholds", "thresholds_from"]
 
 NO_ERROR = "none"
@@ -136,10 +138,13 @@ def load_thresholds(spec: str) -> Thresholds:
         return preset
     if not os.path.isfile(spec):
         raise ValueError(f"unknown thresholds {spec!r}: use xg, gnubg or a JSON file")
-    try:
-        with open(spec, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, json.JSONDecodeError) as e:
+    from analyzer._read import read_limited
+
+    try:  # a regular file of at most 1 MiB (a few lines are expected)
+        data = json.loads(read_limited(spec, 1 << 20, what="thresholds file").decode("utf-8"))
+    except InputError as e:
+        raise ValueError(str(e)) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"cannot read thresholds file {spec!r}: {e}") from None
     if not isinstance(data, dict):
         raise ValueError(f"thresholds file {spec!r} must hold a JSON object")
