@@ -178,3 +178,20 @@ def test_dutch_and_mahbusa_profiles_and_drills(tmp_path: Path) -> None:
         card = cards[0]
         assert check_answer(card, card.best).status == "right"
         assert check_answer(card, card.played).status == "wrong"
+
+
+def test_a_single_review_is_a_source_too(dataset: Path, tmp_path: Path) -> None:
+    """The folder `bgreview analyze` writes holds decisions.parquet (no theme column: computed)."""
+    import polars as pl
+
+    review = tmp_path / "review"
+    review.mkdir()
+    frame = pl.concat([pl.read_parquet(p) for p in sorted((dataset / "decisions").glob("*.parquet"))])
+    frame.drop("match_index", "phase", "theme", "crawford", "post_crawford").write_parquet(review / "decisions.parquet")
+    cards = load_cards(review, "ann")
+    assert [c.kind for c in cards] == ["take", "checker"] and cards[1].theme == "middle game"
+    assert check_answer(cards[1], "24/13").status == "right"
+    res = CliRunner().invoke(app, ["drill", str(review / "decisions.parquet"), "--player", "ann", "--kind", "take"],
+                             input="p\n")
+    assert res.exit_code == 0 and "right: pass" in res.output
+    assert (review / "drill.sqlite").is_file()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from pathlib import Path
@@ -54,8 +53,9 @@ def profile(
     except (FileNotFoundError, LookupError) as e:
         fail(str(e).strip("'\""))
     if fmt is OutputFormat.json:
-        sys.stdout.write(json.dumps(p.as_dict(), ensure_ascii=False, allow_nan=False, default=str,
-                                    separators=(",", ":")).replace("NaN", "null") + "\n")
+        from analyzer.render.tables import json_text
+
+        sys.stdout.write(json_text(p.as_dict()))
         return
     if fmt is OutputFormat.csv:
         sys.stdout.write(profile_table(p).write_csv())
