@@ -130,7 +130,7 @@ def check_answer(card: Card, text: str) -> Answer:
 
     >>> c = Card("x", "ann", "checker", "standard", "S.4HPwATDgc_ABMA", (3, 1), "24/21 24/23", "8/5 6/5", 0.1,
     ...          None, 0, 0, 0, None, (("8/5 6/5", 0.2), ("24/21 24/23", 0.1)), (None, None, None), None, "", "")
-    >>> check_answer(c, "6/5 8/5").status, check_answer(c, "24/23 24/21").status, check_answer(c, "8/4").status
+    >>> check_answer(c, "6/5 8/5").status, check_answer(c, "24/23 24/21").status, check_answer(c, "13/7").status
     ('right', 'wrong', 'illegal')
     """
     if card.kind != "checker":

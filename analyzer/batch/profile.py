@@ -171,7 +171,7 @@ def ci95(values: Sequence[float]) -> tuple[float, float, float]:
     errors, the sample standard deviation over sqrt(n)); one value gives an interval of that value alone.
 
     >>> [round(x, 4) for x in ci95([0.0, 0.0, 0.03, 0.01])]
-    [0.01, -0.0038, 0.0238]
+    [0.01, -0.0039, 0.0239]
     """
     n = len(values)
     if n == 0:
