@@ -570,8 +570,8 @@ def make_write_case(seed: int, kind: str | None = None) -> WriteCase:
         pick = rng.choice(HOSTILE_NAMES)
         if rng.random() < 0.3:
             pick += rng.choice(HOSTILE_NAMES)[:30]
-        if suffix == ".mat":
-            pick = _BREAKS.sub("", pick) or "x"
+        if suffix == ".mat":  # what a .mat input can hold: no line break, lines under 4096 characters
+            pick = _BREAKS.sub("", pick)[:3000] or "x"
         return pick
 
     names = (name(), name()) if kind == "hostile_name" else ("ann", "bob")
@@ -683,7 +683,7 @@ def check_write_case(case: WriteCase, folder: Path, timeout: float = 60.0) -> Ou
         return run
 
     if case.kind == "hostile_name":
-        refusable = any(_BREAKS.search(n) for n in (*case.names, case.event, case.date))
+        refusable = any(_BREAKS.search(n) or len(n) > 4000 for n in (*case.names, case.event, case.date))
         for to in ("mat", "sgf"):
             dest = folder / f"out.{to}"
             run = cli(f"convert-{to}", ["convert", str(src), "--to", to, "-o", str(dest)])

@@ -29,6 +29,7 @@ True
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
@@ -37,7 +38,7 @@ from typing import Any
 
 import polars as pl
 
-from analyzer.core.files import OutputError, atomic_write, atomic_write_with
+from analyzer.core.files import OutputError, atomic_write
 
 __all__ = [
     "DATASET_MARK",
@@ -106,7 +107,9 @@ def atomic_write_json(path: Path, obj: Any) -> None:
 def atomic_write_parquet(path: Path, frame: pl.DataFrame, meta: dict[str, Any] | None = None) -> None:
     """Write ``frame`` to ``path`` atomically, with ``meta`` as JSON under :data:`META_KEY`."""
     extra = {META_KEY: json.dumps(meta, ensure_ascii=False, allow_nan=False)} if meta is not None else None
-    atomic_write_with(path, lambda tmp: frame.write_parquet(tmp, metadata=extra))
+    buf = io.BytesIO()  # in memory first: polars does not always report a full disk as an OSError
+    frame.write_parquet(buf, metadata=extra)
+    atomic_write(path, buf.getvalue())
 
 
 _OWN_FILES = frozenset({DECISIONS_DIR, UNITS_DIR, MANIFEST, LOCK_FILE, HOLDER_FILE, DATASET_MARK,

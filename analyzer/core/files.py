@@ -93,6 +93,27 @@ def output_error(err: OSError, path: StrPath) -> OutputError:
     return OutputError(_reason(err), file=path, code=err.errno)
 
 
+_OS_ERROR = re.compile(r"os error (\d+)")
+
+
+def _io_failure(err: BaseException, path: StrPath) -> OutputError | None:
+    """An :class:`OutputError` for a writer's exception that is an I/O failure without being an ``OSError``
+    (polars and pyarrow report a full disk as ``... (os error 28)``), else ``None``.
+
+    >>> str(_io_failure(RuntimeError("parquet: underlying IO error: No space left (os error 28)"), "d.parquet"))
+    'd.parquet: No space left on device'
+    >>> _io_failure(ValueError("bad column"), "d.parquet") is None
+    True
+    """
+    if isinstance(err, OSError):
+        return output_error(err, path)
+    m = _OS_ERROR.search(str(err))
+    if m is None:
+        return None
+    code = int(m.group(1))
+    return OutputError(os.strerror(code), file=path, code=code)
+
+
 def temporary_name(path: StrPath) -> Path:
     """A fresh temporary name beside ``path`` (hidden, ends with :data:`TMP_SUFFIX`).
 
@@ -144,8 +165,11 @@ def atomic_write_with(path: StrPath, write: Callable[[Path], object], *, inside:
     if special_ok and _special(target):
         try:
             write(target)
-        except OSError as e:
-            raise output_error(e, target) from None
+        except Exception as e:
+            failure = _io_failure(e, target)
+            if failure is not None:
+                raise failure from None
+            raise
         return target
     _check_target(target)
     tmp = temporary_name(target)
@@ -157,13 +181,12 @@ def atomic_write_with(path: StrPath, write: Callable[[Path], object], *, inside:
         finally:
             os.close(fd)
         os.replace(tmp, target)
-    except OSError as e:
+    except BaseException as e:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        raise output_error(e, target) from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        failure = _io_failure(e, target) if isinstance(e, Exception) else None
+        if failure is not None:
+            raise failure from None
         raise
     return target
 

@@ -10,6 +10,7 @@ analysis summary (metadata, match, players). Numbers stay raw (EMG, MWC): no mil
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from analyzer.core.files import atomic_write, atomic_write_with, ensure_folder, safe_stem
+from analyzer.core.files import atomic_write, ensure_folder, safe_stem
 
 if TYPE_CHECKING:
     from analyzer.analysis.analyze import MatchAnalysis
@@ -92,7 +93,9 @@ def write_tables(analysis: MatchAnalysis, out_dir: str | os.PathLike[str]) -> li
     that cannot be written."""
     out = ensure_folder(out_dir)
     parquet, csv, summary = out / DECISIONS_PARQUET, out / DECISIONS_CSV, out / SUMMARY_JSON
-    atomic_write_with(parquet, analysis.decisions.write_parquet, inside=out)
-    atomic_write_with(csv, csv_frame(analysis.decisions).write_csv, inside=out)
+    buf = io.BytesIO()  # in memory first: polars does not always report a full disk as an OSError
+    analysis.decisions.write_parquet(buf)
+    atomic_write(parquet, buf.getvalue(), inside=out)
+    atomic_write(csv, csv_frame(analysis.decisions).write_csv(), inside=out)
     atomic_write(summary, summary_json(analysis), inside=out)
     return [parquet, csv, summary]
