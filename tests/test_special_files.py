@@ -244,3 +244,14 @@ def test_a_thresholds_file_is_read_bounded(tmp_path: Path) -> None:
     big.write_text('{"name": "x"' + " " * (1 << 20) + "}")
     with pytest.raises(ValueError, match="thresholds file larger than 1 MiB"):
         load_thresholds(str(big))
+
+
+@needs_fifo
+def test_a_glob_reports_a_special_file_it_matches(fifo: Path, tmp_path: Path) -> None:
+    shutil.copy(MATCH, tmp_path / "a.mat")
+    (tmp_path / "sub.mat").mkdir()
+    assert expand_inputs([str(tmp_path / "*.mat")]) == [str(tmp_path / "a.mat"), str(fifo)]
+    res = _run(["replay", str(tmp_path / "*.mat"), "--format", "jsonl"])
+    assert res.exit_code == 1, res.output
+    assert [x for x in res.stderr.splitlines() if x.startswith("error: ")] == [
+        f"error: {fifo}: not a regular file (a FIFO)"]

@@ -89,7 +89,8 @@ def expand_inputs(args: list[str], *, walk_errors: list[InputError] | None = Non
         elif os.path.exists(arg):
             out.append(arg)
         elif any(c in arg for c in "*?["):
-            hits = sorted(p for p in glob.glob(arg, recursive=True) if os.path.isfile(p))
+            # every hit but folders: a FIFO or a device matched is read, and refused by name, not dropped
+            hits = sorted(p for p in glob.glob(arg, recursive=True) if not os.path.isdir(p))
             if not hits:
                 raise InputError("no file matches the pattern", token=arg)
             out.extend(hits)
