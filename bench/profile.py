@@ -21,6 +21,8 @@ Build the dataset with, e.g. (the 0-ply review of one player's matches, in the b
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -98,20 +100,26 @@ def main() -> None:
             data = scaled_copy(data, args.player, args.scale_to, Path(tmp))
             matches, rows = player_matches(data, args.player)
             print(f"scaled copy (parts repeated, files renamed): {matches} matches, {rows:,} decisions")
-        times = []
+        times, cpus = [], []
         for _ in range(max(1, args.repeat)):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             p = player_profile(data, args.player)
             times.append(time.perf_counter() - t0)
-        print(f"player_profile: first {times[0]:.2f} s, best of {len(times)} {min(times):.2f} s "
+            cpus.append(time.process_time() - c0)
+        print(f"player_profile: first {times[0]:.2f} s, best of {len(times)} {min(times):.2f} s wall "
+              f"(CPU {min(cpus):.2f} s, all threads) "
               f"({p.decisions:,} of the player's unforced decisions, {len(p.classes)} classes, "
               f"{p.peers} other players)")
         cmd = [sys.executable, "-m", "analyzer", "profile", str(data), "--player", args.player]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         res = subprocess.run(cmd, capture_output=True, text=True, check=False, env=None)
         wall = time.perf_counter() - t0
-        print(f"bgreview profile (fresh process, table output): {wall:.2f} s, exit {res.returncode}, "
-              f"{len(res.stdout.splitlines())} lines")
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        print(f"bgreview profile (fresh process, table output): {wall:.2f} s wall, {cpu:.2f} s CPU, "
+              f"exit {res.returncode}, {len(res.stdout.splitlines())} lines; load average "
+              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         if res.returncode:
             print(res.stderr[-2000:])
         shutil.rmtree(Path(tmp) / "scaled", ignore_errors=True)
