@@ -3,8 +3,8 @@
 They live in the repository's top-level ``data/`` folder (``data/nets``, ``data/met``, ``data/samples``,
 ``data/bearoff``). A wheel or an sdist carries them inside the package as ``analyzer/_data/...``:
 ``pyproject.toml`` maps the package ``analyzer._data`` onto ``data/`` and names the shipped files
-(training checkpoints and logs live in the top-level ``training/`` folder, outside the package). Every
-installation reads them as that package through :mod:`importlib.resources`: an editable install maps
+(the lab, with the training code, checkpoints and records, is the top-level ``lab/`` folder, outside the
+package). Every installation reads them as that package through :mod:`importlib.resources`: an editable install maps
 ``analyzer._data`` onto the checkout's ``data/`` (which has an ``__init__.py`` for that), a wheel carries it.
 
 This module imports nothing else of ``analyzer``: every layer may use it.

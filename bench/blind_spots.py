@@ -9,8 +9,8 @@ than twice the overall contact figure (the evaluator issue's target: none).
 Two sources of positions, each a JSONL file of records ``{"position": gnubg Position ID, "eq0",
 "rollout", "se", "engine", ...}``:
 
-* self-play positions: ``training/consistency/standard_consistency.jsonl`` (made by
-  ``training/experiments/standard_consistency.py``), where the same positions are also measured
+* self-play positions: ``lab/consistency/standard_consistency.jsonl`` (made by
+  ``lab/bglab/experiments/standard_consistency.py``), where the same positions are also measured
   for GNU Backgammon's 0-ply against gnubg's own rollouts (a referee's figure, shown beside ours);
 * positions of real matches: ``--corpus DIR`` samples one checker-play position from each game of
   the corpus's match files (sorted walk, seeded choice) and rolls each out with our engine (0-ply
@@ -22,12 +22,12 @@ Usage::
 
     python bench/blind_spots.py                                   # the stored self-play figures
     nice -n 19 python bench/blind_spots.py --corpus tests/data/corpus --positions 300 \\
-        --out training/consistency/corpus_consistency.jsonl
-    python bench/blind_spots.py --records training/consistency/corpus_consistency.jsonl --json out.json
+        --out lab/consistency/corpus_consistency.jsonl
+    python bench/blind_spots.py --records lab/consistency/corpus_consistency.jsonl --json out.json
     python bench/blind_spots.py --nets runs/v06_fit.npz     # screen a candidate beside ours, paired
     # one class, sampled wider: a crashed position from each game of the 44 files the training skips
     nice -n 19 python bench/blind_spots.py --corpus tests/data/corpus --theme crashed --files 44 \
-        --positions 1000 --out training/consistency/corpus_crashed_consistency.jsonl
+        --positions 1000 --out lab/consistency/corpus_crashed_consistency.jsonl
 """
 
 from __future__ import annotations
@@ -52,10 +52,10 @@ from analyzer.eval.engine import Engine
 from analyzer.eval.net import weights_fingerprint
 from analyzer.eval.rollout import RolloutSettings, rollout
 from analyzer.formats import expand_inputs
-from analyzer.train.dataset import contact_positions
+from bglab.dataset import contact_positions
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_RECORDS = ROOT / "training" / "consistency" / "standard_consistency.jsonl"
+DEFAULT_RECORDS = ROOT / "lab" / "consistency" / "standard_consistency.jsonl"
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:
@@ -102,7 +102,7 @@ def roll_out_corpus(folder: Path, out: Path, positions: int, trials: int, seed: 
     """Roll out the first ``positions`` corpus positions (of ``theme`` only, from the first ``files``
     files only, where given: :func:`corpus_positions`) not yet in ``out`` (with the net set or
     training checkpoint ``nets``, default the shipped nets: a candidate's own rollouts); the count added."""
-    from analyzer.train.checkpoint import load_nets
+    from bglab.checkpoint import load_nets
 
     eng = Engine(None if nets is None else load_nets(nets))
     fp = weights_fingerprint(eng.nets.contact)
@@ -134,7 +134,7 @@ def with_candidate(records: list[dict[str, Any]], nets_path: Path, name: str = "
     (or training checkpoint) in ``nets_path`` against the same rollout. A quick paired screen of a
     candidate net: the rollouts were played by the nets that made the records (v0.5), so the figure
     of a candidate is a screen, not its own consistency figure."""
-    from analyzer.train.checkpoint import load_nets
+    from bglab.checkpoint import load_nets
 
     eng = Engine(load_nets(nets_path), cache_size=0)
     out = list(records)

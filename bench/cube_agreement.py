@@ -1,6 +1,6 @@
 """Cube decisions at n-ply against GNU Backgammon's proper cube action (money, centred cube).
 
-Positions come from our own 0-ply self-play (:func:`analyzer.train.selfplay.play_seeded`), one
+Positions come from our own 0-ply self-play (:func:`analyzer.eval.selfplay.play_seeded`), one
 random position before the roll from each of many games (seeded). We decide with the n-ply cubeful
 search :func:`analyzer.eval.cube_search.cube_decision_nply` at ``--ply`` (and, for comparison, with the older
 conversion of ``--ply`` cubeless probabilities at the root, :func:`analyzer.eval.cube.analyze_cube`); GNU Backgammon
@@ -31,7 +31,7 @@ from analyzer.core.position import Position
 from analyzer.eval.cube import CubeDecision, analyze_cube
 from analyzer.eval.cube_search import cube_decision_nply
 from analyzer.eval.engine import Engine
-from analyzer.train.selfplay import GameBuffers, play_seeded
+from analyzer.eval.selfplay import GameBuffers, play_seeded
 
 GNUBG_SCRIPT = r"""
 import ctypes, sys

@@ -8,7 +8,7 @@ Sections (cubeless money equity of the side on roll; errors are |equity - refere
    b. the one-sided database convolution: what the engine's 0-ply returns for home-board races
       when the exact database is not consulted (more than 6 checkers on a side);
    c. the race net alone (the raw 0-ply player's race evaluation), over all pairs and over the
-      hold-out pairs that :mod:`analyzer.train.race` never trains on;
+      hold-out pairs that :mod:`bglab.race` never trains on;
    d. the engine's 1- and 2-ply lookahead with the exact table left out (``Engine(two_sided=False)``:
       the one-sided convolution at the leaves), on a seeded sample of ``--lookahead`` pairs: how
       close our race evaluation gets where no exact table exists;
@@ -35,9 +35,9 @@ from numpy.typing import NDArray
 
 from analyzer.eval.engine import Engine
 from analyzer.eval.net import evaluate_boards
-from analyzer.train.checkpoint import load_nets
-from analyzer.train.learner import outcome_equity
-from analyzer.train.race import (
+from bglab.checkpoint import load_nets
+from bglab.learner import outcome_equity
+from bglab.race import (
     all_db_pairs,
     bearoff_classes,
     db_boards,

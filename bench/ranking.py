@@ -37,8 +37,8 @@ from analyzer.analysis.replay import replay_games
 from analyzer.core.ids import encode_position_id
 from analyzer.core.position import Position
 from analyzer.eval.engine import Engine
+from analyzer.eval.selfplay import GameBuffers, play_seeded
 from analyzer.formats import read_any
-from analyzer.train.selfplay import GameBuffers, play_seeded
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "samples" / "boardlord-llabba-7p.mat"
 ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]

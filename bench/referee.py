@@ -147,7 +147,7 @@ def our_evaluator(nets: Path | None = None) -> Evaluator:
     if nets is None:
         eng = Engine()
     else:
-        from analyzer.train.checkpoint import load_nets
+        from bglab.checkpoint import load_nets
 
         eng = Engine(load_nets(nets))
 
@@ -295,7 +295,7 @@ def our_rollouts(rows: Rows, cache: Path, trials: int, seed: int, limit: int, ne
     if nets is None:
         eng = Engine()
     else:
-        from analyzer.train.checkpoint import load_nets
+        from bglab.checkpoint import load_nets
 
         eng = Engine(load_nets(nets))
     fp = weights_fingerprint(eng.nets.contact)

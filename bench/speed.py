@@ -22,7 +22,7 @@ import numpy as np
 
 from analyzer.core.position import Position
 from analyzer.eval.engine import ANALYSIS_FILTER, PLAY_FILTER, Engine, eval_parallel
-from analyzer.train.selfplay import GameBuffers, play_seeded
+from analyzer.eval.selfplay import GameBuffers, play_seeded
 
 MIDDLE_GAME = "P 24:2 13:4 8:3 6:4 5:2 | O 19:4 17:3 12:4 1:2 3:2"
 

@@ -25,14 +25,14 @@ are those of the 0-ply player; no new rollouts with ``--report-only``): how clos
 searches of an analysis come::
 
     python bench/variant_consistency.py --variant dutch --report-only --ply 2 \
-        --out training/consistency/dutch_consistency.jsonl
+        --out lab/consistency/dutch_consistency.jsonl
 
 ``--positions-from FILE`` takes the positions of an earlier results file instead of sampling them
 (same indices, same rollout seeds) and also reports that file's figures on the same positions: a
 paired comparison of two nets, much less noisy than two samples of their own::
 
     python bench/variant_consistency.py --variant dutch --nets runs/dutch_new.npz --positions 60 \
-        --positions-from training/consistency/dutch_consistency.jsonl --out runs/paired_dutch.jsonl
+        --positions-from lab/consistency/dutch_consistency.jsonl --out runs/paired_dutch.jsonl
 """
 
 from __future__ import annotations
@@ -49,11 +49,11 @@ import numpy as np
 
 from analyzer.core.position import Position
 from analyzer.eval.net import weights_fingerprint
+from analyzer.eval.selfplay import game_seed
 from analyzer.eval.variants import features as V
 from analyzer.eval.variants.engine import NETS_DIR, VariantEngine
 from analyzer.eval.variants.model import VariantNet, race_context
 from analyzer.eval.variants.play import GameBuffers, net_rollout, play_seeded
-from analyzer.train.td import game_seed
 
 
 def sample_position(vn: VariantNet, index: int, seed: int, buf: GameBuffers) -> Position | None:

@@ -19,7 +19,6 @@ for _name in ("COLUMNS", "LINES"):
     os.environ.pop(_name, None)
 
 BENCH_DIR = Path(__file__).resolve().parent.parent / "bench"
-EXPERIMENTS_DIR = Path(__file__).resolve().parent.parent / "training" / "experiments"
 TOOLS_DIR = Path(__file__).resolve().parent.parent / "tools"
 
 
@@ -42,10 +41,3 @@ def bench_script() -> Callable[[str], ModuleType]:
 def tool_script() -> Callable[[str], ModuleType]:
     """Loads a ``tools/`` script as a module by its name: ``tool_script("gnubg_rollout")``."""
     return lambda name: _load_script(name, TOOLS_DIR)
-
-
-@pytest.fixture
-def experiment_script() -> Callable[[str], ModuleType]:
-    """Loads a ``training/experiments/`` script as a module by its name: ``experiment_script("variant_label_check")``
-    (the experiment drivers that left ``bench/``)."""
-    return lambda name: _load_script(name, EXPERIMENTS_DIR)

@@ -189,7 +189,7 @@ def test_pruning_keeps_plied_values_close(engine: Engine) -> None:
 
 
 def test_fast_shot_count_matches_reference() -> None:
-    from analyzer.train.selfplay import GameBuffers, play_seeded
+    from analyzer.eval.selfplay import GameBuffers, play_seeded
 
     nets = NetSet.initial(hidden=8, race_hidden=8, seed=9)
     buf = GameBuffers()
@@ -208,7 +208,7 @@ def test_fast_shot_count_matches_reference() -> None:
 
 
 def _selfplay_boards(games: int = 6) -> list[np.ndarray]:
-    from analyzer.train.selfplay import GameBuffers, play_seeded
+    from analyzer.eval.selfplay import GameBuffers, play_seeded
 
     nets = NetSet.initial(hidden=8, race_hidden=8, seed=9)
     buf = GameBuffers()

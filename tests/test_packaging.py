@@ -40,10 +40,26 @@ def test_shipped_data_is_every_product_file_and_no_training_file() -> None:
     shipped = {f for f in files if any(fnmatch.fnmatch(f, g) for g in _shipped_globs())}
     product = {f for f in files if f.split("/")[0] in ("nets", "met", "samples", "bearoff")}
     assert shipped == product
-    assert set(files) == product, "data/ holds only what the product ships: training files belong in training/"
+    assert set(files) == product, "data/ holds only what the product ships: training files belong in lab/"
     for needed in ("nets/standard.npz", "nets/dutch.npz", "nets/mahbusa.npz", "met/kazaross-xg2.json",
                    "samples/boardlord-llabba-7p.mat"):
         assert needed in shipped, needed
+
+
+def test_the_package_holds_no_training_code() -> None:
+    """The lab (bglab, in lab/) is its own package: no training module in the product's packages, and the
+    product's configuration names no lab package (the import contract keeps the product from importing it)."""
+    listed = SETUPTOOLS["packages"]
+    assert not [p for p in listed if "train" in p or p.startswith("bglab")]
+    modules = [p.relative_to(ROOT).as_posix() for p in (ROOT / "analyzer").rglob("*.py")
+               if "__pycache__" not in p.parts]
+    assert not [m for m in modules if "/train" in m], "training code belongs in lab/bglab"
+    lab = tomllib.loads((ROOT / "lab" / "pyproject.toml").read_text(encoding="utf-8"))
+    assert lab["project"]["dependencies"] == ["bgreview"] and "bgreview" not in lab["tool"]["setuptools"]["packages"]
+    importlinter = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    contracts = importlinter["contracts"]
+    assert any(c["type"] == "forbidden" and c["source_modules"] == ["analyzer"] and c["forbidden_modules"] == ["bglab"]
+               for c in contracts)
 
 
 def test_data_dir_is_the_package_of_the_shipped_files() -> None:

@@ -116,9 +116,10 @@ def test_heldout_files_are_recorded(tool: ModuleType) -> None:
     assert all((ROOT / "tests" / "data" / "corpus" / f).exists() for f in files)
 
 
+@pytest.mark.lab  # the lab's code (bglab): the lab tier runs it
 def test_training_leaves_the_heldout_files_out(tool: ModuleType) -> None:
     from analyzer.formats import expand_inputs
-    from analyzer.train.__main__ import without_heldout
+    from bglab.__main__ import without_heldout
 
     corpus = ROOT / "tests" / "data" / "corpus"
     files = expand_inputs([str(corpus)])

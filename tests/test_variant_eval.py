@@ -292,8 +292,8 @@ def test_compiled_duel_is_duplicate_and_scores_both_sides() -> None:
 
 @pytest.mark.integration
 def test_latin_rollout_stratifies_both_first_rolls_and_is_a_reordering_of_the_full_one() -> None:
+    from analyzer.eval.selfplay import game_seed
     from analyzer.eval.variants.play import GameBuffers, net_rollout, play_seeded
-    from analyzer.train.td import game_seed
 
     vn = VariantNet.load("data/nets/mahbusa.npz")
     buf = GameBuffers()

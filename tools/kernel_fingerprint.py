@@ -42,7 +42,7 @@ from analyzer.eval.bearoff import bearoff_class
 from analyzer.eval.cube_search import cube_decision_nply
 from analyzer.eval.engine import Engine
 from analyzer.eval.rollout import RolloutSettings, rollout
-from analyzer.train.selfplay import GameBuffers, play_seeded
+from analyzer.eval.selfplay import GameBuffers, play_seeded
 
 PER_CLASS = 25
 DICE = ((3, 1), (6, 6), (5, 2))

@@ -79,7 +79,7 @@ def main() -> None:
     duel_outcomes("dutch", "heuristic", "random", pairs=1, seed=2)
     t = step("variant duels (benchmarks, play levels)", t)
     from analyzer.eval.net import NetSet
-    from analyzer.train.selfplay import GameBuffers, duel, play_seeded
+    from analyzer.eval.selfplay import GameBuffers, duel, play_seeded
 
     duel(None, None, np.arange(2, dtype=np.int64))
     play_seeded(NetSet.initial(hidden=8, race_hidden=8, seed=9), 1, 0.0, GameBuffers())

@@ -3,7 +3,7 @@
 One *trial* plays a game out from a start board with a given dice sequence: the first two rolls
 are chosen by the caller (stratified), the later ones come from numba's Mersenne Twister seeded
 with the trial's own seed, so a trial is a pure function of (start board, rolls, seed, weights).
-Every play is the best 0-ply play of the roll (as in :mod:`analyzer.train.selfplay`, with the
+Every play is the best 0-ply play of the roll (as in :mod:`analyzer.eval.selfplay`, with the
 bear-off databases used where they apply). The trial stops
 
 * when the game is over (the exact result),

@@ -91,7 +91,7 @@ def refresh_module(module_file: str, extra: tuple[str, ...] = ()) -> bool:
     """Delete the cached kernels of ``module_file`` when it or a module its kernels call changed.
 
     The stamp kept beside its cache covers :data:`SOURCES`, ``extra`` (paths under ``analyzer/``,
-    such as ``"train/selfplay.py"``, or absolute paths) and the module itself, which may lie outside
+    such as ``"eval/selfplay.py"``, or absolute paths) and the module itself, which may lie outside
     the package (a benchmark script). Returns True when files were removed.
 
     >>> refresh_module(__file__)  # this module has no compiled kernels: nothing to remove
