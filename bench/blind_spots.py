@@ -9,7 +9,7 @@ than twice the overall contact figure (the evaluator issue's target: none).
 Two sources of positions, each a JSONL file of records ``{"position": gnubg Position ID, "eq0",
 "rollout", "se", "engine", ...}``:
 
-* self-play positions: ``lab/consistency/standard_consistency.jsonl`` (made by
+* self-play positions: ``lab/consistency/standard_consistency.parquet`` (made by
   ``lab/bglab/experiments/standard_consistency.py``), where the same positions are also measured
   for GNU Backgammon's 0-ply against gnubg's own rollouts (a referee's figure, shown beside ours);
 * positions of real matches: ``--corpus DIR`` samples one checker-play position from each game of
@@ -22,12 +22,12 @@ Usage::
 
     python bench/blind_spots.py                                   # the stored self-play figures
     nice -n 19 python bench/blind_spots.py --corpus tests/data/corpus --positions 300 \\
-        --out lab/consistency/corpus_consistency.jsonl
-    python bench/blind_spots.py --records lab/consistency/corpus_consistency.jsonl --json out.json
+        --out runs/corpus_consistency.jsonl
+    python bench/blind_spots.py --records lab/consistency/corpus_consistency.parquet --json out.json
     python bench/blind_spots.py --nets runs/v06_fit.npz     # screen a candidate beside ours, paired
     # one class, sampled wider: a crashed position from each game of the 44 files the training skips
     nice -n 19 python bench/blind_spots.py --corpus tests/data/corpus --theme crashed --files 44 \
-        --positions 1000 --out lab/consistency/corpus_crashed_consistency.jsonl
+        --positions 1000 --out runs/corpus_crashed_consistency.jsonl
 """
 
 from __future__ import annotations
@@ -53,22 +53,10 @@ from analyzer.eval.net import weights_fingerprint
 from analyzer.eval.rollout import RolloutSettings, rollout
 from analyzer.formats import expand_inputs
 from bglab.dataset import contact_positions
+from bglab.records import read_records  # JSON lines (a run) or Parquet (the lab's records)
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_RECORDS = ROOT / "lab" / "consistency" / "standard_consistency.jsonl"
-
-
-def read_records(path: Path) -> list[dict[str, Any]]:
-    """The records of a JSONL file (a torn last line, from a killed run, is skipped)."""
-    out = []
-    if not path.exists():
-        return out
-    for line in path.read_text().splitlines():
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return out
+DEFAULT_RECORDS = ROOT / "lab" / "consistency" / "standard_consistency.parquet"
 
 
 def corpus_positions(folder: Path, seed: int, theme: str | None = None,

@@ -25,14 +25,14 @@ are those of the 0-ply player; no new rollouts with ``--report-only``): how clos
 searches of an analysis come::
 
     python bench/variant_consistency.py --variant dutch --report-only --ply 2 \
-        --out lab/consistency/dutch_consistency.jsonl
+        --out runs/dutch_consistency.jsonl
 
 ``--positions-from FILE`` takes the positions of an earlier results file instead of sampling them
 (same indices, same rollout seeds) and also reports that file's figures on the same positions: a
 paired comparison of two nets, much less noisy than two samples of their own::
 
     python bench/variant_consistency.py --variant dutch --nets runs/dutch_new.npz --positions 60 \
-        --positions-from lab/consistency/dutch_consistency.jsonl --out runs/paired_dutch.jsonl
+        --positions-from lab/consistency/dutch_consistency.parquet --out runs/paired_dutch.jsonl
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ from analyzer.eval.variants import features as V
 from analyzer.eval.variants.engine import NETS_DIR, VariantEngine
 from analyzer.eval.variants.model import VariantNet, race_context
 from analyzer.eval.variants.play import GameBuffers, net_rollout, play_seeded
+from bglab.records import read_records  # JSON lines (a run) or Parquet (the lab's records)
 
 
 def sample_position(vn: VariantNet, index: int, seed: int, buf: GameBuffers) -> Position | None:
@@ -70,13 +71,6 @@ def sample_position(vn: VariantNet, index: int, seed: int, buf: GameBuffers) -> 
 def net_fingerprint(vn: VariantNet) -> str:
     """A short hash of the net's weights: results of another net are never mixed in."""
     return weights_fingerprint(vn.net)
-
-
-def read_records(path: Path) -> list[dict[str, Any]]:
-    """The records of a results file (none if it does not exist yet)."""
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,6 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     fp = net_fingerprint(vn)
     k, n_shards = (int(x) for x in args.shard.split("/"))
     out = Path(args.out or f"runs/consistency_{variant}.jsonl")
+    if out.suffix == ".parquet" and (not args.report_only or args.merge):
+        ap.error(f"{out}: a Parquet record is the lab's finished copy, read only: run into a .jsonl file "
+                 "(python -m bglab.records FILE.jsonl compresses it)")
     out.parent.mkdir(parents=True, exist_ok=True)
     done: dict[int, dict[str, float]] = {}
 
@@ -109,9 +106,13 @@ def main(argv: list[str] | None = None) -> int:
               if args.positions_from else None)  # paired: the same trial count (and so the same rollout dice)
     source_name = Path(args.positions_from).name if args.positions_from else None
 
+    def same_source(name: str | None) -> bool:  # by stem: the lab keeps a JSON lines record as Parquet
+        return name == source_name or (name is not None and source_name is not None
+                                       and Path(name).stem == Path(source_name).stem)
+
     def ours(rec: dict[str, Any]) -> bool:
         return (rec.get("trials") == args.trials and rec.get("seed") == args.seed and rec.get("net") == fp
-                and rec.get("positions_from") == source_name)
+                and same_source(rec.get("positions_from")))
 
     for rec in read_records(out):
         if ours(rec):
