@@ -12,8 +12,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from played import one_point_match
 
-from analyzer.analysis.play import PlayOptions, PlaySession
 from analyzer.core.match import MatchState, can_double, cube_available, cube_is_dead, cube_refusal
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,32 +67,14 @@ def test_sample_has_gnubgs_decisions() -> None:
 def test_play_one_point_match_never_offers_the_cube(tmp_path: Path) -> None:
     """``play --length 1``: the person is never stopped before his roll to double (gnubg: "The
     cube is dead"); his dice are rolled for him and no double is ever recorded."""
-    _one_point_match(tmp_path)
-
-
-def _one_point_match(tmp_path: Path) -> PlaySession:
-
-    s = PlaySession.new(PlayOptions(variant="standard", length=1, level="beginner", seed=4), tmp_path / "m.mat")
-    moves = 0
-    for _ in range(400):
-        if s.awaiting == "over":
-            break
-        assert s.awaiting != "roll"  # a live cube stops here: "roll or double"
-        if s.awaiting == "engine":
-            s.advance()
-        elif s.awaiting == "move":
-            s.handle(s.rules.legal_plays(s.pos, s.dice)[0].text)  # type: ignore[arg-type]
-            moves += 1
-        else:
-            s.handle("")
-    assert moves > 3 and s.awaiting == "over"
+    s, moves = one_point_match(tmp_path / "m.mat")
+    assert moves > 3
     assert not any(type(a).__name__ == "Double" for g in s.record().games for a in g.actions)
-    return s
 
 
 @pytest.mark.integration
 def test_one_point_match_has_no_cube_decision(tmp_path: Path) -> None:
     from analyzer.analysis.analyze import analyze_match
 
-    rows = analyze_match(_one_point_match(tmp_path).record(), engine=None, ply=0).decisions
+    rows = analyze_match(one_point_match(tmp_path / "m.mat")[0].record(), engine=None, ply=0).decisions
     assert rows.height > 6 and set(rows["kind"]) == {"checker"}

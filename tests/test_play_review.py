@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from played import one_point_match
 from typer.testing import CliRunner
 
-from analyzer.analysis.play import PlayOptions, PlaySession, review_plan
+from analyzer.analysis.play import review_plan
 from analyzer.cli import app
 
 
@@ -19,24 +20,10 @@ def test_review_plan() -> None:
     assert ply == 0 and words.startswith("quick review at 0-ply") and "(2-ply)" in words
 
 
-def _finished(path: Path, hint_ply: int) -> Path:
-    s = PlaySession.new(PlayOptions(variant="standard", length=1, level="beginner", seed=4, hint_ply=hint_ply), path)
-    for _ in range(400):
-        if s.awaiting == "over":
-            break
-        if s.awaiting == "engine":
-            s.advance()
-        elif s.awaiting == "move":
-            s.handle(s.rules.legal_plays(s.pos, s.dice)[0].text)  # type: ignore[arg-type]
-        else:
-            s.handle("")
-    assert s.awaiting == "over"
-    return path
-
-
 @pytest.mark.integration
 def test_play_reviews_at_the_hint_depth(tmp_path: Path) -> None:
-    path = _finished(tmp_path / "m.mat", hint_ply=0)
+    path = tmp_path / "m.mat"
+    one_point_match(path, hint_ply=0)
     r = CliRunner().invoke(app, ["play", "--resume", str(path), "--review"])
     assert r.exit_code == 0, r.output
     assert "review at 0-ply, the depth of 'hint' (no rollout confirmation" in r.output
