@@ -897,9 +897,11 @@ def _unlistable(folder: Path) -> Iterator[None]:
 
 
 def _peak_rss() -> int:
+    """The largest resident size this process, or any child of it that has ended (the pool's workers, once the
+    pool is closed), reached."""
     import resource
 
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
     return peak if sys.platform == "darwin" else peak * 1024
 
 

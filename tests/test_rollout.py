@@ -79,7 +79,11 @@ def test_same_seed_same_result_bit_for_bit_with_one_or_two_workers(engine: Engin
     assert _numbers(d) != _numbers(a)
 
 
-def test_worker_processes_are_kept_between_rollouts_and_stopped(engine: Engine) -> None:
+def test_worker_processes_are_kept_between_rollouts_and_stopped(engine: Engine,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import analyzer.eval.trials as trials
+
+    monkeypatch.setattr(trials, "usable_cores", lambda: 4)  # 3 workers below: not cut to the cores of a 2-core machine
     R.close_pool()
     kw = {"trials": 72, "truncate": 2, "seed": 5, "cubeful": False}
     a = _rollout_kw(engine, START, workers=2, **kw)
