@@ -116,3 +116,26 @@ def test_a_100kb_argument_is_cut_in_the_error_line(args: list[str]) -> None:
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 2, (res.output[:300], res.exception)
     assert len(_one_error(res)) <= 1100
+
+
+def test_batch_jobs_are_capped_at_the_cores(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+    from pathlib import Path
+
+    import analyzer.batch.run as run
+
+    match = Path(__file__).parent / "data" / "corpus" / "gnubgparser" / "gnubg_roll_then_resign_1p.mat"
+    for k in range(3):
+        shutil.copy(match, tmp_path / f"m{k}.mat")
+    monkeypatch.setattr(run, "usable_cores", lambda: 2)
+    asked: list[int] = []
+
+    def spy(units: Any, out: str, options: Any, jobs: int) -> Any:
+        asked.append(jobs)
+        return run._inline(units, out, options, lambda u, n: None)  # never start what was asked
+
+    monkeypatch.setattr(run, "_pool", spy)
+    res = CliRunner().invoke(app, ["batch", str(tmp_path), "--out", str(tmp_path / "out"), "--replay-only",
+                                   "--jobs", "1000000000"])
+    assert res.exit_code == 0, res.output
+    assert asked == [2]

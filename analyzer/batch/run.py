@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.core.errors import AnalyzerError
+from analyzer.eval.trials import usable_cores
 from analyzer.formats import expand_inputs
 
 from .layout import (
@@ -420,7 +421,8 @@ def _run_locked(given: list[str] | None, out: Path, opts: BatchOptions, jobs: in
     elif n_jobs == 1 or len(pending) <= 1:
         stream = _inline(pending, str(out), opts, on_match)
     else:
-        stream = _pool(pending, str(out), opts, min(n_jobs, len(pending)))
+        # local processes: at most one a core (--jobs 1000000000 must not start processes until the system refuses)
+        stream = _pool(pending, str(out), opts, min(n_jobs, len(pending), usable_cores()))
     tell("")
     written = 0
     for u, res in stream:
