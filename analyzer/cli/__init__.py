@@ -166,13 +166,17 @@ def main(argv: list[str] | None = None) -> None:
     ``hint`` or ``analyze`` about a fifth of its CPU time; the results are the same, and cyclic garbage
     is still collected while a long command runs (young collections every 50,000 allocations).
     """
+    from analyzer.cli.common import NOTICE_WANTED, finish_compiling
+
     process = argv is None
     if process:
         gc.set_threshold(50_000, 20, 10)
+        NOTICE_WANTED[0] = True  # a first run says that it compiles the engine (stderr)
     args = xgid_safe_args(sys.argv[1:] if argv is None else argv)
     try:
         with plain_coercion():
             command_app(args)(args=args, prog_name="bgreview")
     finally:
+        finish_compiling()
         if process:
             gc.freeze()

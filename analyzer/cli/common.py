@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from enum import Enum
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
@@ -73,10 +74,110 @@ def stdout_write(text: str) -> None:
         sys.stdout.write("\n")
 
 
+FIRST_COMPILE_S = 180
+"""About how long a fresh install's first review compiles the engine on two cores (seconds): the README's
+first command with an empty cache took 180 s on a quiet machine (issue 52); on 2026-12-07, with the two
+cores shared by a dozen other jobs, it spent 289 CPU-seconds against 83 for the same command cached,
+so about 206 s of compiling (241 functions, see :class:`CompileNotice`)."""
+
+
+class CompileNotice:
+    """Says on stderr, in the command-line process, that a first run compiles the engine: one line
+    when numba starts compiling (``compiling the engine once, about N s``), a line of progress at
+    most every ``every`` seconds while it goes on and one when the command ends, with how many of
+    our functions took how long (numba's helpers compiled for them are not counted); nothing when
+    every kernel comes from numba's cache. ``write`` gets each line, ``clock`` tells the time.
+
+    >>> lines: list[str] = []
+    >>> t = iter([0.0, 1.0, 20.0, 21.0, 30.0])
+    >>> notice = CompileNotice(lines.append, clock=lambda: next(t))
+    >>> for name, started in (("analyzer.a", True), ("analyzer.a", False), ("numba.impl", True),
+    ...                       ("analyzer.b", True), ("analyzer.b", False)):
+    ...     notice(name, started)
+    >>> notice.finish()
+    >>> print("\\n".join(lines))
+    bgreview: compiling the engine once, about 180 s on two cores (later runs load it from the cache)
+    bgreview: still compiling: 1 function done in 20 s (now b)
+    bgreview: compiled 2 functions in 30 s; later runs load them from the cache
+    """
+
+    def __init__(self, write: Callable[[str], None], *, every: float = 15.0,
+                 clock: Callable[[], float] | None = None) -> None:
+        import os
+        import threading
+        import time
+
+        self.pid = os.getpid()  # a forked worker (the rollouts' pool) inherits the listener: it stays silent
+        self.lock = threading.Lock()  # the engine's threads may compile at the same time
+        self.write = write
+        self.every = every
+        self.clock = clock or time.monotonic
+        self.started: float | None = None
+        self.last = 0.0
+        self.done = 0
+
+    def __call__(self, name: str, started: bool) -> None:
+        import os
+
+        if not name.startswith("analyzer.") or os.getpid() != self.pid:  # numba's helpers: counted with ours
+            return
+        with self.lock:
+            self._event(name, started)
+
+    def _event(self, name: str, started: bool) -> None:
+        now = self.clock()
+        if self.started is None:
+            self.started = self.last = now
+            self.write(f"bgreview: compiling the engine once, about {FIRST_COMPILE_S} s on two cores "
+                       "(later runs load it from the cache)")
+        if not started:
+            self.done += 1
+        elif now - self.last >= self.every:
+            self.last = now
+            self.write(f"bgreview: still compiling: {self.done} function{'s' if self.done != 1 else ''} done in "
+                       f"{now - self.started:.0f} s (now {name.rsplit('.', 1)[-1]})")
+
+    def finish(self) -> None:
+        """The closing line, when anything was compiled."""
+        import os
+
+        if self.started is not None and os.getpid() == self.pid:
+            self.write(f"bgreview: compiled {self.done} function{'s' if self.done != 1 else ''} in "
+                       f"{self.clock() - self.started:.0f} s; later runs load them from the cache")
+
+
+_NOTICE: list[Any] = []  # the process's notice and its listener's exit, once installed
+NOTICE_WANTED = [False]
+"""Set by :func:`analyzer.cli.main` when it runs as the process: only then are the notices printed."""
+
+
+def notice_compiling() -> None:
+    """Install, once per process, the :class:`CompileNotice` on stderr (the commands that evaluate call
+    it before the engine's first use; :func:`finish_compiling` closes it)."""
+    if _NOTICE or not NOTICE_WANTED[0]:
+        return
+    from analyzer.core.jit import compile_events
+
+    notice = CompileNotice(lambda line: print(line, file=sys.stderr, flush=True))
+    events = compile_events(notice)
+    events.__enter__()
+    _NOTICE.extend((notice, events))
+
+
+def finish_compiling() -> None:
+    """Close the compile notice (its last line) and stop listening."""
+    if _NOTICE:
+        notice, events = _NOTICE
+        _NOTICE.clear()
+        events.__exit__(None, None, None)
+        notice.finish()
+
+
 def standard_engine() -> Engine:
     """The standard evaluator over the shipped nets; exits with code 2 when they are missing."""
     from analyzer.eval.engine import Engine
 
+    notice_compiling()
     try:
         return Engine()
     except FileNotFoundError as e:
@@ -88,6 +189,7 @@ def variant_engine(variant: str) -> VariantEngine:
     code 2 when there is none (:func:`analyzer.analysis.variants.load_variant_engine` says why)."""
     from analyzer.analysis.variants import NoEvaluatorError, load_variant_engine
 
+    notice_compiling()
     try:
         engine = load_variant_engine(variant)
     except NoEvaluatorError as e:

@@ -14,7 +14,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
 import numba
@@ -25,3 +26,40 @@ F = TypeVar("F", bound=Callable[..., Any])
 def njit(func: F) -> F:
     """Compile ``func`` with numba (nopython, cached); the decorated value keeps ``func``'s type."""
     return cast(F, numba.njit(cache=True)(func))
+
+
+@contextmanager
+def compile_events(callback: Callable[[str, bool], None]) -> Iterator[None]:
+    """While inside, call ``callback(name, started)`` for each function numba compiles now (not
+    those it loads from its on-disk cache): ``started`` true when it begins, false when it ends;
+    ``name`` is ``module.function``. A command uses it to say that a first run compiles.
+
+    >>> seen: list[tuple[str, bool]] = []
+    >>> with compile_events(lambda name, started: seen.append((name, started))):
+    ...     _ = numba.njit(lambda x: x + 1)(1)
+    >>> [s for _, s in seen]
+    [True, False]
+    """
+    from numba.core import event
+
+    class _Listener(event.Listener):
+        def on_start(self, ev: Any) -> None:
+            callback(_dispatcher_name(ev), True)
+
+        def on_end(self, ev: Any) -> None:
+            callback(_dispatcher_name(ev), False)
+
+    listener = _Listener()
+    event.register("numba:compile", listener)  # type: ignore[no-untyped-call]
+    try:
+        yield
+    finally:
+        event.unregister("numba:compile", listener)  # type: ignore[no-untyped-call]
+
+
+def _dispatcher_name(ev: Any) -> str:
+    data = ev.data if isinstance(ev.data, dict) else {}
+    func = getattr(data.get("dispatcher"), "py_func", None)
+    if func is None:
+        return "?"
+    return f"{getattr(func, '__module__', '?')}.{getattr(func, '__qualname__', '?')}"
