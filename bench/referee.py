@@ -304,6 +304,10 @@ def our_rollouts(rows: Rows, cache: Path, trials: int, seed: int, limit: int, ne
         return bool(r.get("net") == fp and r.get("trials") == trials and r.get("seed") == seed)
 
     have = {r["id"] for r in read_rows(cache) if mine(r)}
+    if limit <= 0:
+        return [r for r in read_rows(cache) if mine(r)]
+    if cache.suffix == ".gz":
+        raise ValueError(f"{cache}: a gzipped cache is read only (roll out into a plain .jsonl file)")
     cache.parent.mkdir(parents=True, exist_ok=True)
     added = 0
     with cache.open("a", encoding="utf-8") as fh:

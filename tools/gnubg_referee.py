@@ -356,7 +356,7 @@ def pack(out: Path) -> dict[str, Any]:
             "counts": counts, "rolled_out": {"positions": sum(1 for r in pos if "rollout" in r),
             "decisions": sum(1 for r in read_jsonl(DATA / "decisions.jsonl.gz") if "after" in r)},
             "positions_by_class": by_class,
-            "seconds": {"positions": round(sum(r.get("seconds", 0.0) for r in pos), 1)}}
+            "wall_seconds_niced": {"positions": round(sum(r.get("seconds", 0.0) for r in pos), 1)}}
     if (out / "job.json").exists():
         job = json.loads((out / "job.json").read_text(encoding="utf-8"))
         meta["run"] = {k: job[k] for k in ("trials", "decision_trials", "threads", "seed")}
