@@ -144,7 +144,7 @@ def test_drill_in_a_pseudo_terminal(dataset: Path, tmp_path: Path) -> None:
         child.expect("illegal")
         child.expect("your answer")
         child.sendline("13/8 13/7")
-        child.expect("wrong: 13/8 13/7, losing 60 m")
+        child.expect("wrong: 13/8 13/7, losing 60 mEMG")
         child.expect("0 of 2 right")
         child.expect(pexpect.EOF)
     finally:

@@ -430,6 +430,25 @@ def _pct(x: float) -> str:
     return f"{100 * x:.0f}%"
 
 
+def _trend_words(first: TrendPoint, last: TrendPoint) -> str:
+    """How the figure moved from ``first`` to ``last``: "went down" or "went up" only when the
+    difference is outside the noise of the two periods (1.96 standard errors of the difference, the
+    standard errors read back from the 95% intervals), else "stayed level within the noise".
+
+    >>> a = TrendPoint("2024-01", 10, 900, 10.5, 9.5, 11.5)
+    >>> _trend_words(a, TrendPoint("2024-06", 10, 900, 10.5, 9.5, 11.5))
+    'stayed level within the noise'
+    >>> _trend_words(a, TrendPoint("2024-06", 10, 900, 7.0, 6.0, 8.0))
+    'went down'
+    """
+    se_first = (first.ci_high - first.ci_low) / (2 * 1.96)
+    se_last = (last.ci_high - last.ci_low) / (2 * 1.96)
+    diff = last.memg - first.memg
+    if abs(diff) <= 1.96 * math.hypot(se_first, se_last):
+        return "stayed level within the noise"
+    return "went down" if diff < 0 else "went up"
+
+
 def _summary(p: Profile) -> str:
     """A paragraph in words, from the profile's figures alone."""
     if p.decisions == 0:
@@ -474,9 +493,8 @@ def _summary(p: Profile) -> str:
         s.append(f"The theme with the largest share of the loss is {top.label} ({_pct(top.share)}).")
     if len(p.trend) >= 2:
         first, last = p.trend[0], p.trend[-1]
-        way = "down" if last.memg < first.memg else "up"
-        s.append(f"From {first.period} to {last.period} the figure went {way}, from {first.memg:.1f} to "
-                 f"{last.memg:.1f} ({first.decisions:,} and {last.decisions:,} decisions).")
+        s.append(f"From {first.period} to {last.period} the figure {_trend_words(first, last)}, from "
+                 f"{first.memg:.1f} to {last.memg:.1f} ({first.decisions:,} and {last.decisions:,} decisions).")
     return " ".join(s)
 
 

@@ -94,10 +94,11 @@ def drill(
                 right += 1
                 console.print(f"right: {verdict.answer} (best {card.best})")
             else:
-                lost = "" if verdict.loss is None else f", losing {1000 * verdict.loss:.0f} m"
+                unit = "mEMG" if card.variant == "standard" else "millipoints"
+                lost = "" if verdict.loss is None else f", losing {1000 * verdict.loss:.0f} {unit}"
                 console.print(f"wrong: {verdict.answer}{lost}; best {card.best}")
                 if verdict.answer != card.played:
-                    console.print(f"  in the match: {card.played}, losing {1000 * card.equity_loss:.0f} m")
+                    console.print(f"  in the match: {card.played}, losing {1000 * card.equity_loss:.0f} {unit}")
             if card.kind == "checker":
                 top = max((e for _, e in card.candidates), default=0.0)
                 for play, equity in card.candidates[:6]:
