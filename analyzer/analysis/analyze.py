@@ -55,6 +55,7 @@ from analyzer.analysis.confirm import (
     ConfirmSettings,
     cube_signed,
     doubt,
+    rank_undecided,
     take_signed,
     wants_checker,
 )
@@ -234,7 +235,7 @@ class MatchAnalysis:
                   .head(n + 1).drop("_i"))
         loss = ranked["equity_loss"].to_list()
         se = ranked["loss_se"].to_list() if "loss_se" in ranked.columns else [None] * len(loss)
-        gap = [loss[i] - loss[i + 1] < max(se[i] or 0.0, se[i + 1] or 0.0) for i in range(len(loss) - 1)]
+        gap = rank_undecided(loss, se)
         decided = [not ((i > 0 and gap[i - 1]) or (i < len(gap) and gap[i])) for i in range(len(loss))]
         return ranked.with_columns(rank_decided=pl.Series(decided, dtype=pl.Boolean)).head(n)
 
@@ -353,9 +354,9 @@ class _Rows:
                 "candidates": [], "cube_nd": None, "cube_dt": None, "cube_dp": None,
                 "cube_action": None, "close": None, "cube_error": None, "luck": None,
                 "luck_mwc": None, "ply": self.ply, "method": self.method, "trials": self.trials,
-                "loss_se": None, "equity_loss_first": None, "cube_win": None, "cube_win_gammon": None,
-                "cube_win_backgammon": None, "cube_lose_gammon": None, "cube_lose_backgammon": None,
-                "take_point": None, "gammon_value": None, "gammon_value_taker": None}
+                "loss_se": None, "rank_trials": None, "equity_loss_first": None, "cube_win": None,
+                "cube_win_gammon": None, "cube_win_backgammon": None, "cube_lose_gammon": None,
+                "cube_lose_backgammon": None, "take_point": None, "gammon_value": None, "gammon_value_taker": None}
 
     def put(self, row: dict[str, Any], at: int | None) -> int:
         """Append ``row`` (or, with ``at``, put it in place of row ``at``); returns its index."""
@@ -368,7 +369,8 @@ class _Rows:
     def confirmed(self, row: dict[str, Any], how: Confirmed | None, first_loss: float) -> None:
         """Mark ``row`` as valued again by the confirmation pass (its first loss kept)."""
         if how is not None:
-            row.update(method=how.method, trials=how.trials, loss_se=how.loss_se, equity_loss_first=first_loss)
+            row.update(method=how.method, trials=how.trials, loss_se=how.loss_se, rank_trials=how.rank_trials,
+                       equity_loss_first=first_loss)
 
     def losses(self, row: dict[str, Any], state: MatchState, side: int, played: float,
                best: float, *, cubeless: bool = False) -> None:
@@ -504,6 +506,9 @@ class _Job:
     rows: tuple[int, ...]
     run: Callable[[], None]
     cube: bool = False
+    goal: tuple[Confirmer, int, int] | None = None
+    """A checker play: its confirmer, game and move (where a goal for its standard error is set:
+    :meth:`_Jobs.settle_ranks`)."""
 
 
 def _checker_signed(ca: CheckerAnalysis) -> float:
@@ -541,7 +546,8 @@ class _Jobs:
             again, how = c.checker(self.engine, d.position, dice, d.state, d.side, ca, game=d.game, move=d.move,
                                    deep_filter=self.deep_filter)
             self.rows.checker(d, again, luck, luck_mwc, how, ca.loss, at=at)
-        self.jobs.append(_Job(ca.loss, doubt(_checker_signed(ca), "checker", self.thresholds), (at,), run))
+        self.jobs.append(_Job(ca.loss, doubt(_checker_signed(ca), "checker", self.thresholds), (at,), run,
+                              goal=(c, d.game, d.move)))
 
     def variant_checker(self, c: Confirmer, net: Evaluator, d: Decision, ca: CheckerAnalysis, luck: float,
                         ply: int, at: int) -> None:
@@ -551,7 +557,8 @@ class _Jobs:
         def run() -> None:
             again, how = c.checker(net, d.position, dice, d.state, d.side, ca, game=d.game, move=d.move)
             self.rows.variant_checker(d, again, luck, ply, how, ca.loss, at=at)
-        self.jobs.append(_Job(ca.loss, doubt(_checker_signed(ca), "checker", self.thresholds), (at,), run))
+        self.jobs.append(_Job(ca.loss, doubt(_checker_signed(ca), "checker", self.thresholds), (at,), run,
+                              goal=(c, d.game, d.move)))
 
     def cube(self, c: Confirmer, d: Decision, first: CubeDecision, loss: float, at: int) -> None:
         """A cube decision where the player did not double (``first``: the first pass's, ``loss`` its
@@ -637,6 +644,49 @@ class _Jobs:
             self.jobs[k].run()
             if progress is not None:
                 progress(n, n)
+
+    def settle_ranks(self, max_steps: int = 32) -> None:
+        """Roll further the checker plays whose rank among the :data:`HEADLINE` worst (and the one
+        past them) a rollout's noise decides (:func:`~analyzer.analysis.confirm.rank_undecided`):
+        each such play gets as its goal a standard error no larger than the gap to its neighbour, and
+        is valued again (its earlier rounds are not replayed) until it reaches it or the confirmation's
+        ``rank_max_trials`` games. Repeated while a goal tightens (the order may change as the values
+        do); what the cap leaves undecided the worst list marks so. Cube decisions are not rolled
+        further. Deterministic: the extra rounds are seeded like the first."""
+        by_row = {j.rows[0]: j for j in self.jobs if j.goal is not None}
+        for _ in range(max_steps):
+            rows = self.rows.rows
+            ranked = sorted((i for i, r in enumerate(rows) if r["equity_loss"] > 0),
+                            key=lambda i: (-rows[i]["equity_loss"], i))[: HEADLINE + 1]
+            loss = [float(rows[i]["equity_loss"]) for i in ranked]
+            se = [rows[i]["loss_se"] for i in ranked]
+            goals: dict[int, float] = {}
+            for n, open_ in enumerate(rank_undecided(loss, se)):
+                if not open_:
+                    continue
+                gap = loss[n] - loss[n + 1]
+                for m in (n, n + 1):
+                    i = ranked[m]
+                    job, r = by_row.get(i), rows[i]
+                    if job is None or job.goal is None or r["loss_se"] is None or r["loss_se"] <= gap \
+                            or r["method"] != "rollout":
+                        continue
+                    c = job.goal[0]
+                    if r["trials"] is not None and r["trials"] >= c.settings.rank_cap:
+                        continue
+                    goals[i] = min(goals.get(i, gap), gap)
+            moved = False
+            for i, gap in sorted(goals.items()):
+                job = by_row[i]
+                assert job.goal is not None
+                c, game, move = job.goal
+                if (game, move) in c.goals and c.goals[(game, move)] <= gap:
+                    continue
+                c.goals[(game, move)] = gap
+                job.run()
+                moved = True
+            if not moved:
+                return
 
     def _headline_cut(self, own: tuple[int, ...]) -> float:
         """The smallest loss among the :data:`HEADLINE` worst rows as they stand, ``own`` rows left out
@@ -799,6 +849,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
     if confirmer is not None:
         jobs.run(confirmer.settings.limit, None if progress is None else lambda n, m: progress(total + n, total + m),
                  confirmer.settings.cube_doubt, confirmer.settings.blunders)
+        jobs.settle_ranks()
 
     decisions = pl.DataFrame(rows.rows, schema=DECISIONS_SCHEMA, orient="row") if rows.rows \
         else pl.DataFrame(schema=DECISIONS_SCHEMA)

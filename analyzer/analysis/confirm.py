@@ -39,6 +39,12 @@ rollouts are seeded by its game and move).
   games' means replace the model's No double and Double/take;
 * Dutch and Mahbusa plays (no cube): cubeless rollouts played to the end by the variant net.
 
+A checker play's rollout goes further when the review's worst list would rank it by noise (its
+loss and a neighbour's there differ by less than the larger of their standard errors,
+:func:`rank_undecided`): the analysis sets a goal for its standard error (the gap), and it is rolled
+on, its earlier rounds kept, to that goal or ``rank_max_trials`` games (four times ``max_trials`` by
+default; the row's ``rank_trials``).
+
 Method ``"ply"`` instead re-evaluates the same decisions at ``ply`` (3 by default: the first pass's
 candidate filter with a deeper last stage, and the n-ply cube search).
 
@@ -74,8 +80,8 @@ from analyzer.eval.met import MatchEquityTable
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
 
-__all__ = ["CUBE_DOUBT", "FUTILITY", "LIMIT", "METHODS", "SPREAD", "ConfirmSettings", "Confirmed", "Confirmer",
-           "cube_signed", "doubt", "settle_chance", "settled", "take_signed"]
+__all__ = ["CUBE_DOUBT", "FUTILITY", "LIMIT", "METHODS", "RANK_TRIALS_FACTOR", "SPREAD", "ConfirmSettings", "Confirmed",
+           "Confirmer", "cube_signed", "doubt", "rank_undecided", "settle_chance", "settled", "take_signed"]
 
 METHODS = ("rollout", "ply")
 Z95 = 1.959963984540054
@@ -104,6 +110,11 @@ gnubg's "bad", 0.06) needs no more games once known to within this: below it onl
 is at stake, where a loss that close to the line is as much the one class as the other. (0.015
 everywhere was measured too: on the 22-match yardstick it moved ten losses across the blunder line
 by noise, and the blunders' precision against gnubg fell from 96.3% to 94.3%; docs/benchmarks.md.)"""
+RANK_TRIALS_FACTOR = 4
+"""The most games a checker play's confirmation rollout plays, in ``max_trials`` (2304 by default),
+when its loss and a neighbour's in the review's worst list differ by less than the larger of their
+standard errors (:func:`rank_undecided`): the extra rounds settle the order, or the cap leaves it
+marked undecided (:meth:`Confirmer.checker`, ``goals``)."""
 FUTILITY = 0.2
 """A decision whose loss would settle its error class by ``max_trials`` with a chance below this
 (:func:`settle_chance`, were its true loss the one measured so far: it lies too near a class
@@ -136,12 +147,17 @@ class ConfirmSettings:
     cube_doubt: float | None = CUBE_DOUBT
     blunders: bool = True
     futility: float | None = FUTILITY
+    rank_max_trials: int | None = None
+    """The most games to settle a rank (:data:`RANK_TRIALS_FACTOR`; ``None``: that many times
+    ``max_trials``): :attr:`rank_cap`."""
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise ValueError(f"confirmation method must be one of {', '.join(METHODS)}, not {self.method!r}")
         if self.trials < 1 or self.max_trials < self.trials or self.plays < 1 or self.workers < 1:
             raise ValueError("confirmation trials (>= 1, max >= first round), plays and workers must be positive")
+        if self.rank_max_trials is not None and self.rank_max_trials < self.max_trials:
+            raise ValueError("the confirmation's games to settle a ranking must be at least its max_trials")
         if any(t is not None and t < 1 for t in (self.truncate, self.cube_truncate)):
             raise ValueError("confirmation truncation must be at least 1 ply")
         if self.limit is not None and self.limit < 0:
@@ -164,7 +180,16 @@ class ConfirmSettings:
                 "variance_reduction": self.method == "rollout", "playing_ply": 0, "limit": self.limit,
                 "tolerance": self.tolerance, "low_tolerance": self.low_tolerance, "cube_doubt": self.cube_doubt,
                 "blunders": self.blunders,
-                "futility": self.futility}
+                "futility": self.futility, "rank_max_trials": self.rank_cap}
+
+    @property
+    def rank_cap(self) -> int:
+        """The most games a checker play's rollout plays to settle its rank in the worst list.
+
+        >>> ConfirmSettings().rank_cap, ConfirmSettings(max_trials=1000).rank_cap
+        (2304, 4000)
+        """
+        return self.rank_max_trials if self.rank_max_trials is not None else RANK_TRIALS_FACTOR * self.max_trials
 
     @property
     def label(self) -> str:
@@ -186,6 +211,22 @@ class Confirmed:
     take_trials: int | None = None
     """A rolled-out double whose take needed more games than the double (the later rounds played the
     Double/take games alone): the take's games, where ``trials`` counts the double's."""
+    rank_trials: int | None = None
+    """The games of ``trials`` played past the point where the error class was settled, to settle
+    the decision's rank in the review's worst list (``None``: none)."""
+
+
+def rank_undecided(losses: Sequence[float], ses: Sequence[float | None]) -> list[bool]:
+    """For losses ranked largest first, whether each neighbouring pair's order is left to a rollout's
+    noise: the two differ by less than the larger of their standard errors (``None``: an n-ply value,
+    no noise). Entry ``i`` is the pair ``i, i + 1``.
+
+    >>> rank_undecided([0.736, 0.6, 0.3], [0.233, None, 0.002])
+    [True, False]
+    >>> rank_undecided([0.5, 0.5], [None, None])
+    [False]
+    """
+    return [losses[i] - losses[i + 1] < max(ses[i] or 0.0, ses[i + 1] or 0.0) for i in range(len(losses) - 1)]
 
 
 def settled(loss: float, se: float, thresholds: Thresholds, z: float = Z95, *, tolerance: float = 0.0,
@@ -412,6 +453,10 @@ class Confirmer:
         self.met = met
         self.move_filter = move_filter
         self.counts: dict[str, int] = {}
+        self.goals: dict[tuple[int, int], float] = {}
+        """Per checker play (game, move): the standard error its loss must reach, up to
+        ``rank_max_trials`` games, to settle its rank in the worst list (set by the analysis)."""
+        self._rounds: dict[tuple[int, int, tuple[tuple[str, Position], ...]], _Round] = {}
 
     def _count(self, kind: str) -> None:
         self.counts[kind] = self.counts.get(kind, 0) + 1
@@ -462,7 +507,7 @@ class Confirmer:
             return res.trials, [(c.result, c.cubeful_equity if c.cubeful_equity is not None else c.equity,
                                  c.equity_se, c.probabilities) for c in cs], pairs or None
 
-        return self._rolled_out(first, one_round, self._seed(game, move))
+        return self._rolled_out(first, one_round, self._seed(game, move), self.goals.get((game, move)))
 
     def variant_checker(self, engine: Evaluator, position: Position, dice: tuple[int, int],
                         first: CheckerAnalysis, *, game: int = 0, move: int = 0) -> tuple[CheckerAnalysis, Confirmed]:
@@ -480,15 +525,19 @@ class Confirmer:
             res = rollout(engine, position, settings, dice=dice, plays=plays)
             return res.trials, [(c.result, c.equity, c.equity_se, c.probabilities) for c in res.candidates], None
 
-        ca, how = self._rolled_out(first, one_round, self._seed(game, move))
-        return ca, Confirmed("rollout", how.trials, how.loss_se)
+        ca, how = self._rolled_out(first, one_round, self._seed(game, move), self.goals.get((game, move)))
+        return ca, Confirmed("rollout", how.trials, how.loss_se, rank_trials=how.rank_trials)
 
     def _rolled_out(self, first: CheckerAnalysis, one_round: Callable[[list[tuple[str, Position]], int, int], _Round],
-                    seed: int) -> tuple[CheckerAnalysis, Confirmed]:
+                    seed: int, goal: float | None = None) -> tuple[CheckerAnalysis, Confirmed]:
         """The best candidates of ``first`` and its played play rolled out in rounds of ``trials``,
         then as many again, ... (each round with its own seed) until the played play's loss is settled
-        in its error class or ``max_trials`` games are played."""
+        in its error class or ``max_trials`` games are played; with ``goal``, on until the loss's
+        standard error is at most ``goal`` or ``rank_max_trials`` games are played. A round played
+        before (same seed, games and plays: a decision valued again with a goal) is not played again."""
         s = self.settings
+        cap = s.max_trials if goal is None else s.rank_cap
+        settled_at: int | None = None
         chosen: dict[Position, Candidate] = {}
         for c in [*first.candidates[: s.plays], first.played]:
             chosen.setdefault(c.result, c)
@@ -497,7 +546,10 @@ class Confirmer:
         trials, done, k = s.trials, 0, 0
         pairs: _Pairs | None = {}
         while True:
-            games, values, round_pairs = one_round(plays, trials, seed + k)
+            known = (seed + k, trials, tuple(plays))
+            if known not in self._rounds:
+                self._rounds[known] = one_round(plays, trials, seed + k)
+            games, values, round_pairs = self._rounds[known]
             for result, value, se_value, probs in values:
                 sums[result].add(games, value, se_value, probs)
             if pairs is not None and round_pairs is not None:
@@ -508,16 +560,20 @@ class Confirmer:
             done += games
             live = [sums[r] for _, r in plays]
             loss, se = _loss(live, first.played.result, pairs)
-            if self._enough(loss, se, done):
+            if settled_at is None and self._enough(loss, se, done):
+                settled_at = done
+            if settled_at is not None and (goal is None or se <= goal or done >= cap):
                 break
             if pairs is not None:
                 beaten = _beaten(live, first.played.result, pairs)
                 plays = [(play, r) for play, r in plays if r not in beaten]
-            trials, k = min(done, s.max_trials - done), k + 1
+            upto = s.max_trials if settled_at is None else cap  # before it settles, the rounds as without a goal
+            trials, k = min(done, upto - done), k + 1
         cands = sorted((Candidate(x.play, x.result, x.mean, x.probabilities, 0) for x in sums.values()),
                        key=lambda c: -c.equity)
         mine = next(c for c in cands if c.result == first.played.result)
-        return CheckerAnalysis(tuple(cands), mine, first.legal), Confirmed(s.label, done, se)
+        return CheckerAnalysis(tuple(cands), mine, first.legal), \
+            Confirmed(s.label, done, se, rank_trials=done - settled_at if done > settled_at else None)
 
     # ------------------------------------------------------------------ cube decisions
     def cube(self, engine: Evaluator, position: Position, state: MatchState, player: int, *,

@@ -27,7 +27,8 @@ never renamed or removed. ``docs/decisions-schema.md`` explains every column; in
 * ``ply``: the lookahead the row's first pass was evaluated at;
 * confirmation: ``method`` (how the row's values were finally obtained: ``"2-ply"``, ``"rollout"``,
   ``"3-ply"``), ``trials`` (games per candidate of a rollout, else null), ``loss_se`` (standard
-  error of ``equity_loss``, null for n-ply) and ``equity_loss_first`` (the first pass's loss of a
+  error of ``equity_loss``, null for n-ply), ``rank_trials`` (the games of ``trials`` played to
+  settle the row's rank in the worst list, else null) and ``equity_loss_first`` (the first pass's loss of a
   row the confirmation pass valued again, else null);
 * the cube's chances and values (cube and take rows, from the doubler's side as gnubg prints them):
   ``cube_win``, ``cube_win_gammon``, ``cube_win_backgammon``, ``cube_lose_gammon``,
@@ -106,6 +107,7 @@ DECISIONS_SCHEMA: dict[str, pl.DataType] = {
     "method": pl.String(),
     "trials": pl.Int32(),
     "loss_se": pl.Float64(),
+    "rank_trials": pl.Int32(),
     "equity_loss_first": pl.Float64(),
     "cube_win": pl.Float64(),
     "cube_win_gammon": pl.Float64(),
