@@ -10,6 +10,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 # pytest-xdist's workers run with COLUMNS=80 and LINES=24 in their environment, which a plain run does not
 # have: ``bgreview replay`` then prints its narrow table (three lines a decision) and Rich wraps at 80. The
@@ -17,6 +18,12 @@ import pytest
 # COLUMNS to CliRunner itself). Set at import, before any test or fixture runs (module-scoped fixtures included).
 for _name in ("COLUMNS", "LINES"):
     os.environ.pop(_name, None)
+
+# Two pytest-xdist workers share CI's two cores (and this machine's with other jobs): how fast hypothesis
+# generates data, or runs one example, says nothing of the code under test. No deadline and no too_slow health
+# check by default (the number of examples is unchanged; a test's own @settings still apply).
+settings.register_profile("bgreview", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("bgreview")
 
 BENCH_DIR = Path(__file__).resolve().parent.parent / "bench"
 TOOLS_DIR = Path(__file__).resolve().parent.parent / "tools"
