@@ -50,7 +50,7 @@ import polars as pl
 from analyzer._read import read_limited
 from analyzer.analysis.summary import AnalysisSummary
 from analyzer.core.errors import InputError
-from analyzer.core.files import ensure_folder
+from analyzer.core.files import check_inside, ensure_folder
 
 from .layout import DECISIONS_DIR, ERRORS_TABLE, MANIFEST, MATCHES_TABLE, atomic_write_bytes, read_json, read_part_meta
 from .phase import PHASES
@@ -402,7 +402,7 @@ def write_batch_report(dataset: str | Path, out_dir: str | Path | None = None, *
             src = data / DECISIONS_DIR / part
             meta = read_part_meta(src) or {}
             if meta.get("summary"):
-                folder = out / "matches" / part.removesuffix(".parquet")
+                folder = check_inside(out / "matches", out / "matches" / part.removesuffix(".parquet"))
                 summary = AnalysisSummary.from_json(meta["summary"])
                 written.append(write_html_report(_PartAnalysis(pl.read_parquet(src), summary), folder))
                 reports[part] = f"matches/{folder.name}/report.html"
