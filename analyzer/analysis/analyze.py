@@ -531,6 +531,8 @@ class _Jobs:
         self.deep_filter = deep_filter
         self.jobs: list[_Job] = []
         self._double: tuple[Confirmer, Decision, CubeDecision, float, int] | None = None
+        self.done: set[int] = set()
+        """The jobs valued again (indices into ``jobs``)."""
 
     @property
     def wanted(self) -> int:
@@ -636,28 +638,39 @@ class _Jobs:
             rest.sort(key=lambda k: (-self.jobs[k].loss, k))
         for n, k in enumerate(chosen, 1):
             self.jobs[k].run()
+            self.done.add(k)
             if progress is not None:
                 progress(n, len(chosen))
         for n, k in enumerate(rest, len(chosen) + 1):
             if self.jobs[k].loss <= self._headline_cut(self.jobs[k].rows):
                 break
             self.jobs[k].run()
+            self.done.add(k)
             if progress is not None:
                 progress(n, n)
 
-    def settle_ranks(self, max_steps: int = 32) -> None:
+    def settle_ranks(self, max_steps: int = 64) -> None:
         """Roll further the checker plays whose rank among the :data:`HEADLINE` worst (and the one
         past them) a rollout's noise decides (:func:`~analyzer.analysis.confirm.rank_undecided`):
         each such play gets as its goal a standard error no larger than the gap to its neighbour, and
         is valued again (its earlier rounds are not replayed) until it reaches it or the confirmation's
         ``rank_max_trials`` games. Repeated while a goal tightens (the order may change as the values
         do); what the cap leaves undecided the worst list marks so. Cube decisions are not rolled
-        further. Deterministic: the extra rounds are seeded like the first."""
+        further. Deterministic: the extra rounds are seeded like the first. A decision not valued
+        again that a settled value lets into the :data:`HEADLINE` worst is valued again first (the
+        worst a review shows were all valued again)."""
         by_row = {j.rows[0]: j for j in self.jobs if j.goal is not None}
+        pending = {i: k for k, j in enumerate(self.jobs) if k not in self.done for i in j.rows}
         for _ in range(max_steps):
             rows = self.rows.rows
             ranked = sorted((i for i, r in enumerate(rows) if r["equity_loss"] > 0),
                             key=lambda i: (-rows[i]["equity_loss"], i))[: HEADLINE + 1]
+            first = [pending[i] for i in ranked[:HEADLINE] if i in pending and pending[i] not in self.done]
+            if first:
+                for k in sorted(set(first)):
+                    self.jobs[k].run()
+                    self.done.add(k)
+                continue
             loss = [float(rows[i]["equity_loss"]) for i in ranked]
             se = [rows[i]["loss_se"] for i in ranked]
             goals: dict[int, float] = {}
