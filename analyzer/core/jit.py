@@ -63,3 +63,48 @@ def _dispatcher_name(ev: Any) -> str:
     if func is None:
         return "?"
     return f"{getattr(func, '__module__', '?')}.{getattr(func, '__qualname__', '?')}"
+
+
+def serialize_cache_writes() -> bool:
+    """Make numba's on-disk cache safe for processes that compile at the same time (once per process).
+
+    numba writes each cache file atomically (a temporary file renamed over it), but saving one compiled
+    signature reads the function's index, adds its entry, writes the index back and then the data file:
+    two processes saving signatures of one function at once could lose an entry, or leave an entry
+    naming the other's data file. Installed, a save holds an exclusive ``flock`` on ``bgreview.lock`` in
+    that cache directory; a load needs no lock (a data file not yet written reads as a miss, and numba
+    compiles). False where there is no ``fcntl`` (Windows) or numba's cache is not what we expect:
+    nothing is changed then.
+
+    >>> serialize_cache_writes() in (True, False)
+    True
+    """
+    try:
+        import fcntl
+        import os
+
+        from numba.core import caching
+    except ImportError:
+        return False
+    cls: Any = getattr(caching, "IndexDataCacheFile", None)
+    save = getattr(cls, "save", None)
+    if save is None:
+        return False
+    if getattr(save, "bgreview_locked", False):
+        return True
+
+    def locked_save(self: Any, key: Any, data: Any) -> None:
+        try:
+            fd = os.open(os.path.join(self._cache_path, "bgreview.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        except (OSError, AttributeError):
+            save(self, key, data)
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            save(self, key, data)
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    locked_save.bgreview_locked = True  # type: ignore[attr-defined]
+    cls.save = locked_save
+    return True
