@@ -1034,23 +1034,7 @@ def report_specials(outcomes: list[Outcome], seconds: float, show: int) -> None:
     print(f"\n{len(outcomes)} special cases ({len(ran)} ran, {commands} commands), {seconds:.0f} s, "
           f"peak resident size {_peak_rss() >> 20} MiB")
     print("special cases by kind: " + ", ".join(f"{k} {kinds[k]}" for k in SPECIAL_KINDS))
-    exits: dict[str, Counter[int]] = {}
-    for o in ran:
-        for cmd, code in o.exits.items():
-            exits.setdefault(f"{o.kind}/{cmd}", Counter())[code] += 1
-    for cmd, counter in sorted(exits.items()):
-        print(f"exit codes of {cmd}: " + ", ".join(f"{c}: {n}" for c, n in sorted(counter.items())))
-    failures = [f for o in ran for f in o.failures]
-    by_inv = Counter(f.invariant for f in failures)
-    print("special failures by invariant: " + ", ".join(f"{i} {by_inv[i]}" for i in SPECIAL_INVARIANTS))
-    print(f"special cases with a failure: {sum(1 for o in ran if o.failures)}")
-    groups: dict[tuple[str, str], list[Failure]] = {}
-    for f in sorted(failures, key=lambda f: f.seed):
-        groups.setdefault((f.invariant, f.command), []).append(f)
-    for (inv, cmd), fs in sorted(groups.items()):
-        print(f"\n{inv} / {cmd}: {len(fs)}")
-        for f in fs[:show]:
-            print(f"  {f}")
+    _exits_and_failures(ran, "special", SPECIAL_INVARIANTS, show)
 
 
 # ------------------------------------------------------------------------------------------ driver
@@ -1138,6 +1122,11 @@ def report_writes(outcomes: list[Outcome], seconds: float, show: int) -> None:
     print(f"\n{len(outcomes)} write cases ({len(ran)} ran, {commands} commands), {seconds:.0f} s")
     print("write cases by kind: " + ", ".join(f"{k} {kinds[k]}" + (f" (+{skipped[k]} skipped)" if skipped[k] else "")
                                              for k in WRITE_KINDS))
+    _exits_and_failures(ran, "write", WRITE_INVARIANTS, show)
+
+
+def _exits_and_failures(ran: list[Outcome], what: str, invariants: Sequence[str], show: int) -> None:
+    """Print the exit codes of each kind's commands and the failures by invariant (``what``: special or write)."""
     exits: dict[str, Counter[int]] = {}
     for o in ran:
         for cmd, code in o.exits.items():
@@ -1146,8 +1135,8 @@ def report_writes(outcomes: list[Outcome], seconds: float, show: int) -> None:
         print(f"exit codes of {cmd}: " + ", ".join(f"{c}: {n}" for c, n in sorted(counter.items())))
     failures = [f for o in ran for f in o.failures]
     by_inv = Counter(f.invariant for f in failures)
-    print("write failures by invariant: " + ", ".join(f"{i} {by_inv[i]}" for i in WRITE_INVARIANTS))
-    print(f"write cases with a failure: {sum(1 for o in ran if o.failures)}")
+    print(f"{what} failures by invariant: " + ", ".join(f"{i} {by_inv[i]}" for i in invariants))
+    print(f"{what} cases with a failure: {sum(1 for o in ran if o.failures)}")
     groups: dict[tuple[str, str], list[Failure]] = {}
     for f in sorted(failures, key=lambda f: f.seed):
         groups.setdefault((f.invariant, f.command), []).append(f)
