@@ -311,11 +311,19 @@ def run(out: Path, trials: int, decision_trials: int, threads: int, seed: int, l
     return max(rc, 0)
 
 
+def _results(out: Path, name: str) -> list[dict[str, Any]]:
+    """The committed results (``bench/data/referee/<name>.jsonl.gz``) followed by those of ``out``
+    (``<name>.jsonl``): a build started in a new folder resumes after what is committed, and ``pack``
+    never drops a committed row (a later row of the same id wins)."""
+    packed = DATA / f"{name}.jsonl.gz"
+    return (read_jsonl(packed) if packed.exists() else []) + read_jsonl(out / f"{name}.jsonl")
+
+
 def run_once(out: Path, trials: int, decision_trials: int, threads: int, seed: int, limit: int | None) -> int:
     """One gnubg process over what is left of the queue: -1 when nothing was left."""
     out.mkdir(parents=True, exist_ok=True)
     selection = json.loads(gzip.decompress(SELECTION.read_bytes()))
-    done = {r["id"] for f in ("positions.jsonl", "decisions.jsonl") for r in read_jsonl(out / f)
+    done = {r["id"] for r in _results(out, "positions") + _results(out, "decisions")
             if "error" not in r}  # a failed item is tried again at the next start
     todo = [(k, item) for k, item in queue(selection) if item["id"] not in done][:limit]
     if not todo:
@@ -338,7 +346,7 @@ def pack(out: Path) -> dict[str, Any]:
     """Copy the results into ``bench/data/referee`` (gzipped, sorted by id) with the settings."""
     counts: dict[str, Any] = {}
     for name in ("positions", "decisions"):
-        rows = sorted({r["id"]: r for r in read_jsonl(out / f"{name}.jsonl")}.values(), key=lambda r: r["id"])
+        rows = sorted({r["id"]: r for r in _results(out, name)}.values(), key=lambda r: r["id"])
         text = "".join(json.dumps(r, separators=(",", ":"), sort_keys=True) + "\n" for r in rows)
         (DATA / f"{name}.jsonl.gz").write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
         counts[name] = len(rows)
@@ -402,7 +410,7 @@ def main_outside(argv: list[str]) -> int:
     if args.cmd == "pack":
         print(json.dumps(pack(args.out), indent=1))
         return 0
-    rows = list({r["id"]: r for r in read_jsonl(args.out / "positions.jsonl")}.values())  # the last of an id
+    rows = list({r["id"]: r for r in _results(args.out, "positions")}.values())  # the last of an id
     dec = list({r["id"]: r for r in read_jsonl(args.out / "decisions.jsonl")}.values())
     ok = [r for r in rows if "rollout" in r]
     secs = [r["seconds"] for r in ok]
