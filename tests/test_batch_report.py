@@ -111,8 +111,12 @@ def test_error_rate_in_the_unit_of_analyze(dataset: Path, tmp_path: Path) -> Non
 def test_index_has_the_match_report_style_and_progress_is_reported(dataset: Path, tmp_path: Path) -> None:
     calls: list[tuple[int, int]] = []
     rep = write_batch_report(dataset, tmp_path / "rep", progress=lambda done, total: calls.append((done, total)))
-    # one step for the players, the charts and the phases, then one per match report
-    assert calls[0] == (0, 3 + len(PAIRS)) and calls[-1] == (3 + len(PAIRS), 3 + len(PAIRS))
+    # one step for the players, the charts and the phases, one per match report, one per profile page;
+    # the total is known at the first call and never moves
+    pages = len(list((tmp_path / "rep" / "profiles").glob("*.html")))
+    steps = 3 + len(PAIRS) + pages
+    assert pages > 0 and calls[0] == (0, steps) and calls[-1] == (steps, steps)
+    assert {t for _d, t in calls} == {steps}
     assert [d for d, _t in calls] == list(range(len(calls)))
     html = rep.index.read_text(encoding="utf-8")
     css = (Path(__file__).resolve().parents[1] / "analyzer" / "render" / "templates" / "report.css").read_text()
@@ -126,7 +130,8 @@ def test_the_cli_shows_a_progress_bar_on_stderr(dataset: Path, tmp_path: Path) -
     res = CliRunner(env={"FORCE_COLOR": "1"}).invoke(
         app, ["report", str(dataset), "--out", str(tmp_path / "rep"), "--progress", "--no-match-reports"])
     assert res.exit_code == 0, res.output
-    assert "report" in res.stderr and "/3" in res.stderr
+    steps = 3 + len(list((tmp_path / "rep" / "profiles").glob("*.html")))  # no match reports: 3 + the profiles
+    assert "report" in res.stderr and f"{steps}/{steps}" in res.stderr
     assert res.stdout.strip().endswith("0 match reports)")
 
 

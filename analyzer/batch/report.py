@@ -43,7 +43,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -55,6 +55,9 @@ from analyzer.core.files import check_inside, ensure_folder
 from .layout import DECISIONS_DIR, ERRORS_TABLE, MANIFEST, MATCHES_TABLE, atomic_write_bytes, read_json, read_part_meta
 from .phase import PHASES
 from .tables import players_table
+
+if TYPE_CHECKING:
+    from .profile import ProfileData
 
 __all__ = ["BatchReport", "Progress", "load_aliases", "merged_names", "phase_mix", "report_players",
            "write_batch_report"]
@@ -356,7 +359,18 @@ def write_batch_report(dataset: str | Path, out_dir: str | Path | None = None, *
     matches = pl.read_parquet(matches_path)
     errors = pl.read_parquet(data / f"{ERRORS_TABLE}.parquet")
     analysed = matches.filter(pl.col("pr_0").is_not_null())["part"].to_list() if match_reports else []
-    total = 3 + len(analysed)
+    pdata: ProfileData | None = None
+    names: list[str] = []
+    if profiles != 0:
+        from .profile import load_profile_data
+
+        try:
+            pdata = load_profile_data(data)
+        except FileNotFoundError:  # a --replay-only dataset: nothing to profile
+            pdata = None
+        if pdata is not None:
+            names = pdata.players()[:profiles] if profiles is not None else pdata.players()
+    total = 3 + len(analysed) + len(names)  # known before the first step: the bar's end never moves
     done = 0
 
     def step() -> None:
@@ -409,17 +423,10 @@ def write_batch_report(dataset: str | Path, out_dir: str | Path | None = None, *
             step()
 
     profile_links: dict[str, str] = {}
-    if profiles != 0:
-        from .profile import load_profile_data
+    if pdata is not None:
         from .profile_page import write_profile_pages
 
-        try:
-            pdata = load_profile_data(data)
-        except FileNotFoundError:  # a --replay-only dataset: nothing to profile
-            pdata = None
-        if pdata is not None:
-            names = pdata.players()[:profiles] if profiles is not None else pdata.players()
-            total += len(names)
+        if names:
             got = write_profile_pages(pdata, out, names, reports=bool(reports), slug=_slug, step=step)
             profile_links = {k.strip().casefold(): v for k, v in got.items()}
             written.extend(out / rel for rel in got.values())
