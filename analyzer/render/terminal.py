@@ -341,8 +341,8 @@ def worst_table(analysis: MatchAnalysis, n: int = 5, *, width: int = 110) -> Gro
     unit = "millipoints" if cubeless else "mEMG"
     table = fitted_table(cols, rows, width=width, title=f"{n} worst decisions (loss in {unit})", unwrap_drop=5)
     if undecided:
-        table.caption = ("?: undecided rank, the loss differs from its neighbour's by less than a rollout's "
-                         "standard error")
+        # short enough for 80 columns (rich does not wrap a caption wider than its table)
+        table.caption = "?: undecided rank (within a standard error of its neighbour's loss)"
     if not ids:
         return Group(table)
     return Group(table, Text("Their IDs (XGID, Position ID:Match ID):" if match or not cubeless else "Their keys:"),
