@@ -670,17 +670,7 @@ def check_write_case(case: WriteCase, folder: Path, timeout: float = 60.0) -> Ou
     _, want = _decisions(src, timeout)
 
     def cli(name: str, args: list[str]) -> Run | None:
-        try:
-            run = run_cli(args, timeout)
-        except Hang as e:
-            fail("hang", name, str(e))
-            return None
-        out.exits[name] = run.code
-        if run.crash or "Traceback" in run.stderr:
-            fail("traceback", name, run.crash or run.stderr[-300:])
-        if run.code not in (0, 1, 2):
-            fail("exit", name, f"exit code {run.code}")
-        return run
+        return _checked_cli(out, fail, name, args, timeout, internal_error=False)
 
     if case.kind == "hostile_name":
         refusable = any(_BREAKS.search(n) or len(n) > 4000 for n in (*case.names, case.event, case.date))
@@ -921,17 +911,7 @@ def check_special_case(case: SpecialCase, folder: Path, timeout: float = 30.0) -
         out.failures.append(Failure(invariant, case.seed, case.kind, command, detail))
 
     def cli(name: str, args: list[str]) -> Run | None:
-        try:
-            run = run_cli(args, timeout)
-        except Hang as e:
-            fail("hang", name, str(e))
-            return None
-        out.exits[name] = run.code
-        if run.crash or "Traceback" in run.stderr or "internal error" in run.stderr:
-            fail("traceback", name, run.crash or run.stderr[-300:])
-        if run.code not in (0, 1, 2):
-            fail("exit", name, f"exit code {run.code}")
-        return run
+        return _checked_cli(out, fail, name, args, timeout, internal_error=True)
 
     def refused(name: str, args: list[str], target: Path, why: str) -> None:
         run = cli(name, args)
@@ -1123,6 +1103,23 @@ def report_writes(outcomes: list[Outcome], seconds: float, show: int) -> None:
     print("write cases by kind: " + ", ".join(f"{k} {kinds[k]}" + (f" (+{skipped[k]} skipped)" if skipped[k] else "")
                                              for k in WRITE_KINDS))
     _exits_and_failures(ran, "write", WRITE_INVARIANTS, show)
+
+
+def _checked_cli(out: Outcome, fail: Callable[[str, str, str], None], name: str, args: list[str], timeout: float,
+                 *, internal_error: bool) -> Run | None:
+    """Run one command of a write or special case: a hang, a traceback (or, with ``internal_error``, an
+    "internal error" line) and an exit code outside 0-2 are failures; the exit code is recorded."""
+    try:
+        run = run_cli(args, timeout)
+    except Hang as e:
+        fail("hang", name, str(e))
+        return None
+    out.exits[name] = run.code
+    if run.crash or "Traceback" in run.stderr or (internal_error and "internal error" in run.stderr):
+        fail("traceback", name, run.crash or run.stderr[-300:])
+    if run.code not in (0, 1, 2):
+        fail("exit", name, f"exit code {run.code}")
+    return run
 
 
 def _exits_and_failures(ran: list[Outcome], what: str, invariants: Sequence[str], show: int) -> None:
