@@ -12,7 +12,6 @@ import typer
 from analyzer.cli import app
 from analyzer.cli.common import (
     check_ply,
-    compile_ahead,
     error_console,
     fail,
     input_error,
@@ -210,8 +209,6 @@ def analyze(
     err = error_console()
     show = err.is_terminal if progress is None else progress
     engine = standard_engine() if any(_needs_standard(r) for r in records) else None  # variants: not needed
-    if engine is not None and confirming is not None and confirming.method == "rollout":
-        compile_ahead()  # a first run: the confirmation's rollout kernels compile beside the first pass
     problems = 0
     summaries: list[dict[str, Any]] = []
     views: list[Any] = []

@@ -164,30 +164,8 @@ def notice_compiling() -> None:
     _NOTICE.extend((notice, events))
 
 
-_AHEAD: list[Any] = []  # the child compiling the confirmation's kernels, once started
-
-
-def compile_ahead() -> None:
-    """A first run of a command that confirms with rollouts: start compiling their kernels in a second
-    process beside the first pass (:func:`analyzer.eval.prewarm.start`: nothing when numba's cache
-    holds them). Only when the command runs as the process, like the notice;
-    :func:`finish_compiling` ends the child if it still runs."""
-    if _AHEAD or not NOTICE_WANTED[0]:
-        return
-    from analyzer.eval.prewarm import start
-
-    proc = start()
-    if proc is not None:
-        _AHEAD.append(proc)
-
-
 def finish_compiling() -> None:
-    """Close the compile notice (its last line) and stop listening; end the child of
-    :func:`compile_ahead` if it still runs."""
-    if _AHEAD:
-        from analyzer.eval.prewarm import stop
-
-        stop(_AHEAD.pop())
+    """Close the compile notice (its last line) and stop listening."""
     if _NOTICE:
         notice, events = _NOTICE
         _NOTICE.clear()
