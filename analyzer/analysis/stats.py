@@ -26,7 +26,6 @@ Definitions (gnubg-referee notes §5, conventions Part 2):
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import polars as pl
@@ -35,8 +34,8 @@ from analyzer.analysis.summary import PlayerStats
 from analyzer.analysis.thresholds import NO_ERROR, Thresholds
 
 __all__ = ["CUBE_ERROR_KINDS", "GNUBG_SCALE", "LUCK_SCALE", "XG_APPROXIMATE", "XG_SCALE", "fibs_rating",
-           "fibs_rating_losses", "gnubg_rating", "luck_at_stake", "luck_rating", "luck_stake", "player_stats",
-           "xg_rating"]
+           "fibs_rating_losses", "fibs_slopes", "gnubg_rating", "luck_at_stake", "luck_rating", "luck_stake",
+           "player_stats", "xg_rating"]
 
 XG_SCALE: tuple[tuple[float, str], ...] = (
     (2.5, "World Champ"),
@@ -78,11 +77,17 @@ LUCK_SCALE: tuple[tuple[float, str], ...] = (
 FIBS_RATING_OFFSET = 2050.0
 """gnubg's default rating offset: the estimated FIBS rating of a player who makes no error."""
 
-FIBS_SLOPES_7 = (12458.0, 787.6)
-"""Rating points lost per EMG of mean error per decision, checker play and cube decisions, in a
-7-point match: fitted to the "Chequerplay errors rating loss" and "Cube errors rating loss" that
-gnubg 1.07 prints for the sample match and its games (eight checker and three cube figures, each
-reproduced within 0.2 points)."""
+FIBS_CHECKER_SLOPE = (8794.9, 25531.7)
+"""Rating points lost per EMG of mean error per unforced checker play in an N-point match:
+``a + b / N`` with ``(a, b)`` this pair. Fitted to the "Chequerplay errors rating loss" that gnubg 1.07
+prints for matches of 3, 5, 7, 9, 11, 13 and 17 points (``tests/test_fibs_rating.py`` holds its figures):
+the slope falls with the length (17,305 at 3 points, 12,458 at 7, 10,296 at 17), and this form gives it
+within 0.15% at every length measured."""
+
+FIBS_CUBE_SLOPE = (860.0, -508.8)
+"""Rating points lost per EMG of mean error per close or actual cube decision, ``a + b / N`` as for
+:data:`FIBS_CHECKER_SLOPE`, fitted to gnubg 1.07's "Cube errors rating loss" at the same lengths (690 at 3
+points, 788 at 7, 830 at 17; within 0.2%)."""
 
 
 def luck_rating(luck_per_roll: float) -> str:
@@ -94,18 +99,27 @@ def luck_rating(luck_per_roll: float) -> str:
     return next(name for bound, name in LUCK_SCALE if luck_per_roll < bound)
 
 
+def fibs_slopes(length: int) -> tuple[float, float]:
+    """The rating points a mean EMG error per decision costs in a ``length``-point match, checker play
+    and cube decisions (gnubg 1.07's, fitted: :data:`FIBS_CHECKER_SLOPE`, :data:`FIBS_CUBE_SLOPE`).
+
+    >>> [round(x) for x in fibs_slopes(7)], [round(x) for x in fibs_slopes(3)]
+    ([12442, 787], [17305, 690])
+    """
+    n = float(max(length, 1))
+    return (FIBS_CHECKER_SLOPE[0] + FIBS_CHECKER_SLOPE[1] / n, FIBS_CUBE_SLOPE[0] + FIBS_CUBE_SLOPE[1] / n)
+
+
 def fibs_rating_losses(checker_mean: float | None, cube_mean: float | None, length: int) -> tuple[float, float]:
     """The rating points that checker play and cube errors cost on the FIBS scale, as gnubg's
     "Chequerplay errors rating loss" and "Cube errors rating loss": each mean error per decision
-    (EMG) times a slope. The slopes are gnubg 1.07's at 7 points (:data:`FIBS_SLOPES_7`); at other
-    lengths they are scaled by the square root of the length over 7, as the FIBS formula scales a
-    rating difference with the match length (an estimate: not checked against gnubg there).
+    (EMG) times the slope of the match length (:func:`fibs_slopes`).
 
     >>> [round(x, 1) for x in fibs_rating_losses(0.419 / 60, 0.196 / 6, 7)]  # gnubg: 86.9 and 25.7
-    [87.0, 25.7]
+    [86.9, 25.7]
     """
-    scale = math.sqrt(max(length, 1) / 7.0)
-    return ((checker_mean or 0.0) * FIBS_SLOPES_7[0] * scale, (cube_mean or 0.0) * FIBS_SLOPES_7[1] * scale)
+    checker_slope, cube_slope = fibs_slopes(length)
+    return ((checker_mean or 0.0) * checker_slope, (cube_mean or 0.0) * cube_slope)
 
 
 def fibs_rating(checker_mean: float | None, cube_mean: float | None, length: int) -> float:
@@ -113,7 +127,7 @@ def fibs_rating(checker_mean: float | None, cube_mean: float | None, length: int
     abs. FIBS rating": 2050 minus :func:`fibs_rating_losses`.
 
     >>> round(fibs_rating(0.419 / 60, 0.196 / 6, 7), 1)  # gnubg 1.07 prints 1937.4 for the sample
-    1937.3
+    1937.4
     """
     checker, cube = fibs_rating_losses(checker_mean, cube_mean, length)
     return FIBS_RATING_OFFSET - checker - cube

@@ -199,18 +199,22 @@ def cube_error_rows(players: Sequence[PlayerStats]) -> tuple[tuple[str, str], ..
 
 
 def luck_text(p: PlayerStats) -> str:
-    """gnubg's luck rating of a player (from his mean luck per roll in EMG), or ``n/a``.
+    """gnubg's luck rating of a player (from his mean luck per roll in EMG), or ``n/a``; gnubg's "None"
+    (neither lucky nor unlucky) is spelt out, so that it does not read as a missing value.
 
     >>> from analyzer.analysis.summary import PlayerStats
     >>> luck_text(PlayerStats("ann", 0, rolls=10, luck_gnubg_emg=-0.5))
     'Bad dice, man!'
+    >>> luck_text(PlayerStats("bob", 1, rolls=10, luck_gnubg_emg=0.1))
+    'None (average dice)'
     """
     from analyzer.analysis.stats import luck_rating
 
     total = p.luck_gnubg_emg if p.luck_gnubg_emg is not None else p.luck
     if not p.rolls:
         return "n/a"
-    return luck_rating(total / p.rolls)
+    name = luck_rating(total / p.rolls)
+    return "None (average dice)" if name == "None" else name
 
 
 def fibs_text(p: PlayerStats, length: int) -> str:
