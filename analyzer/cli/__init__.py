@@ -17,8 +17,6 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from analyzer.cli.coercion import plain_coercion
-
 _USAGE_SHOWN = 300  # the most characters of a usage error's message shown (an option may be 100 kB long)
 # click's UsageError (an unknown option, a missing argument, a bad value: exit code 2), reached through
 # typer's public BadParameter, which derives from it (typer carries its own copy of click)
@@ -174,8 +172,7 @@ def main(argv: list[str] | None = None) -> None:
         NOTICE_WANTED[0] = True  # a first run says that it compiles the engine (stderr)
     args = xgid_safe_args(sys.argv[1:] if argv is None else argv)
     try:
-        with plain_coercion():
-            command_app(args)(args=args, prog_name="bgreview")
+        command_app(args)(args=args, prog_name="bgreview")
     finally:
         finish_compiling()
         if process:
