@@ -29,8 +29,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-ENGINE_NAME = "bgreview"
+from analyzer._version import ENGINE_NAME, __version__
 
 # public name -> (module, attribute); imported on first access only
 _LAZY: dict[str, tuple[str, str]] = {

@@ -32,3 +32,22 @@ def test_engine_from_the_package() -> None:
 
 def test_all_lists_the_lazy_names() -> None:
     assert set(analyzer.__all__) == set(analyzer._LAZY) | {"ENGINE_NAME", "__version__"}
+
+
+def test_no_layer_imports_the_package_root() -> None:
+    """The package root is the public API's facade over every layer: the layers read the version from
+    ``analyzer._version`` instead of importing it (issue 53)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(analyzer.__file__).parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if path == root / "__init__.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else (
+                [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            if "analyzer" in names:
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert found == []

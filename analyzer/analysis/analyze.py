@@ -49,6 +49,7 @@ from typing import Any, cast
 import numpy as np
 import polars as pl
 
+from analyzer._version import ENGINE_NAME, __version__
 from analyzer.analysis.confirm import (
     Confirmed,
     Confirmer,
@@ -247,8 +248,6 @@ def _engine_info(engine: object) -> EngineInfo:
     >>> _engine_info(None).evaluator is None
     True
     """
-    from analyzer import ENGINE_NAME, __version__
-
     if engine is None:
         return EngineInfo(ENGINE_NAME, __version__)
     nets = getattr(engine, "nets", None) or getattr(engine, "net", None)

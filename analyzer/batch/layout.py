@@ -38,6 +38,7 @@ from typing import Any
 
 import polars as pl
 
+from analyzer._version import __version__
 from analyzer.core.files import OutputError, atomic_write
 
 __all__ = [
@@ -159,8 +160,6 @@ def write_dataset_mark(folder: Path) -> None:
     """Mark ``folder`` as a dataset bgreview writes (see :func:`check_dataset_folder`)."""
     mark = folder / DATASET_MARK
     if not mark.is_file():
-        from analyzer import __version__
-
         atomic_write_json(mark, {"tool": "bgreview batch", "version": __version__})
 
 

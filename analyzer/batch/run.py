@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from analyzer._version import ENGINE_NAME, __version__
 from analyzer.core.errors import AnalyzerError
 from analyzer.eval.trials import usable_cores
 from analyzer.formats import expand_inputs
@@ -173,8 +174,6 @@ class _Manifest:
     """The manifest: written at the start, every few seconds while running, and at the end."""
 
     def __init__(self, out: Path, units: list[Unit], options: BatchOptions, started: str) -> None:
-        from analyzer import ENGINE_NAME, __version__
-
         self.path = out / MANIFEST
         self.units = units
         self.status: dict[str, dict[str, Any]] = {u.unit: {"status": "pending"} for u in units}

@@ -17,6 +17,8 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
+from analyzer._version import __version__
+
 _USAGE_SHOWN = 300  # the most characters of a usage error's message shown (an option may be 100 kB long)
 # click's UsageError (an unknown option, a missing argument, a bad value: exit code 2), reached through
 # typer's public BadParameter, which derives from it (typer carries its own copy of click)
@@ -79,8 +81,6 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from analyzer import __version__
-
         typer.echo(f"bgreview {__version__}")
         raise typer.Exit()
 
