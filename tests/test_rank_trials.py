@@ -48,13 +48,15 @@ class _Noisy:
         return trials, [(r, self.true[r] + self.noise * rng.gauss(0.0, se), se, p) for _, r in plays], None
 
 
-def _review(losses: list[float], settings: ConfirmSettings, *, noise: bool = True,
-            settle: bool = True) -> tuple[list[dict[str, Any]], list[_Noisy]]:
-    """Rows for one rolled-out play per loss in ``losses`` and one n-ply play of loss 0.6, confirmed
-    and then (``settle``) their ranks settled, as the analysis does."""
+def _review(losses: list[float], settings: ConfirmSettings, *, noise: bool = True, settle: bool = True,
+            neighbour_se: float | None = None) -> tuple[list[dict[str, Any]], list[_Noisy]]:
+    """Rows for one rolled-out play per loss in ``losses`` and one n-ply play of loss 0.6 (with
+    ``neighbour_se``: a rolled-out cube decision with that standard error), confirmed and then
+    (``settle``) their ranks settled, as the analysis does."""
     c = Confirmer(settings, XG, 7, None)
     rows = _Rows(2, XG, None, "2-ply")
-    rows.rows = [{"equity_loss": 0.6, "loss_se": None, "method": "2-ply", "trials": None, "rank_trials": None}]
+    rows.rows = [{"equity_loss": 0.6, "loss_se": neighbour_se, "method": "2-ply" if neighbour_se is None else "rollout",
+                  "trials": None if neighbour_se is None else 576, "rank_trials": None}]
     jobs = _Jobs(rows, XG, None, None)  # type: ignore[arg-type] - the stand-in needs no engine
     noisy = []
     for move, loss in enumerate(losses, 1):
@@ -79,11 +81,11 @@ def _worst(rows: list[dict[str, Any]]) -> pl.DataFrame:
 
 
 def test_extra_trials_settle_the_order() -> None:
-    before = _review([0.75], SETTINGS, settle=False)[0][1]
+    before = _review([0.8], SETTINGS, settle=False)[0][1]
     # the error class (a blunder) is settled with a standard error larger than the gap to 0.6
     assert before["loss_se"] > before["equity_loss"] - 0.6 and before["rank_trials"] is None
-    assert not _worst(_review([0.75], SETTINGS, settle=False)[0])["rank_decided"].all()
-    rows, noisy = _review([0.75], SETTINGS)
+    assert not _worst(_review([0.8], SETTINGS, settle=False)[0])["rank_decided"].all()
+    rows, noisy = _review([0.8], SETTINGS)
     played = rows[1]
     # rolled on, the earlier rounds kept, until its error is below the gap
     assert played["trials"] > before["trials"] and played["rank_trials"] == played["trials"] - before["trials"]
@@ -92,16 +94,29 @@ def test_extra_trials_settle_the_order() -> None:
     assert _worst(rows)["rank_decided"].all()
     seeds = [seed for seed, _ in noisy[0].rounds]
     assert len(seeds) == len(set(seeds))  # the rounds before the goal are not played again
-    assert _review([0.75], SETTINGS)[0] == rows  # seeded: the same rows again
+    assert _review([0.8], SETTINGS)[0] == rows  # seeded: the same rows again
 
 
-def test_the_cap_leaves_a_close_order_undecided() -> None:
+def test_an_order_out_of_reach_costs_no_games() -> None:
     settings = ConfirmSettings(trials=72, max_trials=576, rank_max_trials=1152, limit=None, workers=1)
-    rows, _ = _review([0.61], settings, noise=False)
+    rows, noisy = _review([0.61], settings, noise=False)
     played = rows[1]
-    # the blunder settles at 144 games (0.61 ± 0.46); an error below the 0.01 gap would take 80,000
-    assert played["trials"] == 1152 and played["rank_trials"] == 1152 - 144
+    # the blunder settles at 144 games (0.61 ± 0.46); an error below the 0.01 gap would take 80,000, so
+    # the cap's 1152 games would leave the order undecided: none are played past the 144
+    assert played["trials"] == 144 and played["rank_trials"] is None
+    assert sum(t for _, t in noisy[0].rounds) == 144
     assert _worst(rows)["rank_decided"].to_list() == [False, False]
+
+
+def test_an_order_a_neighbour_leaves_open_costs_no_games() -> None:
+    # beside a rolled-out cube decision at 0.6 ± 0.35 (rolled no further), no games of the play at 0.9
+    # can settle the order: its blunder class, settled at 72 games, is all it gets
+    rows, noisy = _review([0.9], SETTINGS, noise=False, neighbour_se=0.35)
+    assert rows[1]["trials"] == 72 and rows[1]["rank_trials"] is None
+    assert not _worst(rows)["rank_decided"].all()
+    # with a neighbour known exactly, the same play is rolled on to a standard error below the 0.3 gap
+    rows, _ = _review([0.9], SETTINGS, noise=False)
+    assert rows[1]["rank_trials"] == 72 and _worst(rows)["rank_decided"].all()
 
 
 def test_a_settled_order_costs_no_extra_trials() -> None:

@@ -56,6 +56,7 @@ from analyzer.analysis.confirm import (
     ConfirmSettings,
     cube_signed,
     doubt,
+    rank_floor,
     rank_undecided,
     take_signed,
     wants_checker,
@@ -653,11 +654,13 @@ class _Jobs:
         past them) a rollout's noise decides (:func:`~analyzer.analysis.confirm.rank_undecided`):
         each such play gets as its goal a standard error no larger than the gap to its neighbour, and
         is valued again (its earlier rounds are not replayed) until it reaches it or the confirmation's
-        ``rank_max_trials`` games. Repeated while a goal tightens (the order may change as the values
-        do); what the cap leaves undecided the worst list marks so. Cube decisions are not rolled
-        further. Deterministic: the extra rounds are seeded like the first. A decision not valued
-        again that a settled value lets into the :data:`HEADLINE` worst is valued again first (the
-        worst a review shows were all valued again)."""
+        ``rank_max_trials`` games; not where the standard error either of the two can expect at that
+        cap (:meth:`_rank_floor`: a cube decision's stays as it is) is still larger than the gap, for
+        those games would leave the pair undecided all the same. Repeated while a goal tightens (the
+        order may change as the values do); what the cap leaves undecided the worst list marks so.
+        Cube decisions are not rolled further. Deterministic: the extra rounds are seeded like the
+        first. A decision not valued again that a settled value lets into the :data:`HEADLINE` worst
+        is valued again first (the worst a review shows were all valued again)."""
         by_row = {j.rows[0]: j for j in self.jobs if j.goal is not None}
         pending = {i: k for k, j in enumerate(self.jobs) if k not in self.done for i in j.rows}
         for _ in range(max_steps):
@@ -677,6 +680,8 @@ class _Jobs:
                 if not open_:
                     continue
                 gap = loss[n] - loss[n + 1]
+                if max(self._rank_floor(ranked[n], by_row), self._rank_floor(ranked[n + 1], by_row)) > gap:
+                    continue  # out of reach: the cap's games would leave the pair undecided
                 for m in (n, n + 1):
                     i = ranked[m]
                     job, r = by_row.get(i), rows[i]
@@ -699,6 +704,18 @@ class _Jobs:
                 moved = True
             if not moved:
                 return
+
+    def _rank_floor(self, i: int, by_row: dict[int, _Job]) -> float:
+        """The standard error row ``i``'s loss would have at the most games :meth:`settle_ranks` may
+        give it (:func:`~analyzer.analysis.confirm.rank_floor`): its own where it is not a checker play
+        rolled out (a cube decision, an n-ply value: 0 for none), which no further games reduce."""
+        r, job = self.rows.rows[i], by_row.get(i)
+        se = r["loss_se"]
+        if se is None:
+            return 0.0
+        if job is None or job.goal is None or r["method"] != "rollout" or not r["trials"]:
+            return float(se)
+        return rank_floor(float(se), int(r["trials"]), job.goal[0].settings.rank_cap)
 
     def _headline_cut(self, own: tuple[int, ...]) -> float:
         """The smallest loss among the :data:`HEADLINE` worst rows as they stand, ``own`` rows left out

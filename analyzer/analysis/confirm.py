@@ -43,7 +43,9 @@ A checker play's rollout goes further when the review's worst list would rank it
 loss and a neighbour's there differ by less than the larger of their standard errors,
 :func:`rank_undecided`): the analysis sets a goal for its standard error (the gap), and it is rolled
 on, its earlier rounds kept, to that goal or ``rank_max_trials`` games (four times ``max_trials`` by
-default; the row's ``rank_trials``).
+default; the row's ``rank_trials``), unless the standard error it can expect at that cap
+(:func:`rank_floor`), or its neighbour's, is still larger than the gap: then it stays marked undecided
+without the games.
 
 Method ``"ply"`` instead re-evaluates the same decisions at ``ply`` (3 by default: the first pass's
 candidate filter with a deeper last stage, and the n-ply cube search).
@@ -81,7 +83,8 @@ from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
 
 __all__ = ["CUBE_DOUBT", "FUTILITY", "LIMIT", "METHODS", "RANK_TRIALS_FACTOR", "SPREAD", "ConfirmSettings", "Confirmed",
-           "Confirmer", "cube_signed", "doubt", "rank_undecided", "settle_chance", "settled", "take_signed"]
+           "Confirmer", "cube_signed", "doubt", "rank_floor", "rank_undecided", "settle_chance", "settled",
+           "take_signed"]
 
 METHODS = ("rollout", "ply")
 Z95 = 1.959963984540054
@@ -227,6 +230,17 @@ def rank_undecided(losses: Sequence[float], ses: Sequence[float | None]) -> list
     [False]
     """
     return [losses[i] - losses[i + 1] < max(ses[i] or 0.0, ses[i + 1] or 0.0) for i in range(len(losses) - 1)]
+
+
+def rank_floor(se: float, trials: int, cap: int) -> float:
+    """The standard error a rolled-out loss of ``se`` over ``trials`` games can expect after ``cap``
+    games (it falls as ``1 / sqrt(games)``): a rank whose gap to its neighbour is smaller than this
+    stays undecided whatever the games in between, so they are not played.
+
+    >>> round(rank_floor(0.0065, 288, 2304), 4), rank_floor(0.0065, 2304, 2304)
+    (0.0023, 0.0065)
+    """
+    return se * math.sqrt(trials / cap) if trials < cap else se
 
 
 def settled(loss: float, se: float, thresholds: Thresholds, z: float = Z95, *, tolerance: float = 0.0,
