@@ -14,14 +14,15 @@ True
 >>> [record] = analyzer.read_matches(sample_path("boardlord-llabba-7p"))
 >>> record.players, record.length
 (('BoardLord', 'Llabba'), 7)
->>> analysis = analyzer.analyze_match(record, engine=engine, ply=0)
+>>> analysis = analyzer.analyze_match(record, analyzer.ReviewSettings(ply=0), engine=engine)
 >>> analysis.decisions.height > 200
 True
 
 Names: :class:`Position`, :func:`parse_position` (any position text, with its match state and
 dice), :func:`find_variant` (the rules), :class:`Engine` (the standard evaluator),
-:func:`read_any` / :func:`read_matches` / :func:`read_sgf` (match files), :func:`analyze_match`
-and :class:`MatchAnalysis` (the review of a match).
+:func:`read_any` / :func:`read_matches` / :func:`read_sgf` (match files), :func:`analyze_match`,
+:class:`ReviewSettings` (how it reviews: depth or rollouts, confirmation, thresholds, seed) and
+:class:`MatchAnalysis` (the review of a match).
 """
 
 from __future__ import annotations
@@ -42,13 +43,15 @@ _LAZY: dict[str, tuple[str, str]] = {
     "read_sgf": ("analyzer.formats", "read_sgf"),
     "analyze_match": ("analyzer.analysis.analyze", "analyze_match"),
     "MatchAnalysis": ("analyzer.analysis.analyze", "MatchAnalysis"),
+    "ReviewSettings": ("analyzer.analysis.settings", "ReviewSettings"),
 }
 
-__all__ = ["ENGINE_NAME", "Engine", "MatchAnalysis", "Position", "__version__", "analyze_match", "find_variant",
-           "parse_position", "read_any", "read_matches", "read_sgf"]
+__all__ = ["ENGINE_NAME", "Engine", "MatchAnalysis", "Position", "ReviewSettings", "__version__", "analyze_match",
+           "find_variant", "parse_position", "read_any", "read_matches", "read_sgf"]
 
 if TYPE_CHECKING:
     from analyzer.analysis.analyze import MatchAnalysis, analyze_match
+    from analyzer.analysis.settings import ReviewSettings
     from analyzer.core.ids import parse_position_spec as parse_position
     from analyzer.core.position import Position
     from analyzer.eval.engine import Engine

@@ -367,10 +367,22 @@ def test_cli_analyze_dutch_sample_with_the_shipped_engine(tmp_path: Path) -> Non
     assert 'class="board dutch"' in html and 'class="reserve x"' in html and "Total error (points)" in html
 
 
+def test_a_ply_deeper_than_the_variant_engine_is_refused_not_clamped(tmp_path: Path) -> None:
+    from analyzer.cli import app
+    from analyzer.core.errors import SettingsError
+
+    record = replace(sample("mahbusa"), games=sample("mahbusa").games[:1])
+    with pytest.raises(SettingsError, match=r"^ply must be 0\.\.2 for mahbusa"):
+        analyze_match(record, engine=None, ply=3, variant_engines={"mahbusa": StandIn("mahbusa")})
+    res = CliRunner().invoke(app, ["analyze", str(SAMPLES["dutch"]), "--ply", "3", "-o", str(tmp_path / "o")])
+    assert res.exit_code == 2 and res.output.startswith("error: --ply must be 0..2 for dutch"), res.output
+    assert len(res.output.splitlines()) == 1 and not (tmp_path / "o").exists()
+
+
 def test_deeper_analysis_never_asks_the_standard_engine() -> None:
     record = sample("mahbusa")
     record = replace(record, games=record.games[:1])
-    a = analyze_match(record, engine=None, ply=3,
+    a = analyze_match(record, engine=None, ply=V.VARIANT_MAX_PLY,
                       variant_engines={"mahbusa": StandIn("mahbusa")})
     df = a.decisions
     assert set(df["ply"]) == {V.VARIANT_MAX_PLY} and a.metadata.variant_ply == V.VARIANT_MAX_PLY

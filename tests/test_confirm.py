@@ -500,7 +500,7 @@ def test_cli_confirm_options(tmp_path):
     res = runner.invoke(app, ["analyze", str(path), "--confirm-limit", "-1"])
     assert res.exit_code == 2 and "--confirm-limit" in res.stderr
     res = runner.invoke(app, ["analyze", str(path), "--confirm", "--confirm-method", "deeper"])
-    assert res.exit_code == 2 and "confirmation method" in res.stderr
+    assert res.exit_code == 2 and "--confirm-method must be one of" in res.stderr
 
 
 def test_doubt_is_largest_on_a_class_boundary_and_falls_away_from_it():

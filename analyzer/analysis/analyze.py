@@ -21,8 +21,9 @@ What is analysed, as gnubg does it:
 Each game is analysed by the engine of its variant (:class:`analyzer.eval.protocol.Evaluator`), and
 the engine's capabilities say what differs: a game whose engine has no cube (``cubeful`` false:
 Dutch backgammon and Mahbusa, :mod:`analyzer.analysis.variants`) has checker decisions only, valued
-in cubeless expected points of the game, with luck by the same definition, at most at the engine's
-``max_ply``; its results count in points, never in match-winning chance. A variant
+in cubeless expected points of the game, with luck by the same definition; its results count in
+points, never in match-winning chance. The settings are checked against those capabilities
+(:class:`~analyzer.analysis.settings.ReviewSettings`): a ply deeper than an engine searches is refused. A variant
 without an evaluator raises :class:`NoEvaluatorError`.
 
 Games that do not replay are left out and listed in ``summary.match.errors``.
@@ -31,7 +32,7 @@ Games that do not replay are left out and listed in ``summary.match.errors``.
 >>> from analyzer.eval.engine import Engine
 >>> text = " 3 point match\\n Game 1\\n ann : 0      bob : 0\\n  1) 31: 8/5 6/5   42: 8/4 6/4\\n"
 >>> [m] = read_match_text(text)
->>> a = analyze_match(m, engine=Engine(), ply=0)
+>>> a = analyze_match(m, ReviewSettings(ply=0), engine=Engine())
 >>> a.decisions.select("player", "kind", "played").rows()
 [('ann', 'checker', '8/5 6/5'), ('bob', 'cube', 'no double'), ('bob', 'checker', '8/4 6/4')]
 >>> sorted(a.summary.as_dict()), a.players[0].decisions
@@ -75,6 +76,7 @@ from analyzer.analysis.identifiers import decision_ids
 from analyzer.analysis.luck import luck_of, mwc_luck, roll_values
 from analyzer.analysis.replay import Decision, GameReplay, replay_games
 from analyzer.analysis.schema import DECISIONS_SCHEMA
+from analyzer.analysis.settings import EngineCapabilities, ReviewSettings, RolloutReview
 from analyzer.analysis.stats import player_stats
 from analyzer.analysis.summary import (
     AnalysisMetadata,
@@ -105,15 +107,14 @@ from analyzer.core.position import Position
 from analyzer.core.variants import has_cube
 from analyzer.eval.cube import CubeDecision, analyze_cube
 from analyzer.eval.cube_search import cube_decision_nply
-from analyzer.eval.engine import MAX_PLY, Engine
+from analyzer.eval.engine import Engine
 from analyzer.eval.met import MatchEquityTable, met_by_name, mwc, outcome_mwc
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
-from analyzer.eval.trials import RolloutSettings
 from analyzer.formats.records import MatchRecord
 
 __all__ = ["EQUITY_BASIS", "AnalysisSummary", "ConfirmSettings", "MatchAnalysis", "NoEvaluatorError",
-           "RolloutReview", "analyze_match"]
+           "ReviewSettings", "RolloutReview", "analyze_match"]
 
 SCHEMA_VERSION = 1
 EQUITY_BASIS = ("cubeful EMG: cubeless n-ply probabilities turned cubeful with Janowski's cube-life "
@@ -121,40 +122,6 @@ EQUITY_BASIS = ("cubeful EMG: cubeless n-ply probabilities turned cubeful with J
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` after each analysed decision."""
-
-
-@dataclass(frozen=True, slots=True)
-class RolloutReview:
-    """Analyse by rollouts (:mod:`analyzer.eval.rollout`) instead of n-ply evaluation.
-
-    Every unforced checker play rolls out the best candidates of the 0-ply analysis (``plays``
-    within ``threshold`` cubeful EMG of the best) plus the played play, with the same dice for
-    all; every cube decision rolls out the position before the roll. ``truncate`` stops trials
-    after that many plies (``None``: play to the end); ``workers`` processes share the trials.
-    The analysis seed seeds the dice.
-    """
-
-    trials: int = 1296
-    truncate: int | None = None
-    workers: int = 2
-    plays: int = 4
-    threshold: float = 0.08
-
-    def __post_init__(self) -> None:
-        if self.trials < 1 or self.workers < 1 or self.plays < 1:
-            raise ValueError("rollout trials, workers and plays must be at least 1")
-        if self.truncate is not None and self.truncate < 1:
-            raise ValueError("rollout truncation must be at least 1 ply")
-
-    def trials_settings(self, seed: int) -> RolloutSettings:
-        """The settings of each rollout of the analysis (:class:`analyzer.eval.trials.RolloutSettings`:
-        these trials, truncation and workers, the analysis's ``seed``, the rest by default).
-
-        >>> s = RolloutReview(trials=72, truncate=5).trials_settings(3)
-        >>> s.trials, s.truncate, s.seed, s.workers, s.variance_reduction
-        (72, 5, 3, 2, True)
-        """
-        return RolloutSettings(trials=self.trials, truncate=self.truncate, seed=seed, workers=self.workers)
 
 
 class _Rollouts:
@@ -726,36 +693,46 @@ class _Jobs:
 
 
 # ---------------------------------------------------------------------- the analysis
-def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2, thresholds: Thresholds = XG,
-                  met: MatchEquityTable | None = None, seed: int = 0,
-                  move_filter: MoveFilter = ANALYSIS_FILTER, deep_filter: MoveFilter = DEEP_FILTER,
-                  rollout: RolloutReview | None = None, progress: Progress | None = None,
-                  variant_engines: Mapping[str, Evaluator] | None = None,
-                  confirm: ConfirmSettings | None = None) -> MatchAnalysis:
-    """Analyse ``record`` with ``engine`` at ``ply`` (see the module docstring).
+def analyze_match(record: MatchRecord, settings: ReviewSettings | None = None, *, engine: Evaluator | None = None,
+                  variant_engines: Mapping[str, Evaluator] | None = None, progress: Progress | None = None,
+                  ply: int | None = None, thresholds: Thresholds | None = None, met: MatchEquityTable | None = None,
+                  seed: int | None = None, move_filter: MoveFilter | None = None, deep_filter: MoveFilter | None = None,
+                  rollout: RolloutReview | None = None, confirm: ConfirmSettings | None = None) -> MatchAnalysis:
+    """Review ``record`` as ``settings`` say (:class:`~analyzer.analysis.settings.ReviewSettings`; see
+    the module docstring).
 
     ``engine`` may be ``None``: the shipped standard engine is then loaded only if the match has
     a standard game that replays (a Dutch or Mahbusa match needs none, and its metadata names
-    none). ``met`` defaults to Kazaross-XG2 (unused in money play); ``seed`` is recorded for
-    reproducibility (n-ply analysis draws no random numbers; rollouts take their dice from it).
-    With ``rollout`` the checker plays and cube decisions are rolled out instead of evaluated at
-    ``ply`` (:class:`RolloutReview`).
+    none). Dutch and Mahbusa games are reviewed with ``variant_engines[variant]``, or else with the
+    engine :func:`~analyzer.analysis.variants.load_variant_engine` finds (:class:`NoEvaluatorError`
+    when there is none); with ``settings.rollout`` their checker plays are rolled out, cubeless and
+    played out (:func:`~analyzer.analysis.variants.rollout_variant_checker`). ``progress(done,
+    total)`` is called after each decision.
 
-    Dutch and Mahbusa games are analysed with ``variant_engines[variant]``, or else with the
-    engine :func:`~analyzer.analysis.variants.load_variant_engine` finds; with ``rollout`` their
-    checker plays are rolled out (cubeless, played out: a ``truncate`` raises
-    :class:`ValueError`; :func:`~analyzer.analysis.variants.rollout_variant_checker`). Raises
-    :class:`NoEvaluatorError` for a variant
-    without an evaluator and :class:`ValueError` for a ply outside
-    0..:data:`~analyzer.eval.engine.MAX_PLY`.
+    The settings are checked against the capabilities of the engines the match's games need
+    (:meth:`ReviewSettings.for_engines`): a ply deeper than a variant's engine searches, or a
+    truncated rollout of a variant played out, raises :class:`~analyzer.core.errors.SettingsError`
+    (a :class:`ValueError`) before any decision is valued.
 
-    ``confirm`` runs the confirmation pass (:mod:`analyzer.analysis.confirm`) over the decisions
-    that would be shown as errors, the close ones and every cube decision that was doubled: their
-    values are replaced by the stronger method's (rows record ``method``, ``trials``, ``loss_se``
-    and the first pass's loss); ignored with ``rollout``, which values every decision that way.
+    ``settings.confirm`` runs the confirmation pass (:mod:`analyzer.analysis.confirm`) over the
+    decisions that would be shown as errors, the close ones and every cube decision that was doubled:
+    their values are replaced by the stronger method's (rows record ``method``, ``trials``,
+    ``loss_se`` and the first pass's loss).
+
+    The keywords ``ply`` to ``confirm`` are the older form of the settings (the Python API's examples
+    used ``ply=``): without ``settings`` they make the :class:`ReviewSettings` with those fields,
+    checked the same way; with it they raise :class:`TypeError`.
     """
-    if not 0 <= ply <= MAX_PLY:
-        raise ValueError(f"ply must be 0..{MAX_PLY}, not {ply}")
+    old = {"ply": ply, "thresholds": thresholds, "met": met, "seed": seed, "move_filter": move_filter,
+           "deep_filter": deep_filter, "rollout": rollout, "confirm": confirm}
+    if settings is None:
+        settings = ReviewSettings(
+            ply=2 if ply is None else ply, thresholds=XG if thresholds is None else thresholds, met=met,
+            seed=0 if seed is None else seed, move_filter=ANALYSIS_FILTER if move_filter is None else move_filter,
+            deep_filter=DEEP_FILTER if deep_filter is None else deep_filter, rollout=rollout, confirm=confirm)
+    elif any(v is not None for v in old.values()):
+        given = ", ".join(k for k, v in old.items() if v is not None)
+        raise TypeError(f"analyze_match takes the settings or their keywords, not both (got settings and {given})")
     games = list(replay_games(record))
     good = [g for g in games if g.error is None]
     engines: dict[str, Evaluator] = dict(variant_engines or {})
@@ -770,12 +747,13 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
         """The engine of a game's variant: what differs between games, it answers (cube, ply, equity)."""
         return engines.get(g.variant, std)
 
+    settings = settings.for_engines(tuple(sorted({EngineCapabilities.of(engine_of(g)) for g in good},
+                                                 key=lambda c: c.variant)))
+    ply, thresholds, seed, rollout = settings.ply, settings.thresholds, settings.seed, settings.rollout
+    move_filter, deep_filter, confirm = settings.move_filter, settings.deep_filter, settings.confirm
     cubeful_games = [g for g in good if engine_of(g).cubeful]
     cubeless = len(cubeful_games) < len(good) or (not good and not has_cube(record.variant))
-    variant_ply = min([ply, *(e.max_ply for e in engines.values())])
-    if rollout is not None and rollout.truncate is not None and len(cubeful_games) < len(good):
-        raise ValueError("Dutch and Mahbusa rollouts play every game out: no truncation")
-    table = met if met is not None else met_by_name()
+    table = settings.met if settings.met is not None else met_by_name()
     match_met = None if not record.length else table
     first_label = f"{ply}-ply" if rollout is None else "rollout"
     rows = _Rows(ply if rollout is None else 0, thresholds, match_met, first_label,
@@ -807,7 +785,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
         game_engine = engine_of(g)
         if not game_engine.cubeful:  # checker plays only, valued in points of the game
             kind = opening_kind(g.variant, index, _previous_points(record, games, index))
-            checker_ply = min(ply, game_engine.max_ply) if rollout is None else 0  # rollouts: from the 0-ply ranking
+            checker_ply = ply if rollout is None else 0  # rollouts: from the 0-ply ranking
             for d in g.decisions:
                 if d.kind == "move" and d.dice is not None:
                     assert d.result is not None
@@ -892,7 +870,7 @@ def analyze_match(record: MatchRecord, *, engine: Evaluator | None, ply: int = 2
             variance_reduction=any(engine_of(g).variance_reduction for g in good), seed=seed,
             variants="cubeless, every game played out, no variance reduction, the same dice for every candidate"
             if engines else None),
-        variant_ply=variant_ply if rollout is None and engines else None,
+        variant_ply=ply if rollout is None and engines else None,
         luck_ply=0,
         confirm=None if confirmer is None or confirm is None else ConfirmRecord.from_json(confirm.as_dict()),
         move_filter=FilterRecord(move_filter.count, move_filter.threshold),

@@ -73,6 +73,7 @@ from typing import Any
 
 from analyzer.analysis.decisions import Candidate, CheckerAnalysis, analyze_checker
 from analyzer.analysis.thresholds import Thresholds
+from analyzer.core.errors import SettingsError
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
 from analyzer.eval.cube import CubeDecision, cube_decision, cube_life_of
@@ -156,23 +157,28 @@ class ConfirmSettings:
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
-            raise ValueError(f"confirmation method must be one of {', '.join(METHODS)}, not {self.method!r}")
-        if self.trials < 1 or self.max_trials < self.trials or self.plays < 1 or self.workers < 1:
-            raise ValueError("confirmation trials (>= 1, max >= first round), plays and workers must be positive")
+            raise SettingsError(f"must be one of {', '.join(METHODS)}, not {self.method!r}", setting="confirm.method")
+        for name in ("trials", "plays", "workers"):
+            if getattr(self, name) < 1:
+                raise SettingsError("must be at least 1", setting=f"confirm.{name}")
+        if self.max_trials < self.trials:
+            raise SettingsError(f"must be at least the first round's {self.trials} games",
+                                setting="confirm.max_trials")
         if self.rank_max_trials is not None and self.rank_max_trials < self.max_trials:
-            raise ValueError("the confirmation's games to settle a ranking must be at least its max_trials")
-        if any(t is not None and t < 1 for t in (self.truncate, self.cube_truncate)):
-            raise ValueError("confirmation truncation must be at least 1 ply")
+            raise SettingsError("must be at least max_trials", setting="confirm.rank_max_trials")
+        for name in ("truncate", "cube_truncate"):
+            if getattr(self, name) is not None and getattr(self, name) < 1:
+                raise SettingsError("must be at least 1 ply", setting=f"confirm.{name}")
         if self.limit is not None and self.limit < 0:
-            raise ValueError("the confirmation limit must not be negative")
-        if self.cube_doubt is not None and not 0.0 <= self.cube_doubt <= 1.0:
-            raise ValueError("the confirmation's cube doubt is a chance: 0 to 1")
-        if self.tolerance < 0 or (self.low_tolerance is not None and self.low_tolerance < 0):
-            raise ValueError("the confirmation tolerance must not be negative")
-        if self.futility is not None and not 0.0 <= self.futility <= 1.0:
-            raise ValueError("the confirmation's futility cut is a chance: 0 to 1")
-        if self.threshold <= 0 or self.margin < 0:
-            raise ValueError("the confirmation threshold must be positive and the margin not negative")
+            raise SettingsError("must not be negative", setting="confirm.limit")
+        for name in ("cube_doubt", "futility"):
+            if getattr(self, name) is not None and not 0.0 <= getattr(self, name) <= 1.0:
+                raise SettingsError("is a chance: 0 to 1", setting=f"confirm.{name}")
+        for name in ("tolerance", "low_tolerance", "margin"):
+            if getattr(self, name) is not None and getattr(self, name) < 0:
+                raise SettingsError("must not be negative", setting=f"confirm.{name}")
+        if self.threshold <= 0:
+            raise SettingsError("must be positive", setting="confirm.threshold")
 
     def as_dict(self) -> dict[str, Any]:
         """The settings as recorded in an analysis's metadata."""

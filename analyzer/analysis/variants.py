@@ -65,7 +65,7 @@ class NoEvaluatorError(AnalyzerError, ValueError):
 
 VARIANT_MAX_PLY = 2
 """The deepest search of the variant engines (``analyzer.eval.variants.engine.MAX_PLY``); a
-deeper analysis of a variant game is done at this ply (``metadata.variant_ply`` says so)."""
+deeper review of a variant game is refused (:class:`~analyzer.analysis.settings.ReviewSettings`)."""
 
 
 def load_variant_engine(variant: str) -> Evaluator:

@@ -33,8 +33,11 @@ from typing import Any
 
 import polars as pl
 
+from analyzer.analysis.confirm import ConfirmSettings
 from analyzer.analysis.replay import GameReplay, replay_games
+from analyzer.analysis.settings import ReviewSettings
 from analyzer.analysis.summary import AnalysisSummary
+from analyzer.analysis.thresholds import load_thresholds
 from analyzer.core.errors import InputError
 from analyzer.core.ids import encode_key
 from analyzer.formats import read_any
@@ -112,6 +115,19 @@ class BatchOptions:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def review(self) -> ReviewSettings:
+        """The review of each match (:class:`~analyzer.analysis.settings.ReviewSettings`): at ``ply``, the
+        ``thresholds`` loaded, the confirmation at its defaults when ``confirm``, one process a worker.
+        Raises :class:`~analyzer.core.errors.SettingsError` for settings the engine cannot honour and
+        :class:`ValueError` for thresholds that cannot be read.
+
+        >>> s = BatchOptions(ply=1, confirm=True).review()
+        >>> s.ply, s.thresholds.name, s.confirm.workers
+        (1, 'xg', 1)
+        """
+        return ReviewSettings(ply=self.ply, thresholds=load_thresholds(self.thresholds), seed=self.seed,
+                              confirm=ConfirmSettings() if self.confirm else None, workers=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,13 +368,11 @@ def _key_theme(key: str) -> str | None:
 
 def _analysis_frame(record: MatchRecord, index: int, file: str, options: BatchOptions,
                     games: list[GameReplay] | None = None) -> tuple[pl.DataFrame, AnalysisSummary]:
-    from analyzer.analysis.analyze import ConfirmSettings, analyze_match
-    from analyzer.analysis.thresholds import load_thresholds
+    from analyzer.analysis.analyze import analyze_match
 
     engine = _engine()
     try:
-        a = analyze_match(record, engine=engine, ply=options.ply, thresholds=load_thresholds(options.thresholds),
-                          seed=options.seed, confirm=ConfirmSettings(workers=1) if options.confirm else None)
+        a = analyze_match(record, options.review(), engine=engine)
     finally:  # matches rarely share evaluations: a worker's memory stays flat (366 -> 280 MB after 150 matches)
         engine.clear_cache()
     keys = [k for k in a.decisions["key"].unique().to_list() if k is not None]

@@ -16,12 +16,12 @@ from analyzer.cli.common import (
     fail,
     input_error,
     position_argument,
+    settings_error,
     standard_engine,
     variant_engine,
     variant_help,
 )
 from analyzer.core.errors import InputError
-from analyzer.core.variants import has_cube
 
 CONFIRM_LIMIT = 10
 """The confirmation pass's default limit: :class:`~analyzer.analysis.confirm.ConfirmSettings`' (kept here so that
@@ -35,16 +35,14 @@ if TYPE_CHECKING:
     from analyzer.analysis.analyze import MatchAnalysis
 
 
+_OPTIONS = {"rollout.trials": "--trials", "rollout.truncate": "--truncate", "confirm.trials": "--confirm-trials",
+            "confirm.max_trials": "--confirm-trials"}
+"""The options of the settings whose names differ (the others: ``confirm.limit`` is ``--confirm-limit``)."""
+
+
 class AnalyzeFormat(StrEnum):
     table = "table"
     json = "json"
-
-
-def _needs_standard(record: Any) -> bool:
-    """Whether a match has a standard game to analyse (the variants have their own engines)."""
-    from analyzer.formats.records import variant_of
-
-    return any(has_cube(variant_of(g.variation) if g.variation else record.variant) for g in record.games)
 
 
 def _extra_writers(analysis: MatchAnalysis, out_dir: Path, warn: Any) -> list[Path]:
@@ -146,25 +144,29 @@ def analyze(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from analyzer.analysis.analyze import (
-        ConfirmSettings,
-        NoEvaluatorError,
-        RolloutReview,
-        analyze_match,
-    )
+    from analyzer.analysis.analyze import ConfirmSettings, NoEvaluatorError, analyze_match
+    from analyzer.analysis.settings import ReviewSettings, RolloutReview, record_engines
     from analyzer.analysis.thresholds import load_thresholds
+    from analyzer.core.errors import SettingsError
     from analyzer.core.files import check_inside
     from analyzer.formats import read_any
     from analyzer.render.tables import default_out_dir, write_tables
     from analyzer.render.terminal import analysis_view, print_view, written_text
 
-    settings: RolloutReview | None = None
-    if rollout:
-        try:
-            settings = RolloutReview(trials=trials, truncate=truncate)
-        except ValueError as e:
-            fail(str(e))
-    check_ply(ply)
+    try:
+        settings = ReviewSettings(
+            ply=ply, thresholds=load_thresholds(thresholds),
+            rollout=RolloutReview(trials=trials, truncate=truncate) if rollout else None,
+            confirm=ConfirmSettings(method=confirm_method, threshold=confirm_threshold,
+                                    trials=min(ConfirmSettings().trials, confirm_trials), max_trials=confirm_trials,
+                                    limit=confirm_limit or None,
+                                    cube_doubt=None if confirm_cube_doubt >= 1.0 else confirm_cube_doubt,
+                                    blunders=confirm_blunders, futility=confirm_futility or None)
+            if confirm and not rollout else None)
+    except SettingsError as e:
+        settings_error(e, _OPTIONS)
+    except ValueError as e:  # the thresholds
+        fail(str(e))
     if sgf is not None and not sgf.parent.is_dir():
         fail(f"{sgf}: no such directory to write the SGF in")
     if sgf is not None:
@@ -174,27 +176,6 @@ def analyze(
             refuse_same_file(sgf, file)
         except OSError as e:
             fail(str(e))
-    confirming: ConfirmSettings | None = None
-    if confirm and not rollout:
-        try:
-            base = ConfirmSettings()
-            if confirm_limit < 0:
-                raise ValueError("--confirm-limit must not be negative (0: no limit)")
-            if confirm_cube_doubt < 0:
-                raise ValueError("--confirm-cube-doubt is a chance: 0 to 1 (1: no cube decision past the limit)")
-            if not 0.0 <= confirm_futility <= 1.0:
-                raise ValueError("--confirm-futility is a chance: 0 to 1 (0: every round up to --confirm-trials)")
-            confirming = ConfirmSettings(method=confirm_method, threshold=confirm_threshold,
-                                         trials=min(base.trials, confirm_trials), max_trials=confirm_trials,
-                                         limit=confirm_limit or None,
-                                         cube_doubt=None if confirm_cube_doubt >= 1.0 else confirm_cube_doubt,
-                                         blunders=confirm_blunders, futility=confirm_futility or None)
-        except ValueError as e:
-            fail(str(e))
-    try:
-        thr = load_thresholds(thresholds)
-    except ValueError as e:
-        fail(str(e))
     try:
         records = list(read_any(file))
     except InputError as e:
@@ -204,11 +185,14 @@ def analyze(
     if not any(r.games for r in records):  # nothing to review: one line, the reader's first error
         errs = [e for r in records for e in r.errors]
         fail(str(errs[0]) if errs else f"{file}: no match in the file")
-    if settings is not None and settings.truncate is not None and any(not has_cube(r.variant) for r in records):
-        fail(f"{file}: Dutch and Mahbusa rollouts play every game out; --truncate is for standard games")
+    engines = record_engines(records)
+    try:  # what the match's engines cannot do (a ply deeper than a variant's, a truncated variant rollout)
+        settings = settings.for_engines(engines)
+    except SettingsError as e:
+        settings_error(e, _OPTIONS)
     err = error_console()
     show = err.is_terminal if progress is None else progress
-    engine = standard_engine() if any(_needs_standard(r) for r in records) else None  # variants: not needed
+    engine = standard_engine() if any(e.cubeful for e in engines) else None  # variants: not needed
     problems = 0
     summaries: list[dict[str, Any]] = []
     views: list[Any] = []
@@ -226,8 +210,7 @@ def analyze(
                 _bar.update(_task, completed=done, total=total)
 
             try:
-                analysis = analyze_match(record, engine=engine, ply=ply, thresholds=thr, rollout=settings,
-                                         confirm=confirming, progress=tick)
+                analysis = analyze_match(record, settings, engine=engine, progress=tick)
             except NoEvaluatorError as e:
                 fail(str(e))
         for msg in analysis.summary.match.errors:
@@ -252,7 +235,7 @@ def analyze(
         from analyzer.analysis.sgf_export import write_analysis_sgf
 
         try:
-            write_analysis_sgf(reviewed, sgf, engine=engine, ply=0 if rollout else ply, thresholds=thr)
+            write_analysis_sgf(reviewed, sgf, engine=engine, ply=0 if rollout else ply, thresholds=settings.thresholds)
         except OSError as e:  # the file is left as it was
             fail(f"{e.filename or sgf}: {e.strerror or 'cannot write the file'}")
         for item, (_, files) in zip(summaries, views, strict=True):

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from analyzer.cli import app
-from analyzer.cli.common import error_console, fail
-from analyzer.core.errors import InputError
+from analyzer.cli.common import error_console, fail, settings_error
+from analyzer.core.errors import InputError, SettingsError
 
 if TYPE_CHECKING:
     from analyzer.batch import BatchResult
@@ -53,18 +53,15 @@ def batch(
 
     if jobs is not None and jobs < 1:
         fail("--jobs must be at least 1")
-    if not replay_only:
-        from analyzer.analysis.thresholds import load_thresholds
-        from analyzer.eval.engine import MAX_PLY
-
-        if not 0 <= ply <= MAX_PLY:
-            fail(f"--ply must be 0..{MAX_PLY}")
-        try:
-            load_thresholds(thresholds)
-        except ValueError as e:
-            fail(str(e))
     options = BatchOptions(ply=0 if replay_only else ply, replay_only=replay_only, seed=seed, thresholds=thresholds,
                            confirm=confirm and not replay_only)
+    if not replay_only:  # the review each worker makes of a match, checked once here
+        try:
+            options.review()
+        except SettingsError as e:
+            settings_error(e)
+        except ValueError as e:  # the thresholds
+            fail(str(e))
     err = error_console()
     show = err.is_terminal if progress is None else progress
     bar, callback = _progress_bar(err, show)

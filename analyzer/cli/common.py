@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
-from analyzer.core.errors import InputError
+from analyzer.core.errors import InputError, SettingsError
 from analyzer.core.variants import DEFAULT_VARIANT, variant_names, variant_spec
 
 if TYPE_CHECKING:
@@ -47,6 +47,20 @@ def error_console() -> Console:
 
 def input_error(err: InputError) -> NoReturn:
     fail(str(err), 2)
+
+
+def settings_error(err: SettingsError, options: Mapping[str, str] | None = None) -> NoReturn:
+    """Exit with code 2 and the error of a setting, named by its command-line option: ``options`` maps
+    a setting to its option where the names differ; another is ``--`` and its name with dashes.
+
+    >>> try:
+    ...     settings_error(SettingsError("is a chance: 0 to 1", setting="confirm.cube_doubt"))
+    ... except typer.Exit as e:
+    ...     print(e.exit_code)
+    2
+    """
+    option = (options or {}).get(err.setting, "--" + err.setting.replace(".", "-").replace("_", "-"))
+    fail(f"{option} {err.detail}")
 
 
 def position_argument(text: str) -> str:

@@ -185,6 +185,7 @@ class HeldInterrupt:
 def _review(console: Console, session: PlaySession, requested: int | None) -> None:
     from analyzer.analysis.analyze import analyze_match
     from analyzer.analysis.play import review_plan
+    from analyzer.analysis.settings import EngineCapabilities, ReviewSettings
     from analyzer.formats.mat import read_matches
     from analyzer.render.terminal import analysis_view
 
@@ -196,9 +197,11 @@ def _review(console: Console, session: PlaySession, requested: int | None) -> No
     engines = {} if cube else {session.options.variant: session.engine.var}
     std = session.engine.std if cube else None
     ply, words = review_plan(session.options.hint_ply, requested)
+    engine = session.engine.std if cube else session.engine.var
+    settings = ReviewSettings(ply=ply, engines=(EngineCapabilities.of(engine),))
     _say(console, words)
     with console.status(f"reviewing the match at {ply}-ply"):
-        analysis = analyze_match(records[0], engine=std, ply=ply, variant_engines=engines)
+        analysis = analyze_match(records[0], settings, engine=std, variant_engines=engines)
     console.print(analysis_view(analysis))
     _say(console, f"the full report: bgreview analyze {session.path}")
 

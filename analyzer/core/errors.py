@@ -122,3 +122,27 @@ class AmbiguousPlayError(InputError):
 
 class RulesError(InputError):
     """An action that the rules forbid (a double in the Crawford game, ...)."""
+
+
+class SettingsError(AnalyzerError, ValueError):
+    """Settings that cannot be honoured: a value out of its range, or one that an engine cannot do
+    (a ply deeper than it searches). ``setting`` names the setting as the library calls it
+    (``"ply"``, ``"confirm.futility"``), ``detail`` says what it must be; the message is the two
+    together, one line. The command line shows the option's name in place of the setting's.
+
+    >>> err = SettingsError("must be 0..2 for dutch", setting="ply")
+    >>> str(err), err.setting, err.detail
+    ('ply must be 0..2 for dutch', 'ply', 'must be 0..2 for dutch')
+    """
+
+    def __init__(self, detail: str, *, setting: str) -> None:
+        super().__init__(f"{setting} {detail}")
+        self.setting = setting
+        self.detail = detail
+
+    def __reduce__(self) -> tuple[object, ...]:  # keyword-only arguments: pickled for worker processes
+        return (_settings_error, (self.detail, self.setting))
+
+
+def _settings_error(detail: str, setting: str) -> SettingsError:
+    return SettingsError(detail, setting=setting)
