@@ -101,6 +101,26 @@ def test_worker_processes_are_kept_between_rollouts_and_stopped(engine: Engine,
     assert R._POOL == {}
 
 
+def _kernel_loads() -> int:
+    """How often this process compiled the rollout kernel or loaded it from numba's cache."""
+    from analyzer.eval._rollout_kernel import run_trials
+
+    stats = run_trials.stats
+    return sum(stats.cache_hits.values()) + sum(stats.cache_misses.values())
+
+
+def test_workers_inherit_the_kernel_compiled_before_they_start(engine: Engine) -> None:
+    # the rollout compiles (or loads) the kernel for the workers' argument types before it forks them:
+    # a worker neither compiles it again nor reads it from the cache (on a first run, two workers used
+    # to compile the same functions at once)
+    R.close_pool()
+    _rollout_kw(engine, START, workers=2, trials=72, truncate=1, seed=5, cubeful=False)
+    here = _kernel_loads()
+    seen = R._POOL["executor"].submit(_kernel_loads).result()
+    R.close_pool()
+    assert here >= 1 and seen == here
+
+
 def _rollout_in_child() -> None:
     rollout(Engine(), START, RolloutSettings(trials=72, truncate=1, workers=2, cubeful=False))
 
