@@ -19,8 +19,18 @@ from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
 import numba
+import numpy as np
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+as_int64 = cast(Callable[[Any], int], np.int64)
+"""``np.int64``, typed for mypy as a function returning ``int``. In a kernel, ``callee(as_int64(0))``
+passes the constant as an int64, where ``callee(0)`` would pass a literal: numba compiles a function
+called with a literal constant once more for each constant it gets.
+
+>>> as_int64(3) == 3, type(as_int64(3)).__name__
+(True, 'int64')
+"""
 
 
 def njit(func: F) -> F:

@@ -28,6 +28,7 @@ from numba import get_num_threads, njit, prange, typeof
 from numpy.typing import NDArray
 
 from analyzer._resources import data_path
+from analyzer.core.jit import as_int64
 from analyzer.core.layout import NSLOTS, VAR_STANDARD
 from analyzer.core.position import Position
 from analyzer.eval import features as F
@@ -303,7 +304,7 @@ def _eval0_many(boards: np.ndarray, W: NetArgs, use_db: bool, dist: np.ndarray, 
 @njit(cache=True)
 def eval_many(boards: np.ndarray, ply: int, ev: EvalArgs, ws: GenBuffers, out: np.ndarray) -> int:
     """:func:`eval_plied` of every board (each for its own side on roll)."""
-    return int(_eval_range(boards, 0, boards.shape[0], ply, ev, ws, out))
+    return int(_eval_range(boards, as_int64(0), boards.shape[0], ply, ev, ws, out))
 
 
 @njit(cache=True, parallel=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from analyzer.core.jit import as_int64
 from analyzer.core.layout import (
     GAME_END,
     MOVER_BAR,
@@ -278,7 +279,7 @@ def generate(b0: Arr, d1: int, d2: int, variant: int, opts: int, pool: Arr, phas
     hfrom[0] = 0
     hto[0] = 0
     hhit[0] = 0
-    n = 1
+    n = as_int64(1)  # int64 from the start, not the literal 1 (see _expand's calls below)
     # Dutch turn_start: a checker entered before this turn (on the board or hit onto the bar).
     board_at_start = b0[MOVER_BAR] > 0
     for p in range(1, 25):
@@ -301,9 +302,9 @@ def generate(b0: Arr, d1: int, d2: int, variant: int, opts: int, pool: Arr, phas
                 # (a step never enables one from a higher point), so only that order is
                 # generated. The sources of a state's steps are fixed by the state, so the last
                 # step of the stored path (hfrom) is the lowest whichever path found it first.
-                limit = 26
+                limit = as_int64(26)
                 if variant == VAR_STANDARD and k > 1:
-                    limit = hfrom[i]
+                    limit = as_int64(hfrom[i])
                 n = _expand(i, d1, k, variant, opts, board_at_start, limit, pool, phash, parent, hfrom,
                             hto, hhit, ptag, pterm, table, tstamp, stamp, mask, n, cap)
                 if n < 0:
@@ -336,13 +337,16 @@ def generate(b0: Arr, d1: int, d2: int, variant: int, opts: int, pool: Arr, phas
                     nres += 1
         return nres
     big, small = (d1, d2) if d1 > d2 else (d2, d1)
-    n = _expand(0, big, 1, variant, opts, board_at_start, 26, pool, phash, parent, hfrom, hto,
-                hhit, ptag, pterm, table, tstamp, stamp, mask, n, cap)
+    # constants go to _expand as int64: numba compiles a function called with a literal constant once
+    # more for each constant it gets (here each a copy of _expand and its callees, in every kernel
+    # that generates plays), with the same results
+    n = _expand(as_int64(0), big, as_int64(1), variant, opts, board_at_start, as_int64(26), pool, phash, parent,
+                hfrom, hto, hhit, ptag, pterm, table, tstamp, stamp, mask, n, cap)
     if n < 0:
         return -1
     mid = n
-    n = _expand(0, small, 2, variant, opts, board_at_start, 26, pool, phash, parent, hfrom, hto,
-                hhit, ptag, pterm, table, tstamp, stamp, mask, n, cap)
+    n = _expand(as_int64(0), small, as_int64(2), variant, opts, board_at_start, as_int64(26), pool, phash, parent,
+                hfrom, hto, hhit, ptag, pterm, table, tstamp, stamp, mask, n, cap)
     if n < 0:
         return -1
     l1_end = n
@@ -352,8 +356,8 @@ def generate(b0: Arr, d1: int, d2: int, variant: int, opts: int, pool: Arr, phas
         d = small if i < mid else big
         # Standard: as for doubles, a second step from a higher point than the first commutes
         # with it, and the swapped order is generated from the other die's level-1 states.
-        limit = hfrom[i] if variant == VAR_STANDARD else 26
-        n = _expand(i, d, 3, variant, opts, board_at_start, limit, pool, phash, parent, hfrom, hto,
+        limit = as_int64(hfrom[i] if variant == VAR_STANDARD else 26)
+        n = _expand(i, d, as_int64(3), variant, opts, board_at_start, limit, pool, phash, parent, hfrom, hto,
                     hhit, ptag, pterm, table, tstamp, stamp, mask, n, cap)
         if n < 0:
             return -1
