@@ -33,3 +33,22 @@ def test_the_group_and_unknown_commands_get_the_whole_app() -> None:
     assert command_app([]) is app and command_app(["--version"]) is app and command_app(["analyse"]) is app
     result = CliRunner().invoke(command_app(["analyse"]), ["analyse"], prog_name="bgreview")
     assert result.exit_code == 2 and "No such command" in result.output
+
+
+def test_the_command_table_names_every_command_and_its_module() -> None:
+    from analyzer.cli import COMMANDS
+
+    assert set(COMMANDS) == set(NAMES)
+    for name in NAMES:
+        callback = command_app([name]).registered_commands[0].callback
+        assert callback is not None and callback.__module__ == f"analyzer.cli.{COMMANDS[name]}"
+
+
+def test_a_process_loads_the_module_of_its_command_alone() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from analyzer.cli import command_app; command_app(['moves']); "
+            "print(sorted(m for m in sys.modules if m.startswith('analyzer.cli.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['analyzer.cli.base', 'analyzer.cli.common', 'analyzer.cli.moves']"

@@ -263,7 +263,7 @@ def test_a_settled_double_leaves_the_later_rounds_to_the_take(engine, monkeypatc
     """Once the doubler's class is settled and the take's is not, the later rounds play the
     Double/take games alone (``take_only``): the same games as when both are played (every start
     plays the same dice), so the take's value and error are the same, for half the games."""
-    import analyzer.eval.rollout as rollout_module
+    import analyzer.analysis.confirm as confirm_module
     from analyzer.core.ids import parse_position_spec
     from analyzer.eval.rollout import RolloutSettings, rollout
 
@@ -274,7 +274,7 @@ def test_a_settled_double_leaves_the_later_rounds_to_the_take(engine, monkeypatc
         calls.append((args[2].trials, args[2].take_only))
         return rollout(*args, **kwargs)
 
-    monkeypatch.setattr(rollout_module, "rollout", spy)
+    monkeypatch.setattr(confirm_module, "rollout", spy)  # the name the confirmation calls
     settings = ConfirmSettings(trials=36, max_trials=144, workers=1)
 
     def confirm():  # type: ignore[no-untyped-def]

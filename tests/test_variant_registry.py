@@ -16,7 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli import app
-from analyzer.cli.common import check_ply, variant_help
+from analyzer.cli.common import variant_help
+from analyzer.cli.engines import check_ply
 from analyzer.core.errors import ParseError
 from analyzer.core.ids import decode_key, encode_key, parse_position_spec, position_from_json, position_to_json
 from analyzer.core.layout import VAR_STANDARD

@@ -105,12 +105,14 @@ from analyzer.core.ids import encode_key, encode_position_id, match_id_from_stat
 from analyzer.core.match import MatchState, cube_available
 from analyzer.core.position import Position
 from analyzer.core.variants import has_cube
+from analyzer.eval import rollout as module
 from analyzer.eval.cube import CubeDecision, analyze_cube
 from analyzer.eval.cube_search import cube_decision_nply
 from analyzer.eval.engine import Engine
 from analyzer.eval.met import MatchEquityTable, met_by_name, mwc, outcome_mwc
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
+from analyzer.eval.variants.engine import VariantEngine
 from analyzer.formats.records import MatchRecord
 
 __all__ = ["EQUITY_BASIS", "AnalysisSummary", "ConfirmSettings", "MatchAnalysis", "NoEvaluatorError",
@@ -128,8 +130,6 @@ class _Rollouts:
     """Checker and cube analysis by rollouts with the settings and seed of one analysis."""
 
     def __init__(self, settings: RolloutReview, seed: int, met: MatchEquityTable | None) -> None:
-        from analyzer.eval import rollout as module
-
         self.module: Any = module
         self.settings = settings
         self.seed = seed
@@ -431,8 +431,6 @@ def _cube_probabilities(engine: Evaluator, games: list[GameReplay], ply: int) ->
 
 def _variant_net(engine: Evaluator, variant: str) -> Evaluator:
     """The variant net engine behind ``engine`` (only its nets can play rollouts)."""
-    from analyzer.eval.variants.engine import VariantEngine
-
     if not isinstance(engine, VariantEngine):
         raise NoEvaluatorError(f"the confirmation of {variant} plays needs the variant net engine, "
                                f"not {type(engine).__name__}")

@@ -82,6 +82,8 @@ from analyzer.eval.engine import Engine
 from analyzer.eval.met import MatchEquityTable
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
+from analyzer.eval.rollout import RolloutSettings, played_cube, rollout
+from analyzer.eval.variants.engine import VariantEngine
 
 __all__ = ["CUBE_DOUBT", "FUTILITY", "LIMIT", "METHODS", "RANK_TRIALS_FACTOR", "SPREAD", "ConfirmSettings", "Confirmed",
            "Confirmer", "cube_signed", "doubt", "rank_floor", "rank_undecided", "settle_chance", "settled",
@@ -516,7 +518,6 @@ class Confirmer:
             return ca, Confirmed(s.label, None, None)
         if not isinstance(engine, Engine):
             raise TypeError(f"rollouts need the standard net engine, not {type(engine).__name__}")
-        from analyzer.eval.rollout import RolloutSettings, rollout
 
         def one_round(plays: list[tuple[str, Position]], trials: int, seed: int) -> _Round:
             settings = RolloutSettings(trials=trials, truncate=s.truncate, seed=seed, workers=s.workers, cubeful=True,
@@ -533,9 +534,6 @@ class Confirmer:
                         first: CheckerAnalysis, *, game: int = 0, move: int = 0) -> tuple[CheckerAnalysis, Confirmed]:
         """A Dutch or Mahbusa play valued again: cubeless rollouts played out by the variant net
         (method ``"ply"``: the variants search at most 2-ply, so rollouts are used for them too)."""
-        from analyzer.eval.rollout import RolloutSettings, rollout
-        from analyzer.eval.variants.engine import VariantEngine
-
         if not isinstance(engine, VariantEngine):
             raise TypeError(f"rollouts of {position.variant} need the variant net engine, not {type(engine).__name__}")
         self._count("checker")
@@ -614,7 +612,6 @@ class Confirmer:
                 Confirmed(s.label, None, None)
         if not isinstance(engine, Engine):
             raise TypeError(f"rollouts need the standard net engine, not {type(engine).__name__}")
-        from analyzer.eval.rollout import RolloutSettings, rollout
 
         total = _Sum("", position)
         games = _CubeGames()
@@ -727,8 +724,6 @@ class _CubeGames:
         (:func:`_cube_gap`): Double/take - No double from the paired trials where Double/take is
         the smaller of it and Double/pass (with the later games of Double/take alone added, by
         :func:`_gap_var`), else that of No double alone (Double/pass is fixed)."""
-        from analyzer.eval.rollout import played_cube
-
         counts = (self.games, self.dt_games)
         means = [v / n for v, n in zip(self.sums, counts, strict=False)]
         ses = [math.sqrt(v) / n for v, n in zip(self.var, counts, strict=False)]

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from analyzer.analysis.decisions import hint
 from analyzer.analysis.normalise import normalised_games, plain_play
 from analyzer.analysis.play_input import read_play
 from analyzer.core.errors import InputError, ParseError
@@ -46,6 +47,11 @@ from analyzer.core.match import (
 )
 from analyzer.core.position import Position
 from analyzer.core.variants import DEFAULT_VARIANT, variant_spec
+from analyzer.eval.cube_search import cube_decision_nply
+from analyzer.eval.engine import Engine
+from analyzer.eval.met import met_by_name
+from analyzer.eval.variants.engine import engine_for
+from analyzer.formats.mat import read_matches
 from analyzer.formats.mat_writer import format_match
 from analyzer.formats.records import Action, Double, Drop, GameRecord, MatchRecord, Roll, Take, Win
 from analyzer.rules import LegalPlay, Outcome, Variant, find_variant
@@ -183,14 +189,10 @@ class LevelEngine:
         self.rng = rng
         if self.cubeful:
             if std is None:
-                from analyzer.eval.engine import Engine
-
                 std = Engine()
             self.std = std
         else:
             if var is None:
-                from analyzer.eval.variants.engine import engine_for
-
                 var = engine_for(variant)
             self.var = var
 
@@ -200,9 +202,6 @@ class LevelEngine:
         """The plays of ``dice`` best first at ``ply`` (standard: cubeful, as ``bgreview position``
         ranks them; the variants: cubeless points, as ``bgreview hint``)."""
         if self.cubeful:
-            from analyzer.analysis.decisions import hint
-            from analyzer.eval.met import met_by_name
-
             met = None if state.is_money else met_by_name()
             cands = hint(self.std, pos, dice, state, player, ply=ply, met=met)
             rows = [(c.play, c.equity, c.ply, c.result) for c in cands]
@@ -230,9 +229,6 @@ class LevelEngine:
     def cube(self, pos: Position, state: MatchState, player: int, ply: int | None = None) -> Any:
         """The cube decision of ``player`` on roll in ``pos`` (seen from him) at ``ply`` (default:
         the level's)."""
-        from analyzer.eval.cube_search import cube_decision_nply
-        from analyzer.eval.met import met_by_name
-
         met = None if state.is_money else met_by_name()
         return cube_decision_nply(self.std, pos, state, player, self.level.ply if ply is None else ply, met=met)
 
@@ -356,8 +352,6 @@ class PlaySession:
         level, the seed and the dice mode) from its last completed action; raises
         :class:`InputError` naming the file and line for a file that cannot be continued, and
         :class:`~analyzer.core.files.OutputError` when ``save_to`` is another file that exists."""
-        from analyzer.formats.mat import read_matches
-
         name = os.fspath(path)
         if save_to is not None and os.path.lexists(save_to) and not _same_file(save_to, name):
             _refuse_existing(save_to)

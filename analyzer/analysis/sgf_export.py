@@ -27,6 +27,7 @@ from analyzer.analysis.normalise import normalised_games
 from analyzer.analysis.replay import replay_games
 from analyzer.analysis.thresholds import XG, Thresholds
 from analyzer.core.errors import InputError
+from analyzer.core.files import atomic_writer
 from analyzer.core.ids import decode_key
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
@@ -230,7 +231,6 @@ def write_analysis_sgf(items: Iterable[tuple[MatchRecord, Iterable[Row]]], out: 
     ';W[31hefe];B[64aglp])'
     """
     if isinstance(out, (str, os.PathLike)):  # whole or not at all (OutputError naming the file)
-        from analyzer.core.files import atomic_writer
 
         with atomic_writer(out, special_ok=True) as fh:
             return write_analysis_sgf(items, fh, engine=engine, ply=ply, met=met, thresholds=thresholds)

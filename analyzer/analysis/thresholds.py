@@ -27,6 +27,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from analyzer._read import read_limited
 from analyzer.core.errors import InputError
 
 __all__ = ["GNUBG", "NO_ERROR", "PRESETS", "XG", "Thresholds", "load_thresholds", "thresholds_from"]
@@ -138,7 +139,6 @@ def load_thresholds(spec: str) -> Thresholds:
         return preset
     if not os.path.isfile(spec):
         raise ValueError(f"unknown thresholds {spec!r}: use xg, gnubg or a JSON file")
-    from analyzer._read import read_limited
 
     try:  # a regular file of at most 1 MiB (a few lines are expected)
         data = json.loads(read_limited(spec, 1 << 20, what="thresholds file").decode("utf-8"))

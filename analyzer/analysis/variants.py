@@ -30,7 +30,6 @@ ordinary roll (:func:`opening_kind`).
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
@@ -44,6 +43,7 @@ from analyzer.core.position import Position
 from analyzer.core.variants import all_specs
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
+from analyzer.eval.variants.engine import VariantEngine, engine_for
 from analyzer.rules import Variant, find_variant
 from analyzer.rules.base import Outcome
 
@@ -77,11 +77,7 @@ def load_variant_engine(variant: str) -> Evaluator:
     if variant not in CUBELESS_VARIANTS:
         raise NoEvaluatorError(f"no evaluator for {variant}")
     try:
-        module: Any = importlib.import_module("analyzer.eval.variants.engine")
-    except ImportError as e:
-        raise NoEvaluatorError(f"no evaluator for {variant}: the variant engine is not installed ({e})") from None
-    try:
-        engine = module.engine_for(variant)
+        engine = engine_for(variant)
     except (FileNotFoundError, OSError) as e:
         raise NoEvaluatorError(f"no evaluator for {variant}: its nets are missing ({e})") from None
     except (AttributeError, TypeError, ValueError, KeyError) as e:
@@ -223,8 +219,7 @@ def rollout_variant_checker(engine: Evaluator, position: Position, dice: tuple[i
     """
     if first.forced:
         return first
-    from analyzer.eval.rollout import RolloutSettings, rollout
-    from analyzer.eval.variants.engine import VariantEngine
+    from analyzer.eval.rollout import RolloutSettings, rollout  # here: 0.05 s of CPU a fresh `hint` spares
 
     if not isinstance(engine, VariantEngine):
         raise NoEvaluatorError(f"rollouts of {position.variant} need the variant net engine, "

@@ -25,6 +25,7 @@ import hashlib
 import html
 import math
 import sqlite3
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,8 +35,11 @@ from typing import Any
 import polars as pl
 
 from analyzer.analysis.play_input import read_play
+from analyzer.analysis.themes import player_theme
+from analyzer.core.files import atomic_write_with
 from analyzer.core.ids import decode_key
 from analyzer.core.position import Position
+from analyzer.render.board_svg import board_svg
 from analyzer.rules import find_variant
 
 from .layout import DECISIONS_DIR
@@ -214,7 +218,6 @@ def load_cards(source: str | Path, player: str, *, themes: Sequence[str] = (), k
         lf = lf.filter(pl.col("kind").is_in(list(kinds)))
     frame = lf.collect()
     if "theme" not in frame.columns or frame["theme"].null_count():  # a review, or a dataset from before
-        from analyzer.analysis.themes import player_theme
 
         th = {k: player_theme(decode_key(k)) for k in frame["key"].unique().to_list() if k}
         computed = pl.col("key").replace_strict(th, default=None, return_dtype=pl.String)
@@ -335,12 +338,8 @@ def export_anki(cards: Sequence[Card], path: str | Path, *, deck_name: str = "bg
     The file is written whole or not at all; :class:`~analyzer.core.files.OutputError` names it when it
     cannot be.
     """
-    import tempfile
+    import genanki  # an optional extra (anki): imported only to write a deck
 
-    import genanki
-
-    from analyzer.core.files import atomic_write_with
-    from analyzer.render.board_svg import board_svg
 
     model = genanki.Model(
         1607392319, "bgreview drill",

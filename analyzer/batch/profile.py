@@ -49,6 +49,10 @@ from typing import Any
 
 import polars as pl
 
+from analyzer.analysis.themes import player_theme
+from analyzer.core.errors import InputError
+from analyzer.core.ids import decode_key
+
 from .layout import DECISIONS_DIR, MATCHES_TABLE
 
 __all__ = ["DIMENSIONS", "MIN_PEER_DECISIONS", "ClassFigure", "Profile", "ProfileData", "TrendPoint",
@@ -215,10 +219,6 @@ def score_situation(length: pl.Expr, me: pl.Expr, opp: pl.Expr, cube: pl.Expr, k
 
 
 def _theme_of_keys(keys: list[str]) -> dict[str, str | None]:
-    from analyzer.analysis.themes import player_theme
-    from analyzer.core.errors import InputError
-    from analyzer.core.ids import decode_key
-
     out: dict[str, str | None] = {}
     for k in keys:
         try:

@@ -17,6 +17,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import matplotlib
+from matplotlib.figure import Figure
+
+from analyzer.core.ids import decode_key
+from analyzer.render.board_svg import board_svg
+from analyzer.render.charts import RC, SVG_METADATA, plain
+from analyzer.render.html import render_page
+
 from .layout import atomic_write_bytes
 from .profile import ClassFigure, Profile, ProfileData, WorstDecision, player_profile
 
@@ -24,16 +32,12 @@ __all__ = ["profile_charts", "write_profile_pages"]
 
 
 def _svg(fig: Any) -> str:
-    from analyzer.render.charts import SVG_METADATA
-
     buf = io.BytesIO()
     fig.savefig(buf, format="svg", metadata=SVG_METADATA)
     return buf.getvalue().decode("utf-8")
 
 
 def _bars(ax: Any, classes: Sequence[ClassFigure], unit: str, title: str) -> None:
-    from analyzer.render.charts import plain
-
     shown = [c for c in classes if c.decisions > 0][:14]
     labels = [plain(f"{c.label} ({c.decisions})") for c in shown]
     y = list(range(len(shown)))
@@ -57,11 +61,6 @@ def _bars(ax: Any, classes: Sequence[ClassFigure], unit: str, title: str) -> Non
 def profile_charts(p: Profile) -> dict[str, str]:
     """The profile's charts as SVG text: ``themes``, ``kinds`` (decision kind, cube errors, score
     situation) and ``trend``."""
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    from analyzer.render.charts import RC, plain
-
     unit = "mEMG" if p.unit == "EMG" else "thousandths of a point"
     out: dict[str, str] = {}
     with matplotlib.rc_context(RC):
@@ -89,9 +88,6 @@ def profile_charts(p: Profile) -> dict[str, str]:
 
 
 def _board(w: WorstDecision) -> str:
-    from analyzer.core.ids import decode_key
-    from analyzer.render.board_svg import board_svg
-
     try:
         pos = decode_key(w.key)
     except Exception:  # an unreadable key: the row still shows its IDs
@@ -110,8 +106,6 @@ def _pct(x: float | None) -> str:
 
 
 def _page(p: Profile, charts: Mapping[str, str], reports: bool) -> str:
-    from analyzer.render.html import render_page
-
     boards: dict[str, str] = {}
     dims: dict[str, list[dict[str, Any]]] = {}
     for c in p.classes:

@@ -36,6 +36,7 @@ FileNotFoundError: ...matches.parquet: not a batch dataset (run `bgreview batch`
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import io
 import json
@@ -54,6 +55,7 @@ from analyzer.core.files import check_inside, ensure_folder
 
 from .layout import DECISIONS_DIR, ERRORS_TABLE, MANIFEST, MATCHES_TABLE, atomic_write_bytes, read_json, read_part_meta
 from .phase import PHASES
+from .profile import load_profile_data
 from .tables import players_table
 
 if TYPE_CHECKING:
@@ -123,6 +125,8 @@ def _slug(name: str) -> str:
 
 
 def _svg(fig: Any) -> bytes:
+    # the charts' imports here and below, not at the top: batch (and each of its workers, which import this
+    # package) spares matplotlib, 0.4 s of CPU a process; report pays it once
     from analyzer.render.charts import SVG_METADATA
 
     buf = io.BytesIO()
@@ -131,8 +135,6 @@ def _svg(fig: Any) -> bytes:
 
 
 def _pr_chart(name: str, points: pl.DataFrame) -> bytes:
-    import datetime as dt
-
     import matplotlib
     from matplotlib.figure import Figure
 
@@ -347,7 +349,7 @@ def write_batch_report(dataset: str | Path, out_dir: str | Path | None = None, *
 
     Raises :class:`FileNotFoundError` when ``dataset`` holds no matches table.
     """
-    from analyzer.render.html import render_page
+    from analyzer.render.html import render_page  # here: it imports the charts (see _svg)
 
     data = Path(dataset)
     out = Path(out_dir) if out_dir is not None else data / "report"
@@ -362,8 +364,6 @@ def write_batch_report(dataset: str | Path, out_dir: str | Path | None = None, *
     pdata: ProfileData | None = None
     names: list[str] = []
     if profiles != 0:
-        from .profile import load_profile_data
-
         try:
             pdata = load_profile_data(data)
         except FileNotFoundError:  # a --replay-only dataset: nothing to profile
@@ -410,7 +410,7 @@ def write_batch_report(dataset: str | Path, out_dir: str | Path | None = None, *
 
     reports: dict[str, str] = {}
     if analysed:
-        from analyzer.render.html import write_html_report
+        from analyzer.render.html import write_html_report  # here: it imports the charts (see _svg)
 
         for part in analysed:
             src = data / DECISIONS_DIR / part
@@ -424,7 +424,7 @@ def write_batch_report(dataset: str | Path, out_dir: str | Path | None = None, *
 
     profile_links: dict[str, str] = {}
     if pdata is not None:
-        from .profile_page import write_profile_pages
+        from .profile_page import write_profile_pages  # here: it imports the charts (see _svg)
 
         if names:
             got = write_profile_pages(pdata, out, names, reports=bool(reports), slug=_slug, step=step)

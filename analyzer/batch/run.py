@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import importlib.util
 import multiprocessing
 import os
 import re
@@ -40,13 +41,16 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock, Timeout
+
 from analyzer._version import ENGINE_NAME, __version__
 from analyzer.core.errors import AnalyzerError
+from analyzer.eval.engine import DEFAULT_NETS
 from analyzer.eval.trials import usable_cores
 from analyzer.formats import expand_inputs
 
@@ -62,6 +66,7 @@ from .layout import (
     atomic_write_json,
     check_dataset_folder,
     read_json,
+    read_part_meta,
     remove_temporaries,
     write_dataset_mark,
 )
@@ -203,7 +208,6 @@ def evaluator_fingerprint(options: BatchOptions) -> str | None:
     (``None`` for ``--replay-only``). A resume is refused when it changed."""
     if options.replay_only:
         return None
-    from analyzer.eval.engine import DEFAULT_NETS
 
     try:
         return hashlib.sha1(Path(DEFAULT_NETS).read_bytes()).hexdigest()
@@ -228,8 +232,6 @@ def _check_resume(out: Path, options: BatchOptions, fingerprint: str | None) -> 
 def _exclusive(out: Path) -> Iterator[None]:
     """Hold the folder's lock for the duration of a run, or raise :class:`BatchError` naming the
     run that holds it. The holder's pid, host and start go to :data:`HOLDER_FILE` for that message."""
-    from filelock import FileLock, Timeout
-
     out.mkdir(parents=True, exist_ok=True)
     lock = FileLock(out / LOCK_FILE, timeout=0)
     try:
@@ -299,8 +301,6 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
 
 def _need_dask() -> None:
     """Raise :class:`BatchError` unless Dask's ``distributed`` is installed (the ``cluster`` extra)."""
-    import importlib.util
-
     if importlib.util.find_spec("distributed") is None:
         raise BatchError("--scheduler runs on a Dask cluster, and Dask is not installed: "
                          "pip install 'bgreview[cluster]'")
@@ -310,9 +310,7 @@ def _dask(units: list[Unit], out: str, options: BatchOptions, scheduler: str,
           jobs: int) -> Iterator[tuple[Unit, UnitResult | BaseException]]:
     """Units on a Dask cluster: the one at ``scheduler``, or with :data:`LOCAL_SCHEDULER` a
     local cluster of ``jobs`` single-threaded worker processes started for this run."""
-    from contextlib import ExitStack
-
-    from distributed import Client
+    from distributed import Client  # an optional extra (cluster): imported only for --scheduler
     from distributed import as_completed as dask_completed
 
     with ExitStack() as stack:
@@ -464,8 +462,6 @@ def _run_locked(given: list[str] | None, out: Path, opts: BatchOptions, jobs: in
 
 def _evaluator_info(out: Path, tables: Tables) -> dict[str, Any] | None:
     """The analysis metadata (engine, nets, ply, thresholds, MET) of the first analysed match."""
-    from .layout import read_part_meta
-
     for part in tables.matches.filter(tables.matches["pr_0"].is_not_null())["part"].head(1).to_list():
         meta = read_part_meta(out / DECISIONS_DIR / part)
         summary = (meta or {}).get("summary") or {}

@@ -33,13 +33,17 @@ from typing import Any
 
 import polars as pl
 
+from analyzer.analysis.analyze import analyze_match
 from analyzer.analysis.confirm import ConfirmSettings
 from analyzer.analysis.replay import GameReplay, replay_games
+from analyzer.analysis.schema import DECISIONS_SCHEMA
 from analyzer.analysis.settings import ReviewSettings
 from analyzer.analysis.summary import AnalysisSummary
+from analyzer.analysis.themes import player_theme
 from analyzer.analysis.thresholds import load_thresholds
 from analyzer.core.errors import InputError
-from analyzer.core.ids import encode_key
+from analyzer.core.ids import decode_key, encode_key
+from analyzer.eval.engine import Engine
 from analyzer.formats import read_any
 from analyzer.formats.records import MatchRecord
 
@@ -322,8 +326,6 @@ def worker_threads(jobs: int) -> int:
 def _engine() -> Any:
     global _ENGINE
     if _ENGINE is None:
-        from analyzer.eval.engine import Engine
-
         _ENGINE = Engine(threads=_ENGINE_THREADS)
     return _ENGINE
 
@@ -357,9 +359,6 @@ def _match_row(record: MatchRecord, index: int, unit: Unit, games: list[GameRepl
 
 def _key_theme(key: str) -> str | None:
     """The :func:`~analyzer.analysis.themes.player_theme` of a position key (``None`` if unreadable)."""
-    from analyzer.analysis.themes import player_theme
-    from analyzer.core.ids import decode_key
-
     try:
         return player_theme(decode_key(key))
     except (InputError, ValueError):
@@ -368,8 +367,6 @@ def _key_theme(key: str) -> str | None:
 
 def _analysis_frame(record: MatchRecord, index: int, file: str, options: BatchOptions,
                     games: list[GameReplay] | None = None) -> tuple[pl.DataFrame, AnalysisSummary]:
-    from analyzer.analysis.analyze import analyze_match
-
     engine = _engine()
     try:
         a = analyze_match(record, options.review(), engine=engine)
@@ -400,8 +397,6 @@ def analysis_schema() -> dict[str, pl.DataType]:
     ``phase`` (after ``key``, from :func:`analyzer.batch.phase.key_phase`), then ``theme`` (the
     position's theme from the decider's side, :func:`analyzer.analysis.themes.player_theme`),
     ``crawford`` and ``post_crawford`` (the decision's game is the Crawford game, or after it)."""
-    from analyzer.analysis.schema import DECISIONS_SCHEMA
-
     items: list[tuple[str, pl.DataType]] = []
     for name, dtype in DECISIONS_SCHEMA.items():
         items.append((name, dtype))

@@ -1,105 +1,58 @@
 """The ``bgreview`` command line: one thin module per command, each calling a library function.
 
 Exit codes: 0 success, 1 some inputs failed, 2 usage error or unreadable input.
+
+A process loads only the module of the command it runs (:func:`command_app`, :data:`COMMANDS`), so each
+command module imports what it needs at its top without slowing the others' start-up; ``analyzer.cli.app``,
+the whole app with every command (the group's help, tests), loads them all on first use.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import gc
 import importlib
 import re
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import typer
-from typer.core import TyperGroup
 
-from analyzer._version import __version__
+from analyzer.cli import base
+from analyzer.cli.base import usage_line
+from analyzer.cli.common import NOTICE_WANTED, finish_compiling
 
-_USAGE_SHOWN = 300  # the most characters of a usage error's message shown (an option may be 100 kB long)
-# click's UsageError (an unknown option, a missing argument, a bad value: exit code 2), reached through
-# typer's public BadParameter, which derives from it (typer carries its own copy of click)
-_UsageError: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+__all__ = ["COMMANDS", "app", "command_app", "main", "usage_line", "xgid_safe_args"]
 
-
-def usage_line(err: Exception) -> str:
-    """A usage error as one line, like every other error of the command line: the message (blanks
-    run together, cut when very long) and where the help is.
-
-    >>> usage_line(typer.BadParameter("'x' is not a number\\nat all", param_hint="'--ply'"))
-    "error: Invalid value for '--ply': 'x' is not a number at all"
-    """
-    from analyzer.core.errors import printable
-
-    message = getattr(err, "format_message", None)
-    text = " ".join((message() if callable(message) else str(err)).split())
-    if len(text) > _USAGE_SHOWN:
-        text = f"{text[:_USAGE_SHOWN]}… ({len(text):,} characters)"
-    ctx = getattr(err, "ctx", None)
-    where = f" (see '{ctx.command_path} --help')" if ctx is not None and ctx.command.get_help_option(ctx) else ""
-    return printable(f"error: {text}{where}")
+COMMANDS: dict[str, str] = {
+    "show": "show", "moves": "moves", "replay": "replay", "convert": "convert", "analyze": "analyze",
+    "position": "analyze", "batch": "batch", "report": "report", "cube": "cube", "rollout": "rollout",
+    "eval": "eval_cmds", "hint": "eval_cmds", "sample": "sample", "play": "play", "profile": "profile",
+    "drill": "drill",
+}
+"""Each command's module in ``analyzer/cli`` (which registers it on :data:`analyzer.cli.base.app` when
+imported), in the order of the group's help."""
 
 
-@contextlib.contextmanager
-def _one_line_usage_errors() -> Iterator[None]:
-    try:
-        yield
-    except _UsageError as err:
-        if type(err).__name__ == "NoArgsIsHelpError":  # the help, as asked by no_args_is_help
-            raise
-        typer.echo(usage_line(err), err=True)
-        raise typer.Exit(2) from None
+def _command_name(info: Any) -> str | None:
+    return info.name or (typer.main.get_command_name(info.callback.__name__) if info.callback else None)
 
 
-class OneLineErrorsGroup(TyperGroup):
-    """The command group: a usage error (an unknown option, a missing argument, a bad value) is one
-    line on stderr and exit code 2, as every other error here, instead of click's usage box
-    (``Typer(cls=...)``, typer's supported hook for the group class)."""
-
-    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
-        with _one_line_usage_errors():
-            return super().make_context(info_name, args, parent, **extra)
-
-    def invoke(self, ctx: Any) -> Any:
-        with _one_line_usage_errors():
-            return super().invoke(ctx)
+def _whole_app() -> typer.Typer:
+    """:data:`analyzer.cli.base.app` with every command module loaded, its commands in :data:`COMMANDS`' order."""
+    for module in dict.fromkeys(COMMANDS.values()):
+        importlib.import_module(f"analyzer.cli.{module}")
+    order = list(COMMANDS)
+    base.app.registered_commands.sort(key=lambda info: order.index(_command_name(info) or ""))
+    return base.app
 
 
-app = typer.Typer(
-    cls=OneLineErrorsGroup,
-    name="bgreview",
-    help="Review backgammon matches (standard, Dutch, Mahbusa) with our own engine.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_show_locals=False,
-)
-
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"bgreview {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                 help="Print the version and exit."),
-) -> None:
-    """Review backgammon matches (standard, Dutch, Mahbusa) with our own engine."""
-
-
-# Each module registers its commands on ``app`` when imported.
-_COMMAND_MODULES: tuple[str, ...] = ("show", "moves", "replay", "convert", "analyze", "batch", "report", "cube",
-                                     "rollout", "eval_cmds", "sample", "play", "profile", "drill")
-
-for _name in _COMMAND_MODULES:
-    importlib.import_module(f"analyzer.cli.{_name}")
-
+def __getattr__(name: str) -> Any:
+    """``app``: the whole app (PEP 562: loaded on first use, so that a process that runs one command
+    does not import the others' modules)."""
+    if name == "app":
+        return _whole_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # the commands that take a position: an XGID there may begin with "-" (an empty point 1)
 _POSITION_COMMANDS = frozenset({"show", "hint", "eval", "cube", "position", "moves", "rollout"})
@@ -129,27 +82,25 @@ def xgid_safe_args(args: list[str]) -> list[str]:
 
 
 def command_app(args: list[str]) -> typer.Typer:
-    """The app that runs ``args``: when they begin with a command's name, a copy of :data:`app` that holds
-    that command alone (typer builds the options of every registered command before it parses, which
-    costs a fresh process about a tenth of a second); else :data:`app` itself (the group's help, an
-    unknown command, ``--version``). The command's help, options and errors are the same either way.
+    """The app that runs ``args``: when they begin with a command's name, a copy of the app that holds
+    that command alone, with only its module loaded (:data:`COMMANDS`; typer also builds the options of
+    every registered command before it parses); else the whole app (the group's help, an unknown
+    command, ``--version``). The command's help, options and errors are the same either way.
 
     >>> [c.callback.__name__ for c in command_app(["hint", "4HPwATDgc/ABMA"]).registered_commands]
     ['hint']
-    >>> command_app(["eval", "x"]).registered_commands[0].name, command_app(["--help"]) is app
+    >>> command_app(["eval", "x"]).registered_commands[0].name, command_app(["--help"]) is base.app
     ('eval', True)
-    >>> command_app(["nope"]) is app
+    >>> command_app(["nope"]) is base.app
     True
     """
-    if not args:
-        return app
-    for info in app.registered_commands:
-        name = info.name or (typer.main.get_command_name(info.callback.__name__) if info.callback else None)
-        if name == args[0]:
-            one = copy.copy(app)
-            one.registered_commands = [info]
-            return one
-    return app
+    module = COMMANDS.get(args[0]) if args else None
+    if module is None:
+        return _whole_app()
+    importlib.import_module(f"analyzer.cli.{module}")
+    one = copy.copy(base.app)
+    one.registered_commands = [info for info in base.app.registered_commands if _command_name(info) == args[0]]
+    return one
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -164,8 +115,6 @@ def main(argv: list[str] | None = None) -> None:
     ``hint`` or ``analyze`` about a fifth of its CPU time; the results are the same, and cyclic garbage
     is still collected while a long command runs (young collections every 50,000 allocations).
     """
-    from analyzer.cli.common import NOTICE_WANTED, finish_compiling
-
     process = argv is None
     if process:
         gc.set_threshold(50_000, 20, 10)

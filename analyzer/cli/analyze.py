@@ -5,35 +5,50 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from analyzer.cli import app
+from analyzer.analysis.analyze import ConfirmSettings, MatchAnalysis, NoEvaluatorError, analyze_match
+from analyzer.analysis.confirm import CUBE_DOUBT, FUTILITY, LIMIT
+from analyzer.analysis.decisions import hint
+from analyzer.analysis.settings import ReviewSettings, RolloutReview, record_engines
+from analyzer.analysis.sgf_export import write_analysis_sgf
+from analyzer.analysis.thresholds import load_thresholds
+from analyzer.cli.base import app
 from analyzer.cli.common import (
-    check_ply,
     error_console,
     fail,
     input_error,
     position_argument,
     settings_error,
-    standard_engine,
-    variant_engine,
     variant_help,
 )
-from analyzer.core.errors import InputError
+from analyzer.cli.engines import check_ply, standard_engine, variant_engine
+from analyzer.core.errors import InputError, SettingsError
+from analyzer.core.files import check_inside, refuse_same_file
+from analyzer.core.ids import parse_position_spec
+from analyzer.core.match import MatchState
+from analyzer.eval.cube_search import cube_decision_nply
+from analyzer.eval.met import met_by_name
+from analyzer.formats import read_any
+from analyzer.render.position_text import show_position
+from analyzer.render.tables import default_out_dir, json_text, write_tables
+from analyzer.render.terminal import (
+    analysis_view,
+    cube_table,
+    hint_table,
+    print_view,
+    variant_eval_table,
+    variant_hint_table,
+    written_text,
+)
+from analyzer.rules.listing import parse_dice_text
 
-CONFIRM_LIMIT = 10
-"""The confirmation pass's default limit: :class:`~analyzer.analysis.confirm.ConfirmSettings`' (kept here so that
-the command line does not import the analysis to show its options; a test keeps the two equal)."""
-CONFIRM_CUBE_DOUBT = 0.1
-"""Its default ``cube_doubt`` (:data:`~analyzer.analysis.confirm.CUBE_DOUBT`; kept equal by the same test)."""
-CONFIRM_FUTILITY = 0.2
-"""Its default ``futility`` (:data:`~analyzer.analysis.confirm.FUTILITY`; kept equal by the same test)."""
-
-if TYPE_CHECKING:
-    from analyzer.analysis.analyze import MatchAnalysis
-
+CONFIRM_LIMIT, CONFIRM_CUBE_DOUBT, CONFIRM_FUTILITY = LIMIT, CUBE_DOUBT, FUTILITY
+"""The confirmation pass's defaults the options show (:class:`~analyzer.analysis.confirm.ConfirmSettings`')."""
 
 _OPTIONS = {"rollout.trials": "--trials", "rollout.truncate": "--truncate", "confirm.trials": "--confirm-trials",
             "confirm.max_trials": "--confirm-trials"}
@@ -49,6 +64,7 @@ def _extra_writers(analysis: MatchAnalysis, out_dir: Path, warn: Any) -> list[Pa
     """Charts and the HTML report (each chart drawn once, for its files and the report). A renderer that
     fails is reported and the files already written (the decision tables, the summary) are kept; a file that
     cannot be written (an ``OSError``: a full disk, a read-only folder) is an error, passed on."""
+    # here, not at the top: matplotlib and jinja2, 0.6-0.7 s of CPU that `position` and `--no-html` spare
     from analyzer.render.charts import render_charts, write_charts
     from analyzer.render.html import write_html_report
 
@@ -141,18 +157,6 @@ def analyze(
     trials, loss_se) and the summary how many were confirmed and how many were left past the
     limit.
     """
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    from analyzer.analysis.analyze import ConfirmSettings, NoEvaluatorError, analyze_match
-    from analyzer.analysis.settings import ReviewSettings, RolloutReview, record_engines
-    from analyzer.analysis.thresholds import load_thresholds
-    from analyzer.core.errors import SettingsError
-    from analyzer.core.files import check_inside
-    from analyzer.formats import read_any
-    from analyzer.render.tables import default_out_dir, write_tables
-    from analyzer.render.terminal import analysis_view, print_view, written_text
-
     try:
         settings = ReviewSettings(
             ply=ply, thresholds=load_thresholds(thresholds),
@@ -170,8 +174,6 @@ def analyze(
     if sgf is not None and not sgf.parent.is_dir():
         fail(f"{sgf}: no such directory to write the SGF in")
     if sgf is not None:
-        from analyzer.core.files import refuse_same_file
-
         try:
             refuse_same_file(sgf, file)
         except OSError as e:
@@ -232,8 +234,6 @@ def analyze(
         if sgf is not None:  # the rows as dicts only for the SGF writer
             reviewed.append((record, analysis.decisions.to_dicts()))
     if sgf is not None:
-        from analyzer.analysis.sgf_export import write_analysis_sgf
-
         try:
             write_analysis_sgf(reviewed, sgf, engine=engine, ply=0 if rollout else ply, thresholds=settings.thresholds)
         except OSError as e:  # the file is left as it was
@@ -242,8 +242,6 @@ def analyze(
             item["files"].append(str(sgf))
             files.append(sgf)
     if fmt is AnalyzeFormat.json:
-        from analyzer.render.tables import json_text
-
         sys.stdout.write(json_text(summaries[0] if len(summaries) == 1 else summaries))
     else:
         console = Console()
@@ -271,23 +269,6 @@ def position(
     Dutch and Mahbusa have no cube: their plays (0..2 ply) are ranked, and without --dice the
     position is evaluated, in cubeless expected points of one game by the variant engine.
     """
-    from rich.console import Console
-
-    from analyzer.analysis.decisions import hint
-    from analyzer.core.ids import parse_position_spec
-    from analyzer.core.match import MatchState
-    from analyzer.eval.cube_search import cube_decision_nply
-    from analyzer.eval.met import met_by_name
-    from analyzer.render.position_text import show_position
-    from analyzer.render.terminal import (
-        cube_table,
-        hint_table,
-        print_view,
-        variant_eval_table,
-        variant_hint_table,
-    )
-    from analyzer.rules.listing import parse_dice_text
-
     try:
         spec = parse_position_spec(position_argument(position), variant=variant)
         roll = parse_dice_text(dice) if dice is not None else spec.dice

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
+from rich.console import Group
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.text import Text
 
-from analyzer.cli import app
+from analyzer.batch import BatchError, BatchOptions, BatchProgress, BatchResult, run_batch
+from analyzer.cli.base import app
 from analyzer.cli.common import error_console, fail, settings_error
-from analyzer.core.errors import InputError, SettingsError
-
-if TYPE_CHECKING:
-    from analyzer.batch import BatchResult
+from analyzer.core.errors import InputError, SettingsError, printable
+from analyzer.render.terminal import Col, fitted_table
 
 
 @app.command()
@@ -49,7 +51,6 @@ def batch(
     table; everything else is in the dataset), 2 usage error or --out in use by another run.
     """
 
-    from analyzer.batch import BatchError, BatchOptions, run_batch
 
     if jobs is not None and jobs < 1:
         fail("--jobs must be at least 1")
@@ -81,17 +82,6 @@ def batch(
 
 
 def _progress_bar(console: Any, show: bool) -> tuple[Any, Any]:
-    from rich.progress import (
-        BarColumn,
-        DownloadColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    from analyzer.batch import BatchProgress
-
     bar = Progress(TextColumn("batch"), BarColumn(), DownloadColumn(), TextColumn("{task.fields[files]} files"),
                    TextColumn("{task.fields[matches]} matches ({task.fields[rate]}/min)"), TimeElapsedColumn(),
                    TimeRemainingColumn(), console=console, disable=not show, transient=True)
@@ -108,12 +98,6 @@ def _progress_bar(console: Any, show: bool) -> tuple[Any, Any]:
 
 def _summary(r: BatchResult) -> Any:
     """The run's figures, one per line (fits any terminal; the output folder whole on its line)."""
-    from rich.console import Group
-    from rich.text import Text
-
-    from analyzer.core.errors import printable
-    from analyzer.render.terminal import Col, fitted_table
-
     rate = 60.0 * r.written / r.seconds if r.seconds > 0 else 0.0
     rows = [["files", str(r.files)], ["done before (skipped)", str(r.files_skipped)], ["matches", str(r.matches)],
             ["done now", str(r.written)], ["decisions", str(r.decisions)], ["files with errors", str(r.failed_files)],

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import threading
+import time
 from collections.abc import Callable, Mapping
 from enum import Enum
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 import typer
+from rich.console import Console
 
-from analyzer.core.errors import InputError, SettingsError
-from analyzer.core.variants import DEFAULT_VARIANT, variant_names, variant_spec
-
-if TYPE_CHECKING:
-    from rich.console import Console
-
-    from analyzer.eval.engine import Engine
-    from analyzer.eval.variants.engine import VariantEngine
+from analyzer.core.errors import InputError, SettingsError, shorten
+from analyzer.core.variants import variant_names
 
 
 class OutputFormat(str, Enum):
@@ -31,8 +29,6 @@ MESSAGE_SHOWN = 1000
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print a one-line error to stderr (cut to :data:`MESSAGE_SHOWN` characters) and exit with ``code``."""
-    from analyzer.core.errors import shorten
-
     typer.echo(f"error: {shorten(message, MESSAGE_SHOWN)}", err=True)
     raise typer.Exit(code)
 
@@ -40,8 +36,6 @@ def fail(message: str, code: int = 2) -> NoReturn:
 def error_console() -> Console:
     """A console on stderr that prints text as it is: no markup, no emoji codes (``:100:`` in
     ``file:100:`` or a player called ``:cool:`` stay as written), no highlighting."""
-    from rich.console import Console
-
     return Console(stderr=True, markup=False, emoji=False, highlight=False)
 
 
@@ -73,10 +67,8 @@ def position_argument(text: str) -> str:
     >>> position_argument("tests/data/xg/position.xgp")
     'XGID=ab----E-C---eD---c-d----B-:1:1:-1:42:1:2:0:5:10'
     """
-    import os
-
     if text.lower().endswith((".xgp", ".xg")) and os.path.lexists(text):  # unreadable, a FIFO: one error line
-        from analyzer.formats.xg import xgp_xgid
+        from analyzer.formats.xg import xgp_xgid  # here: 0.12 s of CPU a process that reads no .xg file spares
 
         return str(xgp_xgid(text))
     return text
@@ -117,10 +109,6 @@ class CompileNotice:
 
     def __init__(self, write: Callable[[str], None], *, every: float = 15.0,
                  clock: Callable[[], float] | None = None) -> None:
-        import os
-        import threading
-        import time
-
         self.pid = os.getpid()  # a forked worker (the rollouts' pool) inherits the listener: it stays silent
         self.lock = threading.Lock()  # the engine's threads may compile at the same time
         self.write = write
@@ -131,8 +119,6 @@ class CompileNotice:
         self.done = 0
 
     def __call__(self, name: str, started: bool) -> None:
-        import os
-
         if not name.startswith("analyzer.") or os.getpid() != self.pid:  # numba's helpers: counted with ours
             return
         with self.lock:
@@ -153,66 +139,24 @@ class CompileNotice:
 
     def finish(self) -> None:
         """The closing line, when anything was compiled."""
-        import os
-
         if self.started is not None and os.getpid() == self.pid:
             self.write(f"bgreview: compiled {self.done} function{'s' if self.done != 1 else ''} in "
                        f"{self.clock() - self.started:.0f} s; later runs load them from the cache")
 
 
-_NOTICE: list[Any] = []  # the process's notice and its listener's exit, once installed
+NOTICE: list[Any] = []
+"""The process's compile notice and its listener, once installed (:func:`analyzer.cli.engines.notice_compiling`)."""
 NOTICE_WANTED = [False]
 """Set by :func:`analyzer.cli.main` when it runs as the process: only then are the notices printed."""
 
 
-def notice_compiling() -> None:
-    """Install, once per process, the :class:`CompileNotice` on stderr (the commands that evaluate call
-    it before the engine's first use; :func:`finish_compiling` closes it)."""
-    if _NOTICE or not NOTICE_WANTED[0]:
-        return
-    from analyzer.core.jit import compile_events
-
-    notice = CompileNotice(lambda line: print(line, file=sys.stderr, flush=True))
-    events = compile_events(notice)
-    events.__enter__()
-    _NOTICE.extend((notice, events))
-
-
 def finish_compiling() -> None:
     """Close the compile notice (its last line) and stop listening."""
-    if _NOTICE:
-        notice, events = _NOTICE
-        _NOTICE.clear()
+    if NOTICE:
+        notice, events = NOTICE
+        NOTICE.clear()
         events.__exit__(None, None, None)
         notice.finish()
-
-
-def standard_engine() -> Engine:
-    """The standard evaluator over the shipped nets; exits with code 2 when they are missing."""
-    from analyzer.eval.engine import Engine
-
-    notice_compiling()
-    try:
-        return Engine()
-    except FileNotFoundError as e:
-        fail(f"evaluator weights not found: {e.filename}")
-
-
-def variant_engine(variant: str) -> VariantEngine:
-    """The shared evaluator of a cubeless variant (Dutch, Mahbusa) over its shipped net; exits with
-    code 2 when there is none (:func:`analyzer.analysis.variants.load_variant_engine` says why)."""
-    from analyzer.analysis.variants import NoEvaluatorError, load_variant_engine
-
-    notice_compiling()
-    try:
-        engine = load_variant_engine(variant)
-    except NoEvaluatorError as e:
-        fail(str(e))
-    from analyzer.eval.variants.engine import VariantEngine
-
-    if not isinstance(engine, VariantEngine):  # a stand-in without the whole engine surface
-        fail(f"no evaluator for {variant}: {type(engine).__name__} is not a variant engine")
-    return engine
 
 
 def variant_help(template: str) -> str:
@@ -240,22 +184,3 @@ def check_workers(workers: int) -> None:
     """
     if workers < 1:
         fail(f"--workers must be at least 1 (got {workers})")
-
-
-def check_ply(ply: int, variant: str = DEFAULT_VARIANT) -> None:
-    """Exit with code 2 unless ``0 <= ply <=`` the deepest search of the variant's evaluator.
-
-    >>> check_ply(2, "dutch")
-    >>> try:
-    ...     check_ply(3, "mahbusa")
-    ... except typer.Exit as e:
-    ...     print(e.exit_code)
-    2
-    """
-    cube = variant_spec(variant).has_cube  # a game with the cube is searched by the standard evaluator
-    if cube:
-        from analyzer.eval.engine import MAX_PLY
-    else:
-        from analyzer.eval.variants.engine import MAX_PLY
-    if not 0 <= ply <= MAX_PLY:
-        fail(f"--ply must be 0..{MAX_PLY}" + ("" if cube else f" for {variant}"))

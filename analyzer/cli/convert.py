@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import sys
 from collections.abc import Iterator
 from enum import StrEnum
-from typing import IO, TYPE_CHECKING, Annotated
+from typing import IO, Annotated
 
 import typer
 
-from analyzer.cli import app
+from analyzer._read import check_regular
+from analyzer.analysis.normalise import normalised_games
+from analyzer.cli.base import app
 from analyzer.cli.common import fail
 from analyzer.core.errors import InputError
-
-if TYPE_CHECKING:  # the readers load when a file is converted, not with every command
-    from analyzer.formats.records import GameRecord, MatchStream
+from analyzer.core.files import OutputError, atomic_writer, refuse_same_file
+from analyzer.formats import stream_any
+from analyzer.formats.mat_writer import mat_chunks
+from analyzer.formats.records import GameRecord, MatchStream
+from analyzer.formats.sgf_writer import sgf_chunks
 
 
 class TargetFormat(StrEnum):
@@ -37,15 +42,6 @@ def convert(
     reported on stderr (exit code 1); what is written replays to the same decisions as the games
     kept (a Crawford flag the scores no longer show is written as a tag). A file with no
     readable game gives one error line, exit code 2, and no output."""
-    import itertools
-
-    from analyzer._read import check_regular
-    from analyzer.analysis.normalise import normalised_games
-    from analyzer.core.files import OutputError, refuse_same_file
-    from analyzer.formats import stream_any
-    from analyzer.formats.mat_writer import mat_chunks
-    from analyzer.formats.sgf_writer import sgf_chunks
-
     try:  # a regular file only: a FIFO or a device would hang or never end
         check_regular(file)
     except InputError as e:
@@ -102,6 +98,5 @@ def _open(output: str | None, stack: contextlib.ExitStack) -> IO[str]:
     is written into)."""
     if not output:
         return sys.stdout
-    from analyzer.core.files import atomic_writer
 
     return stack.enter_context(atomic_writer(output, special_ok=True))

@@ -17,24 +17,29 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Annotated, Any, BinaryIO
+from typing import Annotated, Any, BinaryIO
 
 import typer
 
-from analyzer.cli import app
+from analyzer._read import bounded_lines
+from analyzer.cli.base import app
 from analyzer.cli.common import (
     OutputFormat,
     check_workers,
     fail,
     position_argument,
-    standard_engine,
     stdout_write,
 )
+from analyzer.cli.engines import standard_engine
 from analyzer.core.errors import InputError, ParseError
-
-if TYPE_CHECKING:
-    from analyzer.eval.cube import CubeDecision
-    from analyzer.eval.engine import Engine
+from analyzer.core.ids import encode_position_id, parse_position_spec
+from analyzer.core.match import MatchState
+from analyzer.eval.cube import CubeDecision
+from analyzer.eval.cube_search import MAX_SEARCH_PLY, cube_decision_nply
+from analyzer.eval.engine import Engine
+from analyzer.eval.rollout import RolloutSettings, rollout
+from analyzer.render.position_text import position_identifiers
+from analyzer.rules.listing import batch_error, batch_object
 
 ACTIONS = ("no double", "double, take", "double, pass", "too good, take", "too good, pass")
 
@@ -69,10 +74,6 @@ def gnubg_wording(action: str) -> str:
 def _decide(engine: Engine, position_text: str, ply: int, use_rollout: bool, trials: int,
             truncate: int | None, seed: int, workers: int, cube_play: bool = False,
             root_conversion: bool = False) -> dict[str, Any]:
-    from analyzer.core.ids import encode_position_id, parse_position_spec
-    from analyzer.core.match import MatchState
-    from analyzer.eval.cube_search import MAX_SEARCH_PLY, cube_decision_nply
-
     spec = parse_position_spec(position_text)
     pos = spec.position
     if not pos.spec.has_cube:
@@ -80,8 +81,6 @@ def _decide(engine: Engine, position_text: str, ply: int, use_rollout: bool, tri
     state = spec.match if spec.match is not None else MatchState()
     player = spec.on_roll if spec.on_roll is not None else 0
     if use_rollout:
-        from analyzer.eval.rollout import RolloutSettings, rollout
-
         settings = RolloutSettings(trials=trials, truncate=truncate, seed=seed, workers=workers, cubeful=True,
                                    cube_play=cube_play)
         r = rollout(engine, pos, settings, match=state, player=player)
@@ -95,7 +94,6 @@ def _decide(engine: Engine, position_text: str, ply: int, use_rollout: bool, tri
         cd = cube_decision_nply(engine, pos, state, player, ply, root_conversion=root_conversion)
         method = f"{ply}-ply" + (", cubeless converted at the root" if root_conversion and ply else " cubeful")
     d = _as_json(cd, state.is_money, method, encode_position_id(pos))
-    from analyzer.render.position_text import position_identifiers
 
     ids = position_identifiers(spec)
     d["match_id"], d["xgid"] = ids["match_id"], ids["xgid"]
@@ -178,8 +176,6 @@ def run_batch(engine: Engine, lines: Iterable[bytes | str], *, ply: int, use_rol
               root_conversion: bool = False) -> Iterator[dict[str, Any]]:
     """One result dict per input line, in order: a blank line, a line that is not UTF-8 or not a
     JSON object, or a bad value gives ``{"error": "line N: ...", "line": N}``."""
-    from analyzer.rules.listing import batch_error, batch_object
-
     for number, raw in enumerate(lines, 1):
         try:
             item = batch_object(raw, number)
@@ -224,7 +220,6 @@ def cube(
     if batch is not None:
         # bytes: lines end at \n only, and a line that is not UTF-8 fails alone
         handle: BinaryIO = sys.stdin.buffer if batch == "-" else _open(batch)
-        from analyzer._read import bounded_lines
 
         lines = bounded_lines(handle, name="<stdin>" if batch == "-" else batch)  # bounded: /dev/zero
         try:

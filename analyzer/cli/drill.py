@@ -8,9 +8,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 
-from analyzer.cli import app
+from analyzer.batch.drill import Schedule, check_answer, default_schedule_path, export_anki, load_cards
+from analyzer.cli.base import app
 from analyzer.cli.common import fail
+from analyzer.render.board_ascii import draw_board
 
 
 def _m(x: float | None) -> str:
@@ -39,11 +42,6 @@ def drill(
 
     Exit codes: 0 done, 2 not a dataset or review, no card, or genanki missing for --anki.
     """
-    from rich.console import Console
-
-    from analyzer.batch.drill import Schedule, check_answer, default_schedule_path, export_anki, load_cards
-    from analyzer.render.board_ascii import draw_board
-
     if count < 1:
         fail(f"--count {count}: give 1 or more")
     for k in kind or ():

@@ -13,28 +13,40 @@ import sys
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 
-from analyzer.cli import app
+from analyzer.analysis.decisions import hint as cubeful_hint
+from analyzer.cli.base import app
 from analyzer.cli.common import (
     OutputFormat,
-    check_ply,
     fail,
     input_error,
     position_argument,
-    standard_engine,
-    variant_engine,
     variant_help,
 )
+from analyzer.cli.engines import check_ply, standard_engine, variant_engine
 from analyzer.core.errors import InputError, printable
+from analyzer.core.ids import parse_position_spec
+from analyzer.core.match import MatchState
 from analyzer.core.variants import draws
+from analyzer.eval.met import met_by_name
+from analyzer.render.terminal import (
+    Col,
+    fitted_table,
+    hint_table,
+    no_cube_note,
+    print_view,
+    variant_columns,
+    variant_eval_table,
+    variant_hint_table,
+)
+from analyzer.rules.listing import parse_dice_text
 
 _PROB_COLS = ("win", "win_gammon", "win_backgammon", "lose", "lose_gammon", "lose_backgammon")
 _HEAD = ("Win", "W g", "W bg", "Lose", "L g", "L bg")
 
 
 def _load(position: str, variant: str | None) -> Any:
-    from analyzer.core.ids import parse_position_spec
-
     try:
         return parse_position_spec(position_argument(position), variant=variant).position
     except InputError as e:
@@ -42,8 +54,6 @@ def _load(position: str, variant: str | None) -> Any:
 
 
 def _variant_fields(variant: str) -> tuple[str, ...]:
-    from analyzer.render.terminal import variant_columns
-
     return tuple(name for name, _ in variant_columns(variant))
 
 
@@ -57,22 +67,14 @@ def _variant_dict(probs: Any, variant: str) -> dict[str, Any]:
 
 def _print(renderable: Any) -> None:
     """Print a view of :mod:`analyzer.render.terminal` at the terminal's width."""
-    from rich.console import Console
-
-    from analyzer.render.terminal import print_view
-
     print_view(Console(), renderable)
 
 
 def _width() -> int:
-    from rich.console import Console
-
     return Console().width
 
 
 def _variant_eval(position: str, pos: Any, ply: int, fmt: OutputFormat) -> None:
-    from analyzer.render.terminal import no_cube_note, variant_eval_table
-
     variant = pos.variant
     eng = variant_engine(variant)
     evals = [(k, eng.evaluate(pos, k)) for k in range(ply + 1)]
@@ -91,8 +93,6 @@ def _variant_eval(position: str, pos: Any, ply: int, fmt: OutputFormat) -> None:
 
 
 def _variant_hint(position: str, pos: Any, roll: tuple[int, int], ply: int, top: int, fmt: OutputFormat) -> None:
-    from analyzer.render.terminal import no_cube_note, variant_hint_table
-
     variant = pos.variant
     ranked = variant_engine(variant).rank_plays(pos, roll, ply)
     shown = ranked[: max(top, 1)]
@@ -147,7 +147,6 @@ def eval_cmd(
             sys.stdout.write(f"{r['ply']}," + ",".join(f"{r[c]:.4f}" for c in _PROB_COLS)
                              + f",{r['equity']:+.4f}\n")
         return
-    from analyzer.render.terminal import Col, fitted_table
 
     cols = [Col("ply"), *(Col(h, drop=2 if h in ("W bg", "L bg", "Lose") else 0) for h in _HEAD), Col("Equity")]
     rows_text = [[f"{r['ply']}-ply", *(f"{r[c]:.3f}" for c in _PROB_COLS), f"{r['equity']:+.3f}"] for r in rows]
@@ -177,9 +176,6 @@ def hint(
     equity instead. Dutch and Mahbusa positions are ranked by the variant engine (0..2 ply) in
     cubeless expected points (no cube in these games; Mahbusa adds the draw).
     """
-    from analyzer.core.ids import parse_position_spec
-    from analyzer.rules.listing import parse_dice_text
-
     try:
         spec = parse_position_spec(position_argument(position), variant=variant)
         roll = parse_dice_text(dice) if dice is not None else spec.dice
@@ -197,10 +193,6 @@ def hint(
     match = spec.match is not None and not spec.match.is_money
     plays: list[Any]
     if cubeful:
-        from analyzer.analysis.decisions import hint as cubeful_hint
-        from analyzer.core.match import MatchState
-        from analyzer.eval.met import met_by_name
-
         state = spec.match if spec.match is not None else MatchState()
         me = spec.on_roll if spec.on_roll is not None else 0
         plays = cubeful_hint(eng, pos, roll, state, me, ply=ply, met=met_by_name() if match else None)
@@ -222,7 +214,6 @@ def hint(
             sys.stdout.write(f"{i},{r['play']},{r['ply']},{r['equity']:+.4f},{r['diff']:+.4f},"
                              + ",".join(f"{r[c]:.4f}" for c in _PROB_COLS) + "\n")
         return
-    from analyzer.render.terminal import hint_table
 
     _print(hint_table(plays[: max(top, 1)], roll, match=match, cubeful=cubeful, total=len(plays), width=_width()))
 

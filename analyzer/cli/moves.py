@@ -9,10 +9,15 @@ import sys
 from typing import Annotated
 
 import typer
+from rich.console import Console
 
-from analyzer.cli import app
+from analyzer._read import bounded_lines
+from analyzer.cli.base import app
 from analyzer.cli.common import OutputFormat, fail, input_error, position_argument, variant_help
 from analyzer.core.errors import InputError, printable
+from analyzer.core.ids import parse_position_spec
+from analyzer.render.terminal import Col, fitted_table, print_view
+from analyzer.rules.listing import legal_play_rows, moves_batch_line, parse_dice_text
 
 
 @app.command()
@@ -26,8 +31,6 @@ def moves(
         help="JSON-lines file of {position, dice} (- for stdin): one JSON line out per line in.")] = None,
 ) -> None:
     """List every legal play of a roll with its resulting position."""
-    from analyzer.rules.listing import legal_play_rows, moves_batch_line, parse_dice_text
-
     if batch is not None:
         if position is not None or dice is not None:
             fail("--batch takes no POSITION or --dice")
@@ -36,7 +39,6 @@ def moves(
             handle = sys.stdin.buffer if batch == "-" else open(batch, "rb")  # noqa: SIM115
         except OSError as e:
             fail(f"{batch}: {e.strerror}")
-        from analyzer._read import bounded_lines
 
         try:  # a line longer than 64 KiB (an endless one: /dev/zero) ends the batch with an error
             for number, line in enumerate(bounded_lines(handle, name="<stdin>" if batch == "-" else batch), 1):
@@ -53,8 +55,6 @@ def moves(
     if position is None:
         fail("give a POSITION and --dice (or --batch FILE)")
     try:
-        from analyzer.core.ids import parse_position_spec
-
         spec = parse_position_spec(position_argument(position), variant=variant)
         roll = parse_dice_text(dice) if dice is not None else spec.dice  # an XGID or Match ID may carry it
         if roll is None:
@@ -77,9 +77,7 @@ def moves(
             w.writerow([i, r["play"], r[idcol]])
         sys.stdout.write(buf.getvalue())
         return
-    from rich.console import Console
 
-    from analyzer.render.terminal import Col, fitted_table, print_view
 
     console = Console()
     head = "result " + ("Position ID" if idcol == "position_id" else "key")

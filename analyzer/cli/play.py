@@ -14,18 +14,21 @@ from types import FrameType
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.console import Console
+from rich.prompt import Confirm, Prompt
+from rich.table import Table
+from rich.text import Text
 
-from analyzer.cli import app
+from analyzer.analysis.analyze import analyze_match
+from analyzer.analysis.play import HintRow, PlayOptions, PlaySession, review_plan
+from analyzer.analysis.settings import EngineCapabilities, ReviewSettings
+from analyzer.cli.base import app
 from analyzer.cli.common import fail
 from analyzer.core.errors import InputError
 from analyzer.core.variants import DEFAULT_VARIANT, variant_names, variant_spec
-
-if TYPE_CHECKING:
-    from rich.console import Console
-
-    from analyzer.analysis.play import HintRow, PlaySession
-    from analyzer.render.board_ascii import HomeSide
-
+from analyzer.formats.mat import read_matches
+from analyzer.render.board_ascii import HomeSide, draw_board
+from analyzer.render.terminal import analysis_view, render_text
 
 if TYPE_CHECKING:
     VariantOpt = str
@@ -88,8 +91,6 @@ def _header(session: PlaySession) -> list[str]:
 
 
 def _board(session: PlaySession, home_side: str) -> str:
-    from analyzer.render.board_ascii import draw_board
-
     v = session.view()
     side: HomeSide = "left" if home_side == "left" else "right"
     # short names beside the board, so that it fits 80 columns (the header has them whole)
@@ -98,10 +99,6 @@ def _board(session: PlaySession, home_side: str) -> str:
 
 
 def _hint_table(rows: list[HintRow], standard: bool) -> str:
-    from rich.table import Table
-
-    from analyzer.render.terminal import render_text
-
     table = Table(title="hint: " + ("cubeful equity (EMG)" if standard else "cubeless points of the game"))
     table.add_column("#", justify="right")
     table.add_column("play", no_wrap=True)
@@ -183,12 +180,6 @@ class HeldInterrupt:
 
 
 def _review(console: Console, session: PlaySession, requested: int | None) -> None:
-    from analyzer.analysis.analyze import analyze_match
-    from analyzer.analysis.play import review_plan
-    from analyzer.analysis.settings import EngineCapabilities, ReviewSettings
-    from analyzer.formats.mat import read_matches
-    from analyzer.render.terminal import analysis_view
-
     records = list(read_matches(str(session.path)))
     if not records or not records[0].games:
         _say(console, "nothing to review yet")
@@ -231,12 +222,6 @@ def play(
     review_ply: Annotated[int | None, typer.Option(
         "--review-ply", help="Depth of that review (0-2; default: the depth of 'hint').")] = None,
 ) -> None:
-    from rich.console import Console
-    from rich.prompt import Confirm, Prompt
-    from rich.text import Text
-
-    from analyzer.analysis.play import PlayOptions, PlaySession
-
     if money and not variant_spec(variant).has_cube:
         fail("--money is for standard backgammon: Dutch and Mahbusa have no cube")
     if review_ply is not None and not 0 <= review_ply <= 2:

@@ -8,9 +8,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
+from rich.text import Text
 
-from analyzer.cli import app
+from analyzer.batch.profile import player_profile, profile_table
+from analyzer.cli.base import app
 from analyzer.cli.common import OutputFormat, fail
+from analyzer.render.tables import json_text
+from analyzer.render.terminal import Col, fitted_table, print_view, prose
 
 SHOWN = 12
 """Classes of a dimension the terminal table shows (largest share first); csv and json have all."""
@@ -44,8 +49,6 @@ def profile(
 
     Exit codes: 0 written, 2 not an analysed dataset or no decision of the player.
     """
-    from analyzer.batch.profile import player_profile, profile_table
-
     if top < 0:
         fail(f"--top {top}: give 0 or more")
     try:
@@ -53,17 +56,12 @@ def profile(
     except (FileNotFoundError, LookupError) as e:
         fail(str(e).strip("'\""))
     if fmt is OutputFormat.json:
-        from analyzer.render.tables import json_text
-
         sys.stdout.write(json_text(p.as_dict()))
         return
     if fmt is OutputFormat.csv:
         sys.stdout.write(profile_table(p).write_csv())
         return
-    from rich.console import Console
-    from rich.text import Text
 
-    from analyzer.render.terminal import Col, fitted_table, print_view, prose
 
     console = Console(highlight=False, markup=False, emoji=False)
     unit = "mEMG" if p.unit == "EMG" else "mpt"

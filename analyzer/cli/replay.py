@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
+from rich import box
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from analyzer.cli import app
+from analyzer.analysis.identifiers import decision_ids
+from analyzer.analysis.replay import replay_games
+from analyzer.cli.base import app
 from analyzer.cli.common import error_console, fail
-from analyzer.core.errors import InputError
+from analyzer.core.errors import InputError, printable
+from analyzer.formats import MATCH_SUFFIXES, expand_inputs, stream_any
+from analyzer.render.terminal import Col, fitted_table
 
 
 class ReplayFormat(StrEnum):
@@ -37,8 +45,6 @@ _COLUMNS = ("file", "game", "move", "player", "side", "kind", "dice", "played", 
 
 def decision_row(d: Any) -> dict[str, Any]:
     """The output fields of one decision (see the command's help)."""
-    from analyzer.analysis.identifiers import decision_ids
-
     ids = decision_ids(d)
     return {"file": d.file, "game": d.game, "move": d.move, "player": d.player, "side": d.side,
             "kind": d.kind, "dice": f"{d.dice[0]}{d.dice[1]}" if d.dice else "", "played": d.played,
@@ -48,8 +54,6 @@ def decision_row(d: Any) -> dict[str, Any]:
 
 def _table_line(row: dict[str, Any]) -> str:
     """One decision on one line (a wide terminal, a pipe): nothing is cut, long cells push on."""
-    from analyzer.core.errors import printable
-
     ident = f"{row['position_id']}:{row['match_id']}  {row['xgid']}" if row["position_id"] else row["key"]
     return printable(f"{row['file']}  {row['game']:>3} {row['move']:>3}  {row['player']:<16} {row['side']} "
                      f"{row['kind']:<6} {row['dice']:<2}  {row['played']:<28} {row['normalised']:<24} "
@@ -73,8 +77,6 @@ def narrow_lines(row: dict[str, Any], last_file: str | None) -> list[str]:
              4HPwATDgc/ABMA:MIHmAAAAAAAE
              XGID=-b----E-C---eE---c-e----B-:0:0:1:51:0:0:0:7:10
     """
-    from analyzer.core.errors import printable
-
     lines = [] if row["file"] == last_file else [printable(str(row["file"]))]
     played = row["played"] + (f" ({row['normalised']})" if row["normalised"] != row["played"] else "")
     lines.append(printable(f"{row['game']:>3} {row['move']:>3}  {row['player']}  {row['side']} {row['kind']} "
@@ -86,9 +88,6 @@ def narrow_lines(row: dict[str, Any], last_file: str | None) -> list[str]:
 
 def _terminal_width() -> int | None:
     """The width of the terminal the table goes to (``COLUMNS`` when set), ``None`` for a pipe."""
-    import os
-    import shutil
-
     if os.environ.get("COLUMNS", "").isdigit():
         return int(os.environ["COLUMNS"])
     return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
@@ -110,10 +109,6 @@ def replay(
     Exit code 0 when everything replays, 1 when some games or files failed, 2 on usage errors
     and when no game could be read at all (an empty file, not a match file).
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    from analyzer.formats import MATCH_SUFFIXES, expand_inputs
-
     walk_errors: list[InputError] = []
     try:
         paths = expand_inputs(files, walk_errors=walk_errors)
@@ -159,9 +154,6 @@ def replay(
 def _run(paths: list[str], fmt: ReplayFormat, bar: Any, tally: _Tally, out: Any, report: Any,
          narrow: bool = False, head: list[str] | None = None,
          unreadable: dict[str, InputError] | None = None) -> None:
-    from analyzer.analysis.replay import replay_games
-    from analyzer.formats import stream_any
-
     last_file: str | None = None
     with bar:
         task = bar.add_task("replay", total=len(paths), name="")
@@ -223,10 +215,6 @@ def _named(files: list[str]) -> str:
 
 
 def _summary(console: Any, t: _Tally) -> None:
-    from rich import box
-
-    from analyzer.render.terminal import Col, fitted_table
-
     rows = [["files", str(t.files)], ["matches", str(t.matches)], ["games", str(t.games)],
             ["decisions", str(t.decisions)], ["failed games", str(t.failed_games)],
             ["files with errors", str(len(t.failed_files))], ["errors", str(len(t.errors))]]

@@ -6,10 +6,13 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from analyzer.cli import app
+from analyzer.batch import write_batch_report
+from analyzer.batch.report import load_aliases
+from analyzer.cli.base import app
 from analyzer.cli.common import error_console, fail, input_error
-from analyzer.core.errors import InputError
+from analyzer.core.errors import InputError, shorten
 
 
 @app.command()
@@ -34,11 +37,6 @@ def report(
     Players whose names differ only in case are one player; --aliases joins other spellings.
     Exit codes: 0 written, 2 not a batch dataset or an unreadable alias file.
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    from analyzer.batch import write_batch_report
-    from analyzer.batch.report import load_aliases
-
     if profiles is not None and profiles < 0:
         fail(f"--profiles {profiles}: give 0 or more")
     names: dict[str, str] | None = None
@@ -63,7 +61,5 @@ def report(
         except FileNotFoundError as e:
             fail(str(e))
         except OSError as e:  # a name too long, a folder that cannot be read or written (named by the error)
-            from analyzer.core.errors import shorten
-
             fail(f"{shorten(str(e.filename or dataset), 300)}: {e.strerror or e}")
     typer.echo(f"{result.index} ({len(result.files)} files, {result.match_reports} match reports)")

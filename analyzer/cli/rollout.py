@@ -5,31 +5,35 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from analyzer.cli import app
+from analyzer.cli.base import app
 from analyzer.cli.common import (
     OutputFormat,
     check_workers,
     error_console,
     fail,
     position_argument,
-    standard_engine,
     stdout_write,
     variant_help,
 )
+from analyzer.cli.engines import standard_engine, variant_engine
 from analyzer.core.errors import InputError
-
-if TYPE_CHECKING:
-    from analyzer.eval.rollout import RolloutResult
+from analyzer.core.ids import parse_position_spec
+from analyzer.core.match import MatchState
+from analyzer.eval.rollout import RolloutResult, RolloutSettings, rollout
+from analyzer.render.position_text import position_identifiers
+from analyzer.render.terminal import print_view, render_text, rollout_view, variant_columns, variant_rollout_table
+from analyzer.rules import find_variant
+from analyzer.rules.listing import parse_dice_text
 
 
 def render_rollout(r: RolloutResult, *, width: int = 110, ids: tuple[str, ...] = ()) -> str:
     """Text of a rollout at ``width`` columns (:func:`analyzer.render.terminal.rollout_view`)."""
-    from analyzer.render.terminal import render_text, rollout_view
-
     return render_text(rollout_view(r, width=width, ids=ids), width=width)
 
 
@@ -66,8 +70,6 @@ def fewer_plays_note(got: int, wanted: int, legal: int, threshold: float, unit: 
 
 
 def _legal_count(pos: Any, roll: tuple[int, int]) -> int:
-    from analyzer.rules import find_variant
-
     return len(find_variant(pos.variant).legal_plays(pos, roll))
 
 
@@ -76,10 +78,6 @@ def _variant_rollout(pos: Any, roll: tuple[int, int] | None, *, trials: int, tru
                      target_se: float | None, workers: int, max_plays: int, threshold: float,
                      fmt: OutputFormat) -> None:
     """``bgreview rollout`` of a Dutch or Mahbusa position (cubeless, played out)."""
-    from analyzer.cli.common import variant_engine
-    from analyzer.eval.rollout import RolloutSettings, rollout
-    from analyzer.render.terminal import print_view, variant_columns, variant_rollout_table
-
     name = pos.variant
     if truncate is not None:
         fail(f"{name} rollouts play every game out: --truncate is for standard backgammon")
@@ -113,8 +111,6 @@ def _variant_rollout(pos: Any, roll: tuple[int, int] | None, *, trials: int, tru
                         f"{c.diff_se:.4f}", *(f"{getattr(c.probabilities, f):.4f}" for f in cols), c.games])
         stdout_write(buf.getvalue())
     else:
-        from rich.console import Console
-
         print_view(Console(), variant_rollout_table(result, width=Console().width))
 
 
@@ -152,20 +148,6 @@ def rollout_cmd(
     Dutch and Mahbusa positions are rolled out cubeless by the variant net, every game played to
     the end (no --truncate, no variance reduction): expected points of one game.
     """
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    from analyzer.core.ids import parse_position_spec
-    from analyzer.core.match import MatchState
-    from analyzer.eval.rollout import RolloutSettings, rollout
-    from analyzer.rules.listing import parse_dice_text
-
     if trials < 1:
         fail("--trials must be >= 1")
     if truncate is not None and truncate < 1:
@@ -224,10 +206,7 @@ def rollout_cmd(
     if fmt is OutputFormat.csv:
         stdout_write(_csv(result))
         return
-    from rich.console import Console
 
-    from analyzer.render.position_text import position_identifiers
-    from analyzer.render.terminal import print_view, rollout_view
 
     ident = position_identifiers(spec)
     ids = (f"{ident['position_id']}:{ident['match_id']}", ident["xgid"])

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from analyzer.cli import app
+from analyzer._resources import copy_sample, sample_names, sample_path
+from analyzer.cli.base import app
 from analyzer.cli.common import OutputFormat, fail, stdout_write
 
 
@@ -23,18 +27,11 @@ def sample(
 
     Exit codes: 0 done, 2 no such sample or the copy could not be written.
     """
-    from analyzer._resources import copy_sample, sample_names, sample_path
-
     if name is None:
         rows = [(n, str(sample_path(n))) for n in sample_names()]
         if fmt is OutputFormat.json:
-            import json
-
             stdout_write(json.dumps([{"name": n, "path": p} for n, p in rows]))
         elif fmt is OutputFormat.csv:
-            import csv
-            import io
-
             buf = io.StringIO()
             writer = csv.writer(buf, lineterminator="\n")
             writer.writerow(["name", "path"])

@@ -9,9 +9,11 @@ from typing import Annotated
 
 import typer
 
-from analyzer.cli import app
+from analyzer.cli.base import app
 from analyzer.cli.common import input_error, position_argument, variant_help
 from analyzer.core.errors import InputError
+from analyzer.core.ids import parse_position_spec
+from analyzer.render.position_text import show_position, show_position_data
 
 
 class HomeSideOpt(str, Enum):
@@ -33,9 +35,6 @@ def show(
     fmt: Annotated[ShowFormat, typer.Option("--format", "-f", help="Output format.")] = ShowFormat.table,
 ) -> None:
     """Draw a position with pip counts, turn, cube, score and its IDs (a finished game too: it says so)."""
-    from analyzer.core.ids import parse_position_spec
-    from analyzer.render.position_text import show_position, show_position_data
-
     try:
         # a finished game can be drawn (the result of a game-ending play), not played
         spec = parse_position_spec(position_argument(position), variant=variant, allow_finished=True)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import IO
 
 from analyzer.core.errors import InputError
+from analyzer.core.files import atomic_writer
 from analyzer.core.variants import DEFAULT_VARIANT, all_specs
 
 
@@ -396,7 +397,6 @@ def write_records(records: Iterable[MatchRecord], out: str | os.PathLike[str] | 
     '3 point match\\n\\n5 point match\\n'
     """
     if isinstance(out, (str, os.PathLike)):  # whole or not at all (OutputError naming the file)
-        from analyzer.core.files import atomic_writer
 
         with atomic_writer(out, special_ok=True) as fh:
             return write_records(records, fh, format_one, separator=separator)

@@ -44,6 +44,7 @@ from matplotlib.lines import Line2D
 
 from analyzer.analysis.stats import luck_at_stake
 from analyzer.analysis.summary import AnalysisSummary
+from analyzer.core.files import atomic_write, ensure_folder
 from analyzer.core.variants import cubeless_only
 
 RC: dict[Any, Any] = {  # rcParams for every chart (keys typed Any for matplotlib's Literal keys)
@@ -348,8 +349,6 @@ def write_charts(analysis: AnalysisLike, out_dir: Path | str,
     Writing twice gives the same bytes. Each file is written whole or not at all (a temporary file renamed
     into place); raises :class:`~analyzer.core.files.OutputError` naming what cannot be written.
     """
-    from analyzer.core.files import atomic_write, ensure_folder
-
     out = ensure_folder(out_dir)
     charts = rendered if rendered is not None else render_charts(analysis)
     paths: list[Path] = []

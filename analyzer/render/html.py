@@ -55,6 +55,7 @@ from analyzer.analysis.stats import XG_APPROXIMATE, gnubg_rating, xg_rating
 from analyzer.analysis.summary import GameResult, PlayerStats
 from analyzer.analysis.thresholds import Thresholds, thresholds_from
 from analyzer.core.errors import AnalyzerError
+from analyzer.core.files import atomic_write, ensure_folder
 from analyzer.core.ids import decode_key, decode_match_id
 from analyzer.core.position import Position
 from analyzer.core.variants import cubeless_only, draws, has_cube, title_of
@@ -955,8 +956,6 @@ def write_html_report(analysis: AnalysisLike, out_dir: Path | str, *, home_side:
     """Write ``report.html`` in ``out_dir`` (created if needed) and return its path (``charts`` and
     ``chart_svgs``: as for :func:`render_html_report`), whole or not at all; raises
     :class:`~analyzer.core.files.OutputError` naming what cannot be written."""
-    from analyzer.core.files import atomic_write, ensure_folder
-
     text = render_html_report(analysis, home_side=home_side, max_errors=max_errors, charts=charts,
                               chart_svgs=chart_svgs)
     out = ensure_folder(out_dir)
