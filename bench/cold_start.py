@@ -27,7 +27,14 @@ numba, the first cached compiled kernel (numba's initialisation), polars, typer 
 whole process with the layers above it. The children run in a temporary folder with the byte-code cache on
 (the warm-up writes the ``.pyc`` files an installed package has).
 
-Run: ``python bench/cold_start.py [--runs 5] [--only analyze hint] [--before ../main] [--floor]``.
+``--cold`` times instead a fresh install's first review: the README's first command (``bgreview analyze``
+of the 7-point sample with the defaults: 2-ply, the confirmation pass, charts and the HTML report) with an
+empty numba cache (``NUMBA_CACHE_DIR`` a new empty folder) and a fresh output folder, then the same command
+on the cache it filled; it prints the wall and CPU time of both, their difference (what compiling the
+engine cost) and the compile notice's lines. Run one at a time: the compiling takes both cores.
+
+Run: ``python bench/cold_start.py [--runs 5] [--only analyze hint] [--before ../main] [--floor]``, or
+``python bench/cold_start.py --cold [--file MATCH]``.
 """
 
 from __future__ import annotations
@@ -181,6 +188,37 @@ def run(case: Case, i: int, cwd: Path) -> tuple[float, float]:
     return wall, children_cpu() - c
 
 
+def cold(sample: Path) -> None:
+    """Time the README's first command with an empty numba cache, then again on the cache it filled, and
+    print both, their difference and the compile notice (see the module docstring)."""
+    work = Path(tempfile.mkdtemp(prefix="bgr_cold_"))
+    try:
+        env = child_env()
+        env["NUMBA_CACHE_DIR"] = str(work / "numba")
+        (work / "numba").mkdir()
+        rows: list[tuple[str, float, float]] = []
+        notice: list[str] = []
+        for name in ("first run, empty numba cache", "second run, cache filled"):
+            argv = bgreview("analyze", str(sample), "--out", str(work / f"out{len(rows)}"), "--no-progress")
+            c = children_cpu()
+            t = time.perf_counter()
+            proc = subprocess.run(argv, capture_output=True, text=True, check=False, env=env, cwd=work)
+            wall = time.perf_counter() - t
+            if proc.returncode != 0:
+                raise SystemExit(f"exit {proc.returncode}: {' '.join(argv)}\n{proc.stderr[-2000:]}")
+            rows.append((name, wall, children_cpu() - c))
+            notice += [line for line in proc.stderr.splitlines() if "compil" in line]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    (_, w1, c1), (_, w2, c2) = rows
+    rows.append(("compiling (the difference)", w1 - w2, c1 - c2))
+    print(f"bgreview analyze {sample.name} --out DIR --no-progress; load average {os.getloadavg()[0]:.2f}")
+    print(f"{'':<30} {'wall s':>8} {'cpu s':>8}")
+    for name, wall, cpu in rows:
+        print(f"{name:<30} {wall:>8.1f} {cpu:>8.1f}")
+    print("\n".join(notice) if notice else "(no compile notice: nothing was compiled)")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5, help="timed runs of each command (default 5)")
@@ -190,7 +228,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="also time each command from this checkout's root (PYTHONPATH), in the same rounds")
     ap.add_argument("--floor", action="store_true",
                     help="also time the start-up floor: python, numpy, numba, its first kernel, polars, typer, ...")
+    ap.add_argument("--cold", action="store_true",
+                    help="time the first review with an empty numba cache (compiling), then a second one")
     args = ap.parse_args(argv)
+    if args.cold:
+        cold(Path(args.file).resolve())
+        return 0
     work = Path(tempfile.mkdtemp(prefix="bgr_cold_"))
     try:
         before = str(Path(args.before).resolve()) if args.before else None

@@ -80,31 +80,36 @@ def stdout_write(text: str) -> None:
         sys.stdout.write("\n")
 
 
-FIRST_COMPILE_S = 180
-"""About how long a fresh install's first review compiles the engine on two cores (seconds): the README's
-first command with an empty cache took 180 s on a quiet machine (issue 52); on 2026-12-07, with the two
-cores shared by a dozen other jobs, it spent 289 CPU-seconds against 83 for the same command cached,
-so about 206 s of compiling (241 functions, see :class:`CompileNotice`)."""
+FIRST_COMPILE_S = 120
+"""About how long a fresh install's first review compiles the engine on two cores (seconds). The README's
+first command with an empty cache (``python bench/cold_start.py --cold``, 2026-12-07, the two cores shared
+by about ten jobs) spent 213 CPU-seconds against 88 for the same command cached: 126 CPU-seconds of
+compiling (139 functions, all in the command's process, one at a time), so about 120 s on an idle core.
+Before (issue 52: the rollout workers compiled their own copies of the rollout kernel), the whole first
+command took 193 s on a quiet machine against 77 s cached: 116 s of compiling."""
 
 
 class CompileNotice:
     """Says on stderr, in the command-line process, that a first run compiles the engine: one line
     when numba starts compiling (``compiling the engine once, about N s``), a line of progress at
-    most every ``every`` seconds while it goes on and one when the command ends, with how many of
-    our functions took how long (numba's helpers compiled for them are not counted); nothing when
-    every kernel comes from numba's cache. ``write`` gets each line, ``clock`` tells the time.
+    most every ``every`` seconds while it goes on (the time since the first line) and one when the
+    command ends, with how many of our functions were compiled and the time spent compiling them
+    (from the start of a compile to its end, a function's callees compiled within; numba's helpers
+    compiled for them are not counted); nothing when every kernel comes from numba's cache.
+    ``write`` gets each line, ``clock`` tells the time.
 
     >>> lines: list[str] = []
-    >>> t = iter([0.0, 1.0, 20.0, 21.0, 30.0])
+    >>> t = iter([0.0, 1.0, 3.0, 4.0, 20.0, 21.0])
     >>> notice = CompileNotice(lines.append, clock=lambda: next(t))
-    >>> for name, started in (("analyzer.a", True), ("analyzer.a", False), ("numba.impl", True),
-    ...                       ("analyzer.b", True), ("analyzer.b", False)):
+    >>> for name, started in (("analyzer.a", True), ("analyzer.c", True), ("analyzer.c", False),
+    ...                       ("analyzer.a", False), ("numba.impl", True), ("analyzer.b", True),
+    ...                       ("analyzer.b", False)):
     ...     notice(name, started)
     >>> notice.finish()
     >>> print("\\n".join(lines))
-    bgreview: compiling the engine once, about 180 s on two cores (later runs load it from the cache)
-    bgreview: still compiling: 1 function done in 20 s (now b)
-    bgreview: compiled 2 functions in 30 s; later runs load them from the cache
+    bgreview: compiling the engine once, about 120 s on two cores (later runs load it from the cache)
+    bgreview: still compiling: 2 functions done in 20 s (now b)
+    bgreview: compiled 3 functions in 5 s; later runs load them from the cache
     """
 
     def __init__(self, write: Callable[[str], None], *, every: float = 15.0,
@@ -117,6 +122,9 @@ class CompileNotice:
         self.started: float | None = None
         self.last = 0.0
         self.done = 0
+        self.depth = 0  # compiles under way: a function's callees compile within it
+        self.since = 0.0  # when the outermost one began
+        self.spent = 0.0  # time spent compiling, the outermost compiles summed
 
     def __call__(self, name: str, started: bool) -> None:
         if not name.startswith("analyzer.") or os.getpid() != self.pid:  # numba's helpers: counted with ours
@@ -132,7 +140,14 @@ class CompileNotice:
                        "(later runs load it from the cache)")
         if not started:
             self.done += 1
-        elif now - self.last >= self.every:
+            self.depth = max(0, self.depth - 1)
+            if self.depth == 0:
+                self.spent += now - self.since
+            return
+        if self.depth == 0:
+            self.since = now
+        self.depth += 1
+        if now - self.last >= self.every:
             self.last = now
             self.write(f"bgreview: still compiling: {self.done} function{'s' if self.done != 1 else ''} done in "
                        f"{now - self.started:.0f} s (now {name.rsplit('.', 1)[-1]})")
@@ -141,7 +156,7 @@ class CompileNotice:
         """The closing line, when anything was compiled."""
         if self.started is not None and os.getpid() == self.pid:
             self.write(f"bgreview: compiled {self.done} function{'s' if self.done != 1 else ''} in "
-                       f"{self.clock() - self.started:.0f} s; later runs load them from the cache")
+                       f"{self.spent:.0f} s; later runs load them from the cache")
 
 
 NOTICE: list[Any] = []
