@@ -49,6 +49,7 @@ import math
 import numpy as np
 from numba import njit
 
+from analyzer.core.jit import as_int64
 from analyzer.eval.bits import highest_bit, lowest_bit, popcount
 
 CLASS_OVER = 0
@@ -485,11 +486,12 @@ def _hit_masks(blots: int, blocked: int, theirs: int, bar: int) -> tuple[int, in
             else:
                 d = d1
                 if bar >= 1:
-                    h = _walk_mask(1, d, 4 if bar == 1 else max(1, 5 - bar), blocked)
+                    # as_int64: one compiled _walk_mask, not one more per literal constant
+                    h = _walk_mask(as_int64(1), d, 4 if bar == 1 else max(1, 5 - bar), blocked)
                     if bar == 1 and (blocked >> d & 1) == 0:
-                        h |= _walk_mask(theirs, d, 3, blocked)
+                        h |= _walk_mask(theirs, d, as_int64(3), blocked)
                 else:
-                    h = _walk_mask(theirs, d, 4, blocked)
+                    h = _walk_mask(theirs, d, as_int64(4), blocked)
             hit = h & blots
             if hit != 0:
                 one += w
@@ -645,8 +647,9 @@ def encode_contact_into(b: np.ndarray, out: np.ndarray, n: int, iw: np.ndarray) 
     for i in range(n):
         out[i] = 0.0
     ext = n >= N_CONTACT_EXT
-    _side_features(me, them, out, 0, EXTRA_OFFSET if ext else -1)
-    _side_features(them, me, out, SIDE_INPUTS, EXTRA_OFFSET + N_EXTRA if ext else -1)
+    # the offsets as int64 (as_int64): one compiled _side_features for both sides, not one per constant
+    _side_features(me, them, out, as_int64(0), EXTRA_OFFSET if ext else -1)
+    _side_features(them, me, out, as_int64(SIDE_INPUTS), EXTRA_OFFSET + N_EXTRA if ext else -1)
 
 
 @njit(cache=True)
@@ -657,8 +660,8 @@ def encode_race_into(b: np.ndarray, out: np.ndarray, iw: np.ndarray) -> None:
     sides(b, me, them)
     for i in range(N_RACE):
         out[i] = 0.0
-    _race_side(me, out, 0)
-    _race_side(them, out, RACE_SIDE)
+    _race_side(me, out, as_int64(0))  # one compiled _race_side for both sides (as_int64)
+    _race_side(them, out, as_int64(RACE_SIDE))
 
 
 @njit(cache=True)
