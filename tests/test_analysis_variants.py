@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 
 from analyzer.analysis import variants as V
 from analyzer.analysis.analyze import MatchAnalysis, NoEvaluatorError, _game_results, _game_summaries, analyze_match
+from analyzer.analysis.decisions import CheckerAnalysis, analyze_checker
 from analyzer.analysis.replay import GameReplay, replay_games
 from analyzer.core.dice import ALL_21
 from analyzer.core.ids import decode_key
@@ -88,6 +89,11 @@ class StandIn:
             out.append(RankedPlay(p.text, p.result, pr.equity, pr, ply))
         out.sort(key=lambda r: -r.equity)
         return out
+
+
+def _checker(engine: Any, pos: Position, dice: tuple[int, int], played: Position, *, ply: int) -> CheckerAnalysis:
+    """The one checker scoring of an engine without a cube (no match score or MET apply)."""
+    return analyze_checker(engine, pos, dice, played, MatchState(), 0, ply=ply, met=None)
 
 
 def sample(variant: str) -> Any:
@@ -168,10 +174,10 @@ def test_best_plays_are_legal_and_the_engines_best_loses_nothing(analysed: tuple
         assert d.dice is not None
         ranked = engine.rank_plays(d.position, d.dice)
         legal = {Position(b.tobytes(), variant) for b in rules.legal_results(d.position, d.dice)}
-        best = V.analyze_variant_checker(engine, d.position, d.dice, ranked[0].result, ply=0)
+        best = _checker(engine, d.position, d.dice, ranked[0].result, ply=0)
         assert best.best.result in legal and best.loss == 0.0 and best.played.result == best.best.result
         if len(ranked) > 1:
-            worst = V.analyze_variant_checker(engine, d.position, d.dice, ranked[-1].result, ply=0)
+            worst = _checker(engine, d.position, d.dice, ranked[-1].result, ply=0)
             assert worst.best.result == best.best.result
             assert math.isclose(worst.loss, best.best.equity - worst.played.equity, abs_tol=1e-12)
 
@@ -180,18 +186,18 @@ def test_deeper_ply_evaluates_the_candidates_again() -> None:
     engine = StandIn("dutch")
     pos = Position.from_notation("P 20:3 5:1 | O 3:2 16:1 | res P11 O12 | unlocked", "dutch")
     ranked = engine.rank_plays(pos, (4, 2))
-    ca = V.analyze_variant_checker(engine, pos, (4, 2), ranked[-1].result, ply=1)
+    ca = _checker(engine, pos, (4, 2), ranked[-1].result, ply=1)
     assert ca.played.ply == 1 and all(c.ply == 1 for c in ca.candidates) and ca.legal == len(ranked)
     assert ca.played.result == ranked[-1].result
     deep = engine.evaluate(ca.best.result.flip(), 1).flip()
     assert math.isclose(ca.best.equity, deep.equity, abs_tol=1e-12)
     # from 2-ply on: the candidates at 1-ply, the best of them (4 within 0.08) and the played play at 2-ply
-    two = V.analyze_variant_checker(engine, pos, (4, 2), ranked[-1].result, ply=2)
+    two = _checker(engine, pos, (4, 2), ranked[-1].result, ply=2)
     plies = [c.ply for c in two.candidates]
     assert plies == sorted(plies, reverse=True) and set(plies) == {1, 2} and two.played.ply == 2
     assert 2 <= plies.count(2) <= 5 and len(two.candidates) == len(ca.candidates)
     with pytest.raises(ValueError, match="not a legal result"):
-        V.analyze_variant_checker(engine, pos, (4, 2), pos, ply=0)
+        _checker(engine, pos, (4, 2), pos, ply=0)
 
 
 def test_luck_is_zero_on_average_and_counts_the_die_off(analysed: tuple[str, MatchAnalysis]) -> None:
@@ -497,7 +503,7 @@ def test_candidates_store_the_mahbusa_draw() -> None:
     seen = 0
     for row, d in zip(rows, decisions, strict=True):
         assert d.dice is not None and d.result is not None
-        ca = V.analyze_variant_checker(engine, d.position, d.dice, d.result, ply=0)
+        ca = _checker(engine, d.position, d.dice, d.result, ply=0)
         want = {c.play: c.probabilities for c in ca.candidates}
         assert [c["play"] for c in row["candidates"]] == [c.play for c in ca.candidates]
         for c in row["candidates"]:

@@ -147,10 +147,10 @@ def test_plays_named_by_text_are_the_plays_named_with_their_results():
 
 
 def test_only_net_engines_roll_out():
-    class Other:  # an Evaluator's flags without the nets of one
-        variant, cubeful, variance_reduction, max_ply = "dutch", False, False, 2
+    class Other:  # an Evaluator's flags without the rollout kernel's arguments of one
+        variant, cubeful, variance_reduction, max_ply, cube = "dutch", False, False, 2, None
 
-    with pytest.raises(TypeError, match="net engine"):
+    with pytest.raises(AttributeError, match="rollout_args"):
         rollout(Other(), Position.start("dutch"), RolloutSettings(workers=1))  # type: ignore[call-overload]
 
 
@@ -219,9 +219,9 @@ def _short_record(moves=3):
 
 @pytest.mark.integration
 def test_analyze_rolls_out_variant_checker_plays():
-    from analyzer.analysis.analyze import RolloutReview, analyze_match
+    from analyzer.analysis.analyze import RolloutReview, _Rollouts, analyze_match
+    from analyzer.analysis.decisions import analyze_checker
     from analyzer.analysis.replay import replay_games
-    from analyzer.analysis.variants import analyze_variant_checker, rollout_variant_checker
 
     record = _short_record(moves=2)  # three decisions, both sides
     settings = RolloutReview(trials=36, workers=1, plays=3, threshold=0.5)
@@ -236,10 +236,11 @@ def test_analyze_rolls_out_variant_checker_plays():
     # the first unforced decision, rolled out again directly: the same candidates and values
     eng = engine_for("dutch")
     (game,) = list(replay_games(record))
-    d = next(d for d in game.decisions if d.kind == "move" and d.dice is not None
-             and not analyze_variant_checker(eng, d.position, d.dice, d.result, ply=0).forced)
-    first = analyze_variant_checker(eng, d.position, d.dice, d.result, ply=0)
-    ca = rollout_variant_checker(eng, d.position, d.dice, first, trials=36, plays=3, threshold=0.5, seed=5)
+    def first_of(d):
+        return analyze_checker(eng, d.position, d.dice, d.result, d.state, d.side, ply=0, met=None)
+
+    d = next(d for d in game.decisions if d.kind == "move" and d.dice is not None and not first_of(d).forced)
+    ca = _Rollouts(settings, 5, None).checker(eng, d, first_of(d))
     row = rows[0]
     assert [c["play"] for c in row["candidates"]] == [c.play for c in ca.candidates]
     assert [c["equity"] for c in row["candidates"]] == pytest.approx([c.equity for c in ca.candidates])

@@ -94,10 +94,8 @@ from analyzer.analysis.thresholds import XG, Thresholds
 from analyzer.analysis.variants import (
     VARIANT_EQUITY_BASIS,
     NoEvaluatorError,
-    analyze_variant_checker,
     load_variant_engine,
     opening_kind,
-    rollout_variant_checker,
     variant_luck,
     variant_roll_values,
 )
@@ -105,14 +103,13 @@ from analyzer.core.ids import encode_key, encode_position_id, match_id_from_stat
 from analyzer.core.match import MatchState, cube_available
 from analyzer.core.position import Position
 from analyzer.core.variants import has_cube
-from analyzer.eval import rollout as module
 from analyzer.eval.cube import CubeDecision, analyze_cube
 from analyzer.eval.cube_search import cube_decision_nply
 from analyzer.eval.engine import Engine
 from analyzer.eval.met import MatchEquityTable, met_by_name, mwc, outcome_mwc
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
-from analyzer.eval.variants.engine import VariantEngine
+from analyzer.eval.rollout import rollout, rollout_cube
 from analyzer.formats.records import MatchRecord
 
 __all__ = ["EQUITY_BASIS", "AnalysisSummary", "ConfirmSettings", "MatchAnalysis", "NoEvaluatorError",
@@ -130,37 +127,35 @@ class _Rollouts:
     """Checker and cube analysis by rollouts with the settings and seed of one analysis."""
 
     def __init__(self, settings: RolloutReview, seed: int, met: MatchEquityTable | None) -> None:
-        self.module: Any = module
         self.settings = settings
         self.seed = seed
         self.met = met
 
     def checker(self, engine: Evaluator, d: Decision, first: CheckerAnalysis) -> CheckerAnalysis:
-        """Roll out the best candidates of ``first`` (a 0-ply analysis) and the played play: cubeful
-        EMG at the match score, or the points of a cubeless game when the engine has no cube
-        (:func:`~analyzer.analysis.variants.rollout_variant_checker`)."""
+        """Roll out the best candidates of ``first`` (a 0-ply analysis: at most ``plays`` within
+        ``threshold`` of the best) and the played play, with the same dice for all
+        (:func:`analyzer.eval.rollout.rollout`): cubeful EMG at the match score, or, when the engine
+        has no cube, the points of a cubeless game played out. A forced play is returned as it is."""
         if first.forced:
             return first
         s = self.settings
         assert d.dice is not None
-        if not engine.cubeful:
-            return rollout_variant_checker(engine, d.position, d.dice, first, trials=s.trials, plays=s.plays,
-                                           threshold=s.threshold, workers=s.workers, seed=self.seed)
         top = [c for c in first.candidates[: s.plays] if c.equity >= first.best.equity - s.threshold]
-        plays = list(dict.fromkeys([c.play for c in top] + [first.played.play]))
-        res = self.module.rollout(engine, d.position, s.trials_settings(self.seed), dice=d.dice, match=d.state,
-                                  player=d.side, plays=plays, met=self.met)
-        cands = [Candidate(c.play, c.result, float(c.cubeful_equity), c.probabilities, 0)
-                 for c in res.candidates]
+        chosen: dict[Position, tuple[str, Position]] = {}
+        for c in [*top, first.played]:
+            chosen.setdefault(c.result, (c.play, c.result))
+        score: dict[str, Any] = {"match": d.state, "player": d.side, "met": self.met} if engine.cubeful else {}
+        res = rollout(engine, d.position, s.trials_settings(self.seed), dice=d.dice, plays=list(chosen.values()),
+                      **score)
+        cands = [Candidate(str(c.play), c.result, float(c.value), c.probabilities, 0) for c in res.candidates]
         cands.sort(key=lambda c: -c.equity)
         mine = next(c for c in cands if c.result == first.played.result)
         return CheckerAnalysis(tuple(cands), mine, first.legal)
 
     def cube(self, engine: Evaluator, d: Decision) -> CubeDecision:
         """The cube decision of the player on roll from the rolled-out position."""
-        cd: CubeDecision = self.module.rollout_cube(engine, d.position, d.state, d.on_roll,
-                                                    self.settings.trials_settings(self.seed), met=self.met)
-        return cd
+        return rollout_cube(engine, d.position, d.state, d.on_roll, self.settings.trials_settings(self.seed),
+                            met=self.met)
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,29 +347,22 @@ class _Rows:
         row["error_class"] = self.thresholds.classify(loss)
 
     def checker(self, d: Decision, ca: CheckerAnalysis, luck: float, luck_mwc: float | None,
-                how: Confirmed | None = None, first_loss: float = 0.0, *, at: int | None = None) -> int:
+                how: Confirmed | None = None, first_loss: float = 0.0, *, at: int | None = None,
+                points_ply: int | None = None) -> int:
+        """A checker row. ``points_ply``: the play was valued by an engine without a cube, at that
+        ply (a game without a cube: no cube, no IDs but the key, points not EMG)."""
         ids = decision_ids(d)
+        cubeless = points_ply is not None
         row = self.base(d, "checker", d.side, d.player)
-        row.update(dice=_dice_text(d.dice), position_id=ids.position_id or None,
-                   match_id=ids.match_id or None, xgid=ids.xgid or None, key=ids.key,
-                   played=ca.played.play, best=ca.best.play, forced=ca.forced, luck=luck,
+        row.update(dice=_dice_text(d.dice), position_id=None if cubeless else ids.position_id or None,
+                   match_id=None if cubeless else ids.match_id or None, xgid=None if cubeless else ids.xgid or None,
+                   key=ids.key, played=ca.played.play, best=ca.best.play, forced=ca.forced, luck=luck,
                    luck_mwc=luck_mwc, win_prob=ca.best.probabilities.win)
-        self.losses(row, d.state, d.side, ca.played.equity, ca.best.equity)
-        row["candidates"] = _candidate_dicts(ca)
-        self.confirmed(row, how, first_loss)
-        return self.put(row, at)
-
-    def variant_checker(self, d: Decision, ca: CheckerAnalysis, luck: float, ply: int,
-                        how: Confirmed | None = None, first_loss: float = 0.0, *, at: int | None = None) -> int:
-        """A checker row of a cubeless variant: no cube, no IDs but the key, points not EMG."""
-        ids = decision_ids(d)
-        row = self.base(d, "checker", d.side, d.player)
-        row.update(dice=_dice_text(d.dice), position_id=None, match_id=None, xgid=None, key=ids.key,
-                   played=ca.played.play, best=ca.best.play, forced=ca.forced, luck=luck, cube=None,
-                   win_prob=ca.best.probabilities.win, ply=ply)
-        if self.method.endswith("-ply"):
-            row["method"] = f"{ply}-ply"
-        self.losses(row, d.state, d.side, ca.played.equity, ca.best.equity, cubeless=True)
+        if points_ply is not None:
+            row.update(cube=None, ply=points_ply)
+            if self.method.endswith("-ply"):
+                row["method"] = f"{points_ply}-ply"
+        self.losses(row, d.state, d.side, ca.played.equity, ca.best.equity, cubeless=cubeless)
         row["candidates"] = _candidate_dicts(ca)
         self.confirmed(row, how, first_loss)
         return self.put(row, at)
@@ -427,14 +415,6 @@ def _cube_probabilities(engine: Evaluator, games: list[GameReplay], ply: int) ->
     boards = np.stack([np.frombuffer(p.board, dtype=np.int8) for p in positions])
     out = engine.evaluate_boards(boards, ply).tolist()
     return {p: Probabilities.from_outcomes(o) for p, o in zip(positions, out, strict=True)}
-
-
-def _variant_net(engine: Evaluator, variant: str) -> Evaluator:
-    """The variant net engine behind ``engine`` (only its nets can play rollouts)."""
-    if not isinstance(engine, VariantEngine):
-        raise NoEvaluatorError(f"the confirmation of {variant} plays needs the variant net engine, "
-                               f"not {type(engine).__name__}")
-    return engine
 
 
 def _confirmed_counts(decisions: pl.DataFrame, thresholds: Thresholds, wanted: int) -> ConfirmedCounts:
@@ -490,6 +470,7 @@ class _Jobs:
     move alone."""
 
     def __init__(self, rows: _Rows, thresholds: Thresholds, engine: Evaluator, deep_filter: MoveFilter) -> None:
+        """``engine``: the one that values the cube decisions (the checker plays name theirs)."""
         self.rows = rows
         self.thresholds = thresholds
         self.engine = engine
@@ -504,26 +485,16 @@ class _Jobs:
         """The rows the pass would value again without a limit."""
         return sum(len(j.rows) for j in self.jobs)
 
-    def checker(self, c: Confirmer, d: Decision, ca: CheckerAnalysis, luck: float, luck_mwc: float | None,
-                at: int) -> None:
+    def checker(self, c: Confirmer, engine: Evaluator, d: Decision, ca: CheckerAnalysis, luck: float,
+                luck_mwc: float | None, at: int, points_ply: int | None = None) -> None:
+        """A checker play valued by ``engine`` (``points_ply``: as :meth:`_Rows.checker`)."""
         dice = d.dice
         assert dice is not None
 
         def run() -> None:
-            again, how = c.checker(self.engine, d.position, dice, d.state, d.side, ca, game=d.game, move=d.move,
+            again, how = c.checker(engine, d.position, dice, d.state, d.side, ca, game=d.game, move=d.move,
                                    deep_filter=self.deep_filter)
-            self.rows.checker(d, again, luck, luck_mwc, how, ca.loss, at=at)
-        self.jobs.append(_Job(ca.loss, doubt(_checker_signed(ca), "checker", self.thresholds), (at,), run,
-                              goal=(c, d.game, d.move)))
-
-    def variant_checker(self, c: Confirmer, net: Evaluator, d: Decision, ca: CheckerAnalysis, luck: float,
-                        ply: int, at: int) -> None:
-        dice = d.dice
-        assert dice is not None
-
-        def run() -> None:
-            again, how = c.checker(net, d.position, dice, d.state, d.side, ca, game=d.game, move=d.move)
-            self.rows.variant_checker(d, again, luck, ply, how, ca.loss, at=at)
+            self.rows.checker(d, again, luck, luck_mwc, how, ca.loss, at=at, points_ply=points_ply)
         self.jobs.append(_Job(ca.loss, doubt(_checker_signed(ca), "checker", self.thresholds), (at,), run,
                               goal=(c, d.game, d.move)))
 
@@ -704,7 +675,7 @@ def analyze_match(record: MatchRecord, settings: ReviewSettings | None = None, *
     none). Dutch and Mahbusa games are reviewed with ``variant_engines[variant]``, or else with the
     engine :func:`~analyzer.analysis.variants.load_variant_engine` finds (:class:`NoEvaluatorError`
     when there is none); with ``settings.rollout`` their checker plays are rolled out, cubeless and
-    played out (:func:`~analyzer.analysis.variants.rollout_variant_checker`). ``progress(done,
+    played out (:func:`analyzer.eval.rollout.rollout` of their engine). ``progress(done,
     total)`` is called after each decision.
 
     The settings are checked against the capabilities of the engines the match's games need
@@ -762,7 +733,8 @@ def analyze_match(record: MatchRecord, settings: ReviewSettings | None = None, *
     done = 0
 
     rolls = None if rollout is None else _Rollouts(rollout, seed, match_met)
-    search = rolls is None and ply > 0 and isinstance(std, Engine)  # n-ply cubeful search for cube decisions
+    # the cube valued by the engine's n-ply cubeful search when it offers one (at 0-ply: the cube model)
+    search = rolls is None and ply > 0 and engine is not None and engine.cube is not None
     before_roll = _cube_probabilities(std, cubeful_games, ply) if rolls is None and not search else {}
 
     def cube_of(d: Decision) -> CubeDecision:
@@ -792,14 +764,13 @@ def analyze_match(record: MatchRecord, settings: ReviewSettings | None = None, *
                     opp_values = (variant_roll_values(game_engine, d.position.flip())
                                   if first and kind == "die-off" and d.position.flip() != d.position else None)
                     luck = variant_luck(values, d.dice, opening=kind if first else None, opponent=opp_values)
-                    ca = analyze_variant_checker(game_engine, d.position, d.dice, d.result, ply=checker_ply,
-                                                 move_filter=move_filter, deep_filter=deep_filter)
+                    ca = analyze_checker(game_engine, d.position, d.dice, d.result, d.state, d.side, ply=checker_ply,
+                                         met=None, move_filter=move_filter, deep_filter=deep_filter)
                     if rolls is not None:
                         ca = rolls.checker(game_engine, d, ca)
-                    at = rows.variant_checker(d, ca, luck, checker_ply)
+                    at = rows.checker(d, ca, luck, None, points_ply=checker_ply)
                     if confirmer is not None and wants_checker(ca, confirmer.settings):
-                        jobs.variant_checker(confirmer, _variant_net(game_engine, g.variant), d, ca, luck,
-                                             checker_ply, at)
+                        jobs.checker(confirmer, game_engine, d, ca, luck, None, at, points_ply=checker_ply)
                 done += 1
                 if progress is not None:
                     progress(done, total)
@@ -830,7 +801,7 @@ def analyze_match(record: MatchRecord, settings: ReviewSettings | None = None, *
                     ca = rolls.checker(std, d, ca)
                 at = rows.checker(d, ca, luck, luck_mwc)
                 if confirmer is not None and wants_checker(ca, confirmer.settings):
-                    jobs.checker(confirmer, d, ca, luck, luck_mwc, at)
+                    jobs.checker(confirmer, std, d, ca, luck, luck_mwc, at)
             elif d.kind == "double" and d.side == d.on_roll:
                 jobs.flush_double()
                 pending = cube_of(d)

@@ -78,12 +78,11 @@ from analyzer.core.match import MatchState
 from analyzer.core.position import Position
 from analyzer.eval.cube import CubeDecision, cube_decision, cube_life_of
 from analyzer.eval.cube_search import cube_decision_nply
-from analyzer.eval.engine import Engine
 from analyzer.eval.met import MatchEquityTable
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
-from analyzer.eval.rollout import RolloutSettings, played_cube, rollout
-from analyzer.eval.variants.engine import VariantEngine
+from analyzer.eval.rollout import RolloutCandidate, RolloutSettings, played_cube, rollout, rollout_cubeful
+from analyzer.eval.variants.rollout import VariantRolloutCandidate
 
 __all__ = ["CUBE_DOUBT", "FUTILITY", "LIMIT", "METHODS", "RANK_TRIALS_FACTOR", "SPREAD", "ConfirmSettings", "Confirmed",
            "Confirmer", "cube_signed", "doubt", "rank_floor", "rank_undecided", "settle_chance", "settled",
@@ -505,46 +504,30 @@ class Confirmer:
                 player: int, first: CheckerAnalysis, *, game: int = 0, move: int = 0,
                 deep_filter: MoveFilter | None = None) -> tuple[CheckerAnalysis, Confirmed]:
         """``first`` valued again (call it when :func:`wants_checker` says so). An engine without a
-        cube (Dutch, Mahbusa) rolls the plays out cubeless whatever the method
-        (:meth:`variant_checker`)."""
-        if not engine.cubeful:
-            return self.variant_checker(engine, position, dice, first, game=game, move=move)
+        cube (Dutch, Mahbusa: ``cubeful`` false) rolls the plays out cubeless, played to the end,
+        whatever the method (its search is shallower than the confirmation's ``ply``)."""
         s = self.settings
         self._count("checker")
-        if s.method == "ply":
+        if s.method == "ply" and engine.cubeful:
             kw: dict[str, Any] = {} if deep_filter is None else {"deep_filter": deep_filter}
             ca = analyze_checker(engine, position, dice, first.played.result, state, player, ply=s.ply,
                                  met=self.met, move_filter=self.move_filter, **kw)
             return ca, Confirmed(s.label, None, None)
-        if not isinstance(engine, Engine):
-            raise TypeError(f"rollouts need the standard net engine, not {type(engine).__name__}")
 
         def one_round(plays: list[tuple[str, Position]], trials: int, seed: int) -> _Round:
-            settings = RolloutSettings(trials=trials, truncate=s.truncate, seed=seed, workers=s.workers, cubeful=True,
-                                       variance_reduction=True, luck_prune=True)
-            res = rollout(engine, position, settings, dice=dice, plays=plays, match=state, player=player, met=self.met)
-            cs = res.candidates
+            if engine.cubeful:  # cubeful, variance-reduced, at the match score
+                settings = RolloutSettings(trials=trials, truncate=s.truncate, seed=seed, workers=s.workers,
+                                           cubeful=True, variance_reduction=True, luck_prune=True)
+                res = rollout(engine, position, settings, dice=dice, plays=plays, match=state, player=player,
+                              met=self.met)
+            else:  # no cube: cubeless, every game played out
+                res = rollout(engine, position, RolloutSettings(trials=trials, seed=seed, workers=s.workers),
+                              dice=dice, plays=plays)
+            cs: tuple[RolloutCandidate | VariantRolloutCandidate, ...] = res.candidates
             pairs = {(a.result, b.result): a.paired_se[j] for a in cs if a.paired_se for j, b in enumerate(cs)}
-            return res.trials, [(c.result, c.cubeful_equity if c.cubeful_equity is not None else c.equity,
-                                 c.equity_se, c.probabilities) for c in cs], pairs or None
+            return res.trials, [(c.result, c.value, c.equity_se, c.probabilities) for c in cs], pairs or None
 
         return self._rolled_out(first, one_round, self._seed(game, move), self.goals.get((game, move)))
-
-    def variant_checker(self, engine: Evaluator, position: Position, dice: tuple[int, int],
-                        first: CheckerAnalysis, *, game: int = 0, move: int = 0) -> tuple[CheckerAnalysis, Confirmed]:
-        """A Dutch or Mahbusa play valued again: cubeless rollouts played out by the variant net
-        (method ``"ply"``: the variants search at most 2-ply, so rollouts are used for them too)."""
-        if not isinstance(engine, VariantEngine):
-            raise TypeError(f"rollouts of {position.variant} need the variant net engine, not {type(engine).__name__}")
-        self._count("checker")
-
-        def one_round(plays: list[tuple[str, Position]], trials: int, seed: int) -> _Round:
-            settings = RolloutSettings(trials=trials, seed=seed, workers=self.settings.workers)
-            res = rollout(engine, position, settings, dice=dice, plays=plays)
-            return res.trials, [(c.result, c.equity, c.equity_se, c.probabilities) for c in res.candidates], None
-
-        ca, how = self._rolled_out(first, one_round, self._seed(game, move), self.goals.get((game, move)))
-        return ca, Confirmed("rollout", how.trials, how.loss_se, rank_trials=how.rank_trials)
 
     def _rolled_out(self, first: CheckerAnalysis, one_round: Callable[[list[tuple[str, Position]], int, int], _Round],
                     seed: int, goal: float | None = None) -> tuple[CheckerAnalysis, Confirmed]:
@@ -591,7 +574,7 @@ class Confirmer:
                        key=lambda c: -c.equity)
         mine = next(c for c in cands if c.result == first.played.result)
         return CheckerAnalysis(tuple(cands), mine, first.legal), \
-            Confirmed(s.label, done, se, rank_trials=done - settled_at if done > settled_at else None)
+            Confirmed("rollout", done, se, rank_trials=done - settled_at if done > settled_at else None)
 
     # ------------------------------------------------------------------ cube decisions
     def cube(self, engine: Evaluator, position: Position, state: MatchState, player: int, *,
@@ -604,14 +587,12 @@ class Confirmer:
         is settled (:meth:`_enough`). Without it, when the class of the wrong choice between
         doubling and not is settled, whichever was played."""
         s = self.settings
+        if engine.cube is None:
+            raise ValueError(f"{engine.variant} has no doubling cube: no cube decision to value")
         self._count("cube")
         if s.method == "ply":
-            if not isinstance(engine, Engine):
-                raise TypeError(f"the n-ply cube search needs the standard net engine, not {type(engine).__name__}")
             return cube_decision_nply(engine, position, state, player, s.ply, met=self.met), \
                 Confirmed(s.label, None, None)
-        if not isinstance(engine, Engine):
-            raise TypeError(f"rollouts need the standard net engine, not {type(engine).__name__}")
 
         total = _Sum("", position)
         games = _CubeGames()
@@ -621,7 +602,7 @@ class Confirmer:
             settings = RolloutSettings(trials=trials, truncate=s.cube_truncate, seed=self._seed(game, move) + k,
                                        workers=s.workers, cubeful=True, cube_play=True, variance_reduction=True,
                                        luck_prune=True, take_only=take_only)
-            res = rollout(engine, position, settings, match=state, player=player, met=self.met)
+            res = rollout_cubeful(engine, position, settings, match=state, player=player, met=self.met)
             if take_only:
                 games.add_take(res)
             else:

@@ -7,6 +7,11 @@ evaluation does (Janowski's cube-life model): after a checker play the opponent 
 the value of a play is minus the opponent's cubeful EMG of the resulting position (normalised
 equity is antisymmetric between the players at one cube). Plays are ranked on that value.
 
+**Without a cube.** An engine whose game has no cube (``cubeful`` false: Dutch backgammon, Mahbusa)
+values a play in the mover's cubeless expected points of the game instead (:func:`points_of`), and a
+result that ends the game by its exact points from the rules (:func:`terminal_value`), never by the
+evaluator; the candidates are chosen the same way.
+
 **Candidates.** Every legal play is evaluated at 0-ply; the plays the move filter keeps (by
 default gnubg's analysis filter, up to 16 within 0.32 of the best) are evaluated deeper: up to
 1-ply at the requested ply; from 2-ply on at one ply less, and the best of those (up to 4 within
@@ -24,9 +29,10 @@ found among the legal plays by the position it produces, never by its text.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,9 +43,11 @@ from analyzer.eval.cube import CubeDecision, cube_life_of, cubeful_after_many, c
 from analyzer.eval.met import MatchEquityTable, emg_to_mwc
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter, RankedPlay
+from analyzer.rules import Variant, find_variant
+from analyzer.rules.base import Outcome
 
 __all__ = ["DEEP_FILTER", "Candidate", "CheckerAnalysis", "CubeScore", "analyze_checker",
-           "equity_after", "hint", "ranking", "score_cube", "score_take", "to_mwc"]
+           "equity_after", "hint", "points_of", "ranking", "score_cube", "score_take", "terminal_value", "to_mwc"]
 
 _EPS = 1e-9
 
@@ -112,7 +120,17 @@ def to_mwc(met: MatchEquityTable | None, state: MatchState, player: int, emg: fl
     return emg_to_mwc(met, state, player, emg)
 
 
-def _filtered(ranked: Sequence[RankedPlay], move_filter: MoveFilter) -> list[RankedPlay]:
+class _Valued(Protocol):
+    @property
+    def equity(self) -> float: ...
+
+
+_V = TypeVar("_V", bound=_Valued)
+
+
+def _filtered(ranked: Sequence[_V], move_filter: MoveFilter) -> list[_V]:
+    """The plays ``move_filter`` keeps of ``ranked`` (best first): at most its count, within its
+    threshold of the best."""
     if not ranked:
         return []
     best = ranked[0].equity
@@ -168,7 +186,13 @@ def analyze_checker(engine: Evaluator, position: Position, dice: tuple[int, int]
 
     ``ranked0`` may hand in the 0-ply ranking already computed. Raises :class:`ValueError` when
     ``played`` is not a legal result of the roll.
+
+    An engine without a cube (``engine.cubeful`` false) values the plays in the mover's cubeless
+    points of the game (``state``, ``player``, ``met`` and ``ranked0`` do not apply; the module
+    docstring); its candidates come deepest first, best first within a ply, too.
     """
+    if not engine.cubeful:
+        return _points_checker(engine, position, dice, played, ply, move_filter, deep_filter)
     r0 = list(ranked0) if ranked0 is not None else engine.rank_plays(position, dice, 0, move_filter)
     legal = len(r0)
     ranked = ranking(engine, position, dice, ply, move_filter, deep_filter) if legal > 1 and ply > 0 else r0
@@ -200,6 +224,112 @@ def _candidates(pool: Sequence[RankedPlay], state: MatchState, player: int,
     cands = [Candidate(r.play, r.result, v, r.probabilities, r.ply) for r, v in zip(pool, values, strict=True)]
     cands.sort(key=lambda c: (-c.ply, -c.equity))
     return cands
+
+
+# ---------------------------------------------------------------------- without a cube: points of a game
+def points_of(probs: Probabilities) -> float:
+    """Expected points of one cubeless game of a variant without a cube from the chances (the
+    gammon chances are the mars chances; the backgammon chances are zero in these games).
+
+    >>> points_of(Probabilities(1.0, 1.0, 0.0, 0.0, 0.0)), points_of(Probabilities(0.0, 0.0, 0.0, 0.5, 0.0))
+    (2.0, -1.5)
+    """
+    return float(probs.equity)
+
+
+def _outcome_probabilities(out: Outcome) -> Probabilities:
+    """The chances of the position's mover once the game is over (a draw: no win, no loss when
+    :class:`Probabilities` knows draws, else an even split; either way worth 0)."""
+    if out.points == 0:
+        if "draw" in {f.name for f in dataclasses.fields(Probabilities)}:
+            drawn: Any = Probabilities
+            return cast(Probabilities, drawn(0.0, 0.0, 0.0, 0.0, 0.0, draw=1.0))
+        return Probabilities(0.5, 0.0, 0.0, 0.0, 0.0)
+    big = 1.0 if out.points >= 2 else 0.0
+    if out.winner == 0:
+        return Probabilities(1.0, big, 0.0, 0.0, 0.0)
+    return Probabilities(0.0, 0.0, 0.0, big, 0.0)
+
+
+def terminal_value(rules: Variant, result: Position) -> float | None:
+    """The exact points of the mover of ``result`` when the game is over there, else ``None``.
+
+    >>> terminal_value(find_variant("dutch"), Position.start("dutch")) is None
+    True
+    """
+    out = rules.outcome(result)
+    if out is None:
+        return None
+    return float(out.points if out.winner == 0 else -out.points)
+
+
+def _points_value(rules: Variant, result: Position, probs: Probabilities) -> tuple[float, Probabilities]:
+    out = rules.outcome(result)
+    if out is None:
+        return points_of(probs), probs
+    return float(out.points if out.winner == 0 else -out.points), _outcome_probabilities(out)
+
+
+def _points_after(engine: Evaluator, rules: Variant, result: Position, ply: int) -> tuple[float, Probabilities]:
+    """The mover's value of ``result`` (seen from the mover) at ``ply``: the opponent's
+    evaluation flipped, or the exact points when the game is over."""
+    out = rules.outcome(result)
+    if out is not None:
+        return _points_value(rules, result, _outcome_probabilities(out))
+    probs = engine.evaluate(result.flip(), ply).flip()
+    return points_of(probs), probs
+
+
+def points_ranked0(engine: Evaluator, position: Position, dice: tuple[int, int]) -> list[Candidate]:
+    """Every legal play of ``dice`` at 0-ply in points of the game, best first (results that end the
+    game valued exactly): the ranking of an engine without a cube."""
+    rules = find_variant(position.variant)
+    cands = []
+    for r in engine.rank_plays(position, dice, 0):
+        value, probs = _points_value(rules, r.result, r.probabilities)
+        cands.append(Candidate(str(r.play), r.result, value, probs, 0))
+    cands.sort(key=lambda c: -c.equity)
+    return cands
+
+
+def _points_deepen(engine: Evaluator, rules: Variant, cands: Sequence[Candidate], ply: int) -> list[Candidate]:
+    out = []
+    for c in cands:
+        value, probs = _points_after(engine, rules, c.result, ply)
+        out.append(Candidate(c.play, c.result, value, probs, ply))
+    out.sort(key=lambda c: -c.equity)
+    return out
+
+
+def _points_checker(engine: Evaluator, position: Position, dice: tuple[int, int], played: Position, ply: int,
+                    move_filter: MoveFilter, deep_filter: MoveFilter) -> CheckerAnalysis:
+    """:func:`analyze_checker` of an engine without a cube: every legal play valued at 0-ply and
+    ``move_filter`` keeping the candidates; up to 1-ply those valued at ``ply``; from 2-ply on at
+    ``ply - 1`` and the best of them (``deep_filter``) at ``ply``; the played play always at ``ply``.
+    A value is the evaluation of the position after the play (the opponent on roll), in the mover's
+    expected points."""
+    rules = find_variant(position.variant)
+    r0 = points_ranked0(engine, position, dice)
+    legal = len(r0)
+    mine = next((c for c in r0 if c.result == played), None)
+    if mine is None:
+        raise ValueError(f"the played position is not a legal result of {dice[0]}{dice[1]}")
+    keep = _filtered(r0, move_filter)
+    if ply == 0 or legal == 1:
+        pool = keep + ([mine] if all(c.result != played for c in keep) else [])
+        pool.sort(key=lambda c: -c.equity)
+    elif ply == 1:
+        pool = _points_deepen(engine, rules, keep + ([mine] if all(c.result != played for c in keep) else []), 1)
+    else:
+        stage = _points_deepen(engine, rules, keep, ply - 1)
+        top = _filtered(stage, deep_filter)
+        chosen = {c.result for c in top}
+        if played not in chosen:
+            top.append(next((c for c in stage if c.result == played), mine))
+            chosen.add(played)
+        pool = _points_deepen(engine, rules, top, ply) + [c for c in stage if c.result not in chosen]
+    found = next(c for c in pool if c.result == played)
+    return CheckerAnalysis(tuple(pool), found, legal)
 
 
 def hint(engine: Evaluator, position: Position, dice: tuple[int, int], state: MatchState, player: int, *,

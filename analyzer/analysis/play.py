@@ -31,7 +31,6 @@ import random
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from analyzer.analysis.decisions import hint
 from analyzer.analysis.normalise import normalised_games, plain_play
@@ -47,9 +46,11 @@ from analyzer.core.match import (
 )
 from analyzer.core.position import Position
 from analyzer.core.variants import DEFAULT_VARIANT, variant_spec
+from analyzer.eval.cube import CubeDecision
 from analyzer.eval.cube_search import cube_decision_nply
 from analyzer.eval.engine import Engine
 from analyzer.eval.met import met_by_name
+from analyzer.eval.protocol import Evaluator
 from analyzer.eval.variants.engine import engine_for
 from analyzer.formats.mat import read_matches
 from analyzer.formats.mat_writer import format_match
@@ -182,7 +183,8 @@ class SessionView:
 class LevelEngine:
     """The engine's decisions at one level, over the standard or a variant evaluator."""
 
-    def __init__(self, variant: str, level: Level, rng: random.Random, std: Any = None, var: Any = None) -> None:
+    def __init__(self, variant: str, level: Level, rng: random.Random, std: Evaluator | None = None,
+                 var: Evaluator | None = None) -> None:
         self.variant = variant
         self.cubeful = variant_spec(variant).has_cube  # a game with the cube is played by the standard evaluator
         self.level = level
@@ -190,11 +192,11 @@ class LevelEngine:
         if self.cubeful:
             if std is None:
                 std = Engine()
-            self.std = std
+            self.std: Evaluator = std
         else:
             if var is None:
                 var = engine_for(variant)
-            self.var = var
+            self.var: Evaluator = var
 
     # ------------------------------------------------------------------ checker plays
     def ranked(self, pos: Position, dice: tuple[int, int], state: MatchState, player: int,
@@ -226,7 +228,7 @@ class LevelEngine:
         return next(p for p in plays if p.result == want)
 
     # ------------------------------------------------------------------ the cube (standard only)
-    def cube(self, pos: Position, state: MatchState, player: int, ply: int | None = None) -> Any:
+    def cube(self, pos: Position, state: MatchState, player: int, ply: int | None = None) -> CubeDecision:
         """The cube decision of ``player`` on roll in ``pos`` (seen from him) at ``ply`` (default:
         the level's)."""
         met = None if state.is_money else met_by_name()
@@ -304,8 +306,8 @@ class PlaySession:
     input starts the next) or ``"over"`` (the match is over, or the person quit).
     """
 
-    def __init__(self, options: PlayOptions, path: str | os.PathLike[str], *, std_engine: Any = None,
-                 variant_engine: Any = None) -> None:
+    def __init__(self, options: PlayOptions, path: str | os.PathLike[str], *, std_engine: Evaluator | None = None,
+                 variant_engine: Evaluator | None = None) -> None:
         self.options = options.checked()
         self.path = Path(path)
         self.rules = find_variant(self.options.variant)
@@ -335,7 +337,7 @@ class PlaySession:
     # ------------------------------------------------------------------ construction
     @classmethod
     def new(cls, options: PlayOptions, path: str | os.PathLike[str], *, replace: bool = False,
-            **engines: Any) -> PlaySession:
+            **engines: Evaluator | None) -> PlaySession:
         """A new match written to ``path``, its first game started. An existing ``path`` is refused
         (:class:`~analyzer.core.files.OutputError`) unless ``replace``."""
         if not replace:
@@ -347,7 +349,7 @@ class PlaySession:
 
     @classmethod
     def resume(cls, path: str | os.PathLike[str], *, save_to: str | os.PathLike[str] | None = None,
-               level: str | None = None, **engines: Any) -> PlaySession:
+               level: str | None = None, **engines: Evaluator | None) -> PlaySession:
         """Continue the match saved in ``path`` (written by a session: its comment line gives the
         level, the seed and the dice mode) from its last completed action; raises
         :class:`InputError` naming the file and line for a file that cannot be continued, and

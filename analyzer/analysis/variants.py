@@ -19,6 +19,7 @@ winning the die-off: the average runs over both players opening, each with the 3
 Mahbusa the winner of the previous game opens by rolling both dice; that first roll is an
 ordinary roll (:func:`opening_kind`).
 
+>>> from analyzer.eval.probabilities import Probabilities
 >>> round(points_of(Probabilities(0.6, 0.2, 0.0, 0.1, 0.0)), 6)
 0.3
 >>> from analyzer.core.position import Position
@@ -29,27 +30,24 @@ ordinary roll (:func:`opening_kind`).
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from collections.abc import Mapping
 
 import numpy as np
 
-from analyzer.analysis.decisions import DEEP_FILTER, Candidate, CheckerAnalysis
+from analyzer.analysis.decisions import points_of as points_of
+from analyzer.analysis.decisions import points_ranked0
+from analyzer.analysis.decisions import terminal_value as terminal_value
 from analyzer.core import layout as L
 from analyzer.core.dice import ALL_21
 from analyzer.core.errors import AnalyzerError
 from analyzer.core.position import Position
 from analyzer.core.variants import all_specs
-from analyzer.eval.probabilities import Probabilities
-from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
-from analyzer.eval.variants.engine import VariantEngine, engine_for
-from analyzer.rules import Variant, find_variant
-from analyzer.rules.base import Outcome
+from analyzer.eval.protocol import Evaluator
+from analyzer.eval.variants.engine import engine_for
+from analyzer.rules import find_variant
 
 __all__ = ["CUBELESS_VARIANTS", "VARIANT_EQUITY_BASIS", "VARIANT_MAX_PLY", "NoEvaluatorError",
-           "analyze_variant_checker", "load_variant_engine", "opening_kind", "points_of", "terminal_value",
-           "variant_luck", "variant_roll_values"]
+           "load_variant_engine", "opening_kind", "points_of", "terminal_value", "variant_luck", "variant_roll_values"]
 
 CUBELESS_VARIANTS = tuple(s.name for s in all_specs() if not s.has_cube)  # valued by their own nets
 """The variants analysed here (no cube: checker decisions only)."""
@@ -77,162 +75,11 @@ def load_variant_engine(variant: str) -> Evaluator:
     if variant not in CUBELESS_VARIANTS:
         raise NoEvaluatorError(f"no evaluator for {variant}")
     try:
-        engine = engine_for(variant)
+        return engine_for(variant)
     except (FileNotFoundError, OSError) as e:
         raise NoEvaluatorError(f"no evaluator for {variant}: its nets are missing ({e})") from None
     except (AttributeError, TypeError, ValueError, KeyError) as e:
         raise NoEvaluatorError(f"no evaluator for {variant}: {e}") from None
-    if not isinstance(engine, Evaluator):
-        raise NoEvaluatorError(f"no evaluator for {variant}: {type(engine).__name__} is no Evaluator")
-    return engine
-
-
-def points_of(probs: Probabilities) -> float:
-    """Expected points of one cubeless variant game from the chances (the gammon chances are the
-    mars chances; the backgammon chances are zero in these games).
-
-    >>> points_of(Probabilities(1.0, 1.0, 0.0, 0.0, 0.0)), points_of(Probabilities(0.0, 0.0, 0.0, 0.5, 0.0))
-    (2.0, -1.5)
-    """
-    return float(probs.equity)
-
-
-def _outcome_probabilities(out: Outcome) -> Probabilities:
-    """The chances of the position's mover once the game is over (a draw: no win, no loss when
-    :class:`Probabilities` knows draws, else an even split; either way worth 0)."""
-    if out.points == 0:
-        if "draw" in {f.name for f in dataclasses.fields(Probabilities)}:
-            drawn: Any = Probabilities
-            return cast(Probabilities, drawn(0.0, 0.0, 0.0, 0.0, 0.0, draw=1.0))
-        return Probabilities(0.5, 0.0, 0.0, 0.0, 0.0)
-    big = 1.0 if out.points >= 2 else 0.0
-    if out.winner == 0:
-        return Probabilities(1.0, big, 0.0, 0.0, 0.0)
-    return Probabilities(0.0, 0.0, 0.0, big, 0.0)
-
-
-def terminal_value(rules: Variant, result: Position) -> float | None:
-    """The exact points of the mover of ``result`` when the game is over there, else ``None``.
-
-    >>> from analyzer.rules import find_variant
-    >>> terminal_value(find_variant("dutch"), Position.start("dutch")) is None
-    True
-    """
-    out = rules.outcome(result)
-    if out is None:
-        return None
-    return float(out.points if out.winner == 0 else -out.points)
-
-
-def _value(rules: Variant, result: Position, probs: Probabilities) -> tuple[float, Probabilities]:
-    out = rules.outcome(result)
-    if out is None:
-        return points_of(probs), probs
-    return float(out.points if out.winner == 0 else -out.points), _outcome_probabilities(out)
-
-
-def _after(engine: Evaluator, rules: Variant, result: Position, ply: int) -> tuple[float, Probabilities]:
-    """The mover's value of ``result`` (seen from the mover) at ``ply``: the opponent's
-    evaluation flipped, or the exact points when the game is over."""
-    out = rules.outcome(result)
-    if out is not None:
-        return _value(rules, result, _outcome_probabilities(out))
-    probs = engine.evaluate(result.flip(), ply).flip()
-    return points_of(probs), probs
-
-
-def _ranked0(engine: Evaluator, rules: Variant, position: Position,
-             dice: tuple[int, int]) -> list[Candidate]:
-    """Every legal play at 0-ply, best first (game-ending results valued exactly)."""
-    cands = []
-    for r in engine.rank_plays(position, dice, 0):
-        value, probs = _value(rules, r.result, r.probabilities)
-        cands.append(Candidate(str(r.play), r.result, value, probs, 0))
-    cands.sort(key=lambda c: -c.equity)
-    return cands
-
-
-def _filtered(cands: Sequence[Candidate], move_filter: MoveFilter) -> list[Candidate]:
-    if not cands:
-        return []
-    best = cands[0].equity
-    return [c for c in cands[: move_filter.count] if c.equity >= best - move_filter.threshold]
-
-
-def _deepen(engine: Evaluator, rules: Variant, cands: Sequence[Candidate], ply: int) -> list[Candidate]:
-    out = []
-    for c in cands:
-        value, probs = _after(engine, rules, c.result, ply)
-        out.append(Candidate(c.play, c.result, value, probs, ply))
-    out.sort(key=lambda c: -c.equity)
-    return out
-
-
-def analyze_variant_checker(engine: Evaluator, position: Position, dice: tuple[int, int],
-                            played: Position, *, ply: int, move_filter: MoveFilter = ANALYSIS_FILTER,
-                            deep_filter: MoveFilter = DEEP_FILTER) -> CheckerAnalysis:
-    """Rank the plays of ``dice`` in the variant ``position`` (from the mover) and locate the
-    play that reached ``played``.
-
-    As for standard games (:func:`analyzer.analysis.decisions.ranking`): every legal play is
-    valued at 0-ply and ``move_filter`` keeps the candidates; up to 1-ply those are valued at
-    ``ply``; from 2-ply on they are valued at ``ply - 1`` and the best of them (``deep_filter``)
-    at ``ply``. The played play is always valued at ``ply``. A value is the evaluation of the
-    position after the play (the opponent on roll), in the mover's expected points (module
-    docstring). Candidates come deepest first, best first within a ply. Raises
-    :class:`ValueError` when ``played`` is not a legal result of the roll.
-    """
-    rules = find_variant(position.variant)
-    r0 = _ranked0(engine, rules, position, dice)
-    legal = len(r0)
-    mine = next((c for c in r0 if c.result == played), None)
-    if mine is None:
-        raise ValueError(f"the played position is not a legal result of {dice[0]}{dice[1]}")
-    keep = _filtered(r0, move_filter)
-    if ply == 0 or legal == 1:
-        pool = keep + ([mine] if all(c.result != played for c in keep) else [])
-        pool.sort(key=lambda c: -c.equity)
-    elif ply == 1:
-        pool = _deepen(engine, rules, keep + ([mine] if all(c.result != played for c in keep) else []), 1)
-    else:
-        stage = _deepen(engine, rules, keep, ply - 1)
-        top = _filtered(stage, deep_filter)
-        chosen = {c.result for c in top}
-        if played not in chosen:
-            top.append(next((c for c in stage if c.result == played), mine))
-            chosen.add(played)
-        pool = _deepen(engine, rules, top, ply) + [c for c in stage if c.result not in chosen]
-    found = next(c for c in pool if c.result == played)
-    return CheckerAnalysis(tuple(pool), found, legal)
-
-
-def rollout_variant_checker(engine: Evaluator, position: Position, dice: tuple[int, int],
-                            first: CheckerAnalysis, *, trials: int, plays: int = 4, threshold: float = 0.08,
-                            workers: int = 1, seed: int = 0) -> CheckerAnalysis:
-    """Roll out the best candidates of ``first`` (a 0-ply :func:`analyze_variant_checker`: at most
-    ``plays`` within ``threshold`` points of the best) and the played play, ``trials`` games each
-    with the same dice for all (:func:`analyzer.eval.rollout.rollout` of the variant engine:
-    cubeless, played out, seeded by ``seed``). The candidates are then the rolled-out plays, best first,
-    valued in the mover's mean points (``ply`` 0: the rollouts are played by the 0-ply net).
-    A forced play is returned as it is. Raises :class:`NoEvaluatorError` when ``engine`` is not
-    the variant net engine (only its nets can play the rollouts).
-    """
-    if first.forced:
-        return first
-    from analyzer.eval.rollout import RolloutSettings, rollout  # here: 0.05 s of CPU a fresh `hint` spares
-
-    if not isinstance(engine, VariantEngine):
-        raise NoEvaluatorError(f"rollouts of {position.variant} need the variant net engine, "
-                               f"not {type(engine).__name__}")
-    top = [c for c in first.candidates[:plays] if c.equity >= first.best.equity - threshold]
-    chosen: dict[Position, tuple[str, Position]] = {}
-    for c in [*top, first.played]:
-        chosen.setdefault(c.result, (c.play, c.result))
-    res = rollout(engine, position, RolloutSettings(trials=trials, seed=seed, workers=workers), dice=dice,
-                  plays=list(chosen.values()))
-    cands = [Candidate(str(c.play), c.result, c.equity, c.probabilities, 0) for c in res.candidates]
-    mine = next(c for c in cands if c.result == first.played.result)
-    return CheckerAnalysis(tuple(cands), mine, first.legal)
 
 
 _POINTS = {
@@ -254,7 +101,7 @@ def variant_roll_values(engine: Evaluator, position: Position) -> dict[tuple[int
     rules = find_variant(position.variant)
     bulk = getattr(engine, "evaluate_boards", None)
     if bulk is None:
-        return {roll.dice: max(c.equity for c in _ranked0(engine, rules, position, roll.dice)) for roll in ALL_21}
+        return {roll.dice: max(c.equity for c in points_ranked0(engine, position, roll.dice)) for roll in ALL_21}
     results, after, starts = rules.roll_results(position, [roll.dice for roll in ALL_21])  # one compiled call
     theirs = np.asarray(bulk(after, 0), dtype=np.float64)
     if theirs.ndim != 2 or theirs.shape[1] not in _POINTS:

@@ -44,6 +44,7 @@ from analyzer.analysis.thresholds import load_thresholds
 from analyzer.core.errors import InputError
 from analyzer.core.ids import decode_key, encode_key
 from analyzer.eval.engine import Engine
+from analyzer.eval.protocol import Evaluator
 from analyzer.formats import read_any
 from analyzer.formats.records import MatchRecord
 
@@ -283,7 +284,7 @@ def _errors(record: MatchRecord, index: int, games: list[GameReplay], file: str)
     return out
 
 
-_ENGINE: Any = None
+_ENGINE: Evaluator | None = None
 _ENGINE_THREADS: int | None = None
 
 
@@ -323,7 +324,7 @@ def worker_threads(jobs: int) -> int:
     return max(1, cores // max(1, jobs))
 
 
-def _engine() -> Any:
+def _engine() -> Evaluator:
     global _ENGINE
     if _ENGINE is None:
         _ENGINE = Engine(threads=_ENGINE_THREADS)

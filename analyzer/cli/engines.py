@@ -16,7 +16,7 @@ from analyzer.core.jit import compile_events
 from analyzer.core.variants import DEFAULT_VARIANT
 from analyzer.eval.capabilities import engine_capabilities
 from analyzer.eval.engine import Engine
-from analyzer.eval.variants.engine import VariantEngine
+from analyzer.eval.variants.engine import VariantEngine, engine_for
 
 __all__ = ["check_ply", "notice_compiling", "standard_engine", "variant_engine"]
 
@@ -47,12 +47,10 @@ def variant_engine(variant: str) -> VariantEngine:
     code 2 when there is none (:func:`analyzer.analysis.variants.load_variant_engine` says why)."""
     notice_compiling()
     try:
-        engine = load_variant_engine(variant)
+        load_variant_engine(variant)  # the engine and its nets are there, or why not
     except NoEvaluatorError as e:
         fail(str(e))
-    if not isinstance(engine, VariantEngine):  # a stand-in without the whole engine surface
-        fail(f"no evaluator for {variant}: {type(engine).__name__} is not a variant engine")
-    return engine
+    return engine_for(variant)  # the one it loaded (shared)
 
 
 def check_ply(ply: int, variant: str = DEFAULT_VARIANT) -> None:

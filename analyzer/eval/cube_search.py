@@ -26,6 +26,7 @@ from analyzer.core.position import Position
 from analyzer.eval.cube import CubeDecision, analyze_cube, cube_life_of, cube_tables, decision_of_values
 from analyzer.eval.met import MatchEquityTable, met_by_name
 from analyzer.eval.probabilities import Probabilities
+from analyzer.eval.protocol import Evaluator
 
 __all__ = ["MAX_SEARCH_PLY", "CubefulSearch", "cube_decision_nply", "cubeful_search"]
 
@@ -57,7 +58,7 @@ _THREAD_WORKSPACE: list[Any] = []
 per thread, kept for the next search with as many threads (and grown when a tree overflows them)."""
 
 
-def cubeful_search(engine: Any, position: Position, state: MatchState, player: int, ply: int, *,
+def cubeful_search(engine: Evaluator, position: Position, state: MatchState, player: int, ply: int, *,
                    met: MatchEquityTable | None = None) -> CubefulSearch:
     """n-ply cubeful evaluation of ``position`` (before the roll, seen from ``player`` on roll).
 
@@ -79,7 +80,9 @@ def cubeful_search(engine: Any, position: Position, state: MatchState, player: i
     for all cube states instead of one per state.
 
     At ``ply`` 0 the values are those of :func:`~analyzer.eval.cube.cube_decision` on the 0-ply probabilities, exactly.
-    ``engine`` is an :class:`analyzer.eval.engine.Engine` (its nets, pruning and bear-off settings).
+    ``engine`` is an evaluator that values the cube: its ``cube`` (:class:`~analyzer.eval.protocol.CubeSearch`,
+    the standard :class:`analyzer.eval.engine.Engine`'s nets, pruning and bear-off settings) gives the
+    kernels' evaluator and threads; an engine without a cube raises :class:`ValueError`.
 
     >>> from analyzer.eval.engine import Engine
     >>> r = cubeful_search(Engine(), Position.from_points({1: 1}, {24: 1}), MatchState(), 0, 1)
@@ -90,6 +93,9 @@ def cubeful_search(engine: Any, position: Position, state: MatchState, player: i
     from analyzer.eval.engine import _LevelWorkspace
     from analyzer.rules.kernel import Workspace
 
+    search = engine.cube
+    if search is None:
+        raise ValueError(f"{engine.variant} has no doubling cube: no cubeful search")
     if not position.spec.has_cube:
         raise ValueError(f"the cubeful search handles standard positions, not {position.variant}")
     if not 0 <= ply <= MAX_SEARCH_PLY:
@@ -108,8 +114,8 @@ def cubeful_search(engine: Any, position: Position, state: MatchState, player: i
     probs = np.zeros((n, 6), np.float32)
     life = np.zeros(n, np.float64)
     root = np.frombuffer(position.board, np.int8).copy()
-    ev = engine.evaluator_args()
-    threads = int(getattr(engine, "threads", 1))
+    ev = search.evaluator_args()
+    threads = search.threads
     if ply >= 2 and threads > 1:  # 21 + 441 best plays: worth the threads (the tree is the same)
         if not _THREAD_WORKSPACE or _THREAD_WORKSPACE[0].arrays[0].shape[0] != threads:
             _THREAD_WORKSPACE[:] = [_LevelWorkspace(capacity=8192, levels=threads)]
@@ -148,7 +154,7 @@ def cubeful_search(engine: Any, position: Position, state: MatchState, player: i
     return CubefulSearch(ply, nd_v, dt_v, float(vt[0, 0, 0]), beaver, pr, x)
 
 
-def cube_decision_nply(engine: Any, position: Position, state: MatchState, player: int, ply: int, *,
+def cube_decision_nply(engine: Evaluator, position: Position, state: MatchState, player: int, ply: int, *,
                        met: MatchEquityTable | None = None, root_conversion: bool = False) -> CubeDecision:
     """The cube decision of ``player`` on roll in ``position`` at ``ply`` with the n-ply cubeful
     search (:func:`cubeful_search`). ``probabilities`` in the result are the search's cubeless

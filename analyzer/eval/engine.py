@@ -36,7 +36,15 @@ from analyzer.eval import jitcache
 from analyzer.eval.bearoff import bearoff_class, race_probs_board, two_sided_win_board
 from analyzer.eval.net import EVAL_INTS, NOUT, NetSet, equity6, eval_class_into, forward_one, swap_outcomes
 from analyzer.eval.probabilities import Probabilities
-from analyzer.eval.protocol import ANALYSIS_FILTER, PLAY_FILTER, CachedEvaluations, EvalCache, MoveFilter, RankedPlay
+from analyzer.eval.protocol import (
+    ANALYSIS_FILTER,
+    PLAY_FILTER,
+    CachedEvaluations,
+    CubeSearch,
+    EvalCache,
+    MoveFilter,
+    RankedPlay,
+)
 from analyzer.rules.base import PlayListing, check_dice, work_buffers
 from analyzer.rules.kernel import LISTING_WIDTH, fill_listing, flip_into, full_hash, generate
 from analyzer.rules.standard import Standard
@@ -714,6 +722,18 @@ class Engine(CachedEvaluations):
         (7, False, False)
         """
         return (self._W, self.use_bearoff, *self._db, self._P, prune and self.use_prune)
+
+    @property
+    def cube(self) -> CubeSearch:
+        """The cube is valued by the n-ply cubeful search over this engine's kernels
+        (:func:`analyzer.eval.cube_search.cube_decision_nply`): its :meth:`evaluator_args` and threads."""
+        return self
+
+    def rollout_args(self) -> tuple[Any, ...]:
+        """What the cubeful rollout kernel (:func:`analyzer.eval.rollout.rollout`) takes: the nets'
+        weights, whether it reads the bear-off databases, and the pruning net's weights (``None``
+        when the engine does not prune)."""
+        return (self.nets.kernel_args(), self.use_bearoff, self.nets.prune_args() if self.use_prune else None)
 
     def evaluate_boards(self, boards: NDArray[np.int8], ply: int = 0) -> NDArray[np.float32]:
         """Outcome distributions (n x 6: win single/gammon/backgammon, lose ...) of ``boards``

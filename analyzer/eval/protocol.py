@@ -4,8 +4,8 @@ Two engines implement :class:`Evaluator`: the standard :class:`analyzer.eval.eng
 (cubeful analysis, variance-reduced rollouts, up to 3-ply) and
 :class:`analyzer.eval.variants.engine.VariantEngine` (Dutch backgammon and Mahbusa: no cube,
 played-out rollouts without variance reduction, up to 2-ply). Code above the eval layer asks the
-engine's capability flags what differs (``cubeful``, ``variance_reduction``, ``max_ply``,
-``variant``) instead of comparing variant names.
+engine's capabilities what differs (``cube``, ``cubeful``, ``variance_reduction``, ``max_ply``,
+``variant``) instead of comparing variant names or engine classes.
 
 Both engines cache their evaluations by (board, ply) in one :class:`EvalCache`.
 
@@ -13,6 +13,8 @@ Both engines cache their evaluations by (board, ply) in one :class:`EvalCache`.
 >>> from analyzer.eval.variants.engine import engine_for
 >>> [(e.variant, e.cubeful, e.variance_reduction, e.max_ply) for e in (Engine(), engine_for("dutch"))]
 [('standard', True, True, 3), ('dutch', False, False, 2)]
+>>> [e.cube is None for e in (Engine(), engine_for("dutch"))]
+[False, True]
 >>> isinstance(engine_for("mahbusa"), Evaluator)
 True
 """
@@ -22,7 +24,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,8 +32,8 @@ from numpy.typing import NDArray
 from analyzer.core.position import Position
 from analyzer.eval.probabilities import Probabilities
 
-__all__ = ["ANALYSIS_FILTER", "PLAY_FILTER", "CachedEvaluations", "EvalCache", "Evaluator", "Listed", "MoveFilter",
-           "RankedPlay"]
+__all__ = ["ANALYSIS_FILTER", "PLAY_FILTER", "CachedEvaluations", "CubeSearch", "EvalCache", "Evaluator", "Listed",
+           "MoveFilter", "RankedPlay"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +168,17 @@ class RankedPlay:
         return (RankedPlay, self._fields())
 
 
+class CubeSearch(Protocol):
+    """What the n-ply cubeful search (:mod:`analyzer.eval.cube_search`) takes of an engine that values
+    the cube: its compiled 0-ply evaluator (the kernels' ``ev`` tuple, read by the kernels alone) and
+    the threads it may spread a tree over."""
+
+    @property
+    def threads(self) -> int: ...
+
+    def evaluator_args(self, *, prune: bool = True) -> tuple[Any, ...]: ...
+
+
 @runtime_checkable
 class Evaluator(Protocol):
     """An engine: cubeless evaluation and play ranking of one variant's positions.
@@ -183,8 +196,13 @@ class Evaluator(Protocol):
     * ``variant`` -- the rules it evaluates (``"standard"``, ``"dutch"``, ``"mahbusa"``);
     * ``cubeful`` -- its game has a doubling cube (cube decisions, cubeful EMG, the MET);
       without one, equities are cubeless expected points of one game;
+    * ``cube`` -- how the cube is valued beyond 0-ply: the n-ply cubeful search over the engine's
+      kernels (:class:`CubeSearch`), ``None`` for a game without a cube (Dutch, Mahbusa);
     * ``variance_reduction`` -- its rollouts can subtract each roll's luck (and be truncated);
-    * ``max_ply`` -- its deepest search.
+    * ``max_ply`` -- its deepest search;
+    * ``rollout_args`` -- what its rollout kernel takes (the cubeful kernel with variance reduction and
+      cube play when ``cubeful``, else the played-out cubeless one; read by
+      :func:`analyzer.eval.rollout.rollout` alone).
     """
 
     @property
@@ -198,6 +216,11 @@ class Evaluator(Protocol):
 
     @property
     def max_ply(self) -> int: ...
+
+    @property
+    def cube(self) -> CubeSearch | None: ...
+
+    def rollout_args(self) -> tuple[Any, ...]: ...
 
     def evaluate(self, pos: Position, ply: int = 0) -> Probabilities: ...
 

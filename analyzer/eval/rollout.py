@@ -78,12 +78,12 @@ from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import Evaluator
 from analyzer.eval.trials import Z95, ProgressFn, RolloutSettings, pool_context, trial_dice
 from analyzer.eval.variants.engine import VariantEngine
-from analyzer.eval.variants.rollout import VariantRolloutResult, _rollout_variant
+from analyzer.eval.variants.rollout import VariantRolloutResult, rollout_cubeless
 from analyzer.rules.kernel import Workspace
 
 __all__ = ["CACHE_BITS", "CHUNK", "DEFAULT_SETTINGS", "EARLY_CACHE_BITS", "ROUND", "Z95", "ProgressFn",
            "RolloutCandidate", "RolloutResult", "RolloutSettings", "VariantRolloutResult", "close_pool", "played_cube",
-           "pool_context", "rollout", "rollout_cube", "trial_dice"]
+           "pool_context", "rollout", "rollout_cube", "rollout_cubeful", "rollout_cubeless", "trial_dice"]
 
 ROUND = 324
 """Trials per round: the early-stop test and the progress callback run between rounds."""
@@ -127,6 +127,12 @@ class RolloutCandidate:
     """With dice: the standard error of this candidate's equity minus each candidate's (in the
     result's order), from the trials' differences: every candidate plays the same dice, so a
     difference is measured with far less noise than ``hypot`` of the two ``equity_se``."""
+
+    @property
+    def value(self) -> float:
+        """The value a review ranks it by: ``cubeful_equity``, or ``equity`` when the rollout was
+        cubeless."""
+        return self.cubeful_equity if self.cubeful_equity is not None else self.equity
 
     def as_dict(self) -> dict[str, Any]:
         """Plain values for JSON."""
@@ -407,11 +413,11 @@ def rollout(engine: Evaluator, pos: Position, settings: RolloutSettings = DEFAUL
     ``settings.threshold`` of the best) or exactly the ``plays`` named. The engine's capabilities
     choose the rollout (:class:`~analyzer.eval.protocol.Evaluator`):
 
-    * a cubeful engine (the standard :class:`~analyzer.eval.engine.Engine`): a
+    * an engine with a cube (``cubeful``: the standard :class:`~analyzer.eval.engine.Engine`): a
       :class:`RolloutResult`, variance-reduced, cubeful or with the cube played as ``settings``
       ask, at ``match`` (default money, cube centred) for ``player`` (0/1), the MET ``met``;
       ``progress`` is called after every :data:`ROUND` trials;
-    * a cubeless engine (:class:`~analyzer.eval.variants.engine.VariantEngine`): a
+    * an engine without a cube (:class:`~analyzer.eval.variants.engine.VariantEngine`): a
       :class:`~analyzer.eval.variants.rollout.VariantRolloutResult` in expected points, every game
       played out, no variance reduction (``settings.cubeful`` and ``variance_reduction`` do not
       apply; ``cube_play`` and ``truncate`` raise :class:`ValueError`, as do ``match`` and ``met``).
@@ -437,12 +443,9 @@ def rollout(engine: Evaluator, pos: Position, settings: RolloutSettings = DEFAUL
             raise ValueError(f"{engine.variant} rollouts play every game out: no truncation")
         if match is not None or met is not None:
             raise ValueError(f"{engine.variant} has no doubling cube: no match score or MET")
-    if isinstance(engine, Engine):
-        return _rollout_standard(engine, pos, settings, dice=dice, plays=_texts(plays), match=match, player=player,
-                                 met=met, progress=progress)
-    if isinstance(engine, VariantEngine):
-        return _rollout_variant(engine, pos, settings, dice=dice, plays=plays, progress=progress)
-    raise TypeError(f"rollouts need a net engine (Engine or VariantEngine), not {type(engine).__name__}")
+        return rollout_cubeless(engine, pos, settings, dice=dice, plays=plays, progress=progress)
+    return rollout_cubeful(engine, pos, settings, dice=dice, plays=plays, match=match, player=player, met=met,
+                           progress=progress)
 
 
 def _texts(plays: _Plays | None) -> list[str] | None:
@@ -456,10 +459,13 @@ def _texts(plays: _Plays | None) -> list[str] | None:
     return [p if isinstance(p, str) else p[0] for p in plays]
 
 
-def _rollout_standard(engine: Engine, pos: Position, settings: RolloutSettings, *, dice: tuple[int, int] | None,
-                      plays: Sequence[str] | None, match: MatchState | None, player: int,
-                      met: MatchEquityTable | None, progress: ProgressFn | None) -> RolloutResult:
-    """The standard engine's rollout (see the module docstring and :func:`rollout`).
+def rollout_cubeful(engine: Evaluator, pos: Position, settings: RolloutSettings = DEFAULT_SETTINGS, *,
+                    dice: tuple[int, int] | None = None, plays: _Plays | None = None, match: MatchState | None = None,
+                    player: int = 0, met: MatchEquityTable | None = None,
+                    progress: ProgressFn | None = None) -> RolloutResult:
+    """The rollout of an engine with a cube (``engine.cubeful``; see the module docstring and
+    :func:`rollout`), with the kernel of :mod:`analyzer.eval._rollout_kernel` over the engine's
+    ``rollout_args`` (its nets' weights, bear-off databases and pruning net).
 
     ``cube_play`` (match play, or money play without Jacoby, beavers or a cube limit): besides
     the cubeless games, a cube game is played alongside each trial, both sides doubling, taking
@@ -477,8 +483,11 @@ def _rollout_standard(engine: Engine, pos: Position, settings: RolloutSettings, 
     of the mean); the numbers differ from ``luck_prune=False`` only where pruning misses a roll's
     best play, and a variance-reduced ply costs about a third.
     """
+    if not engine.cubeful:
+        raise ValueError(f"{engine.variant} has no doubling cube: its rollouts are cubeless")
     if not pos.spec.has_cube:
         raise ValueError(f"rollouts handle standard positions, not {pos.variant}")
+    texts = _texts(plays)
     trials, truncate, seed, workers = settings.trials, settings.truncate, settings.seed, settings.workers
     cubeful, cube_play, variance_reduction = settings.cubeful, settings.cube_play, settings.variance_reduction
     luck_prune, min_trials, target_se = settings.luck_prune, settings.min_trials, settings.target_se
@@ -508,11 +517,11 @@ def _rollout_standard(engine: Engine, pos: Position, settings: RolloutSettings, 
             owners = np.array([owner0, 2], np.int64)
     else:
         ranked = engine.rank_plays(pos, dice, 0)
-        if plays is not None:
-            wanted = {p.replace(" ", "") for p in plays}
+        if texts is not None:
+            wanted = {p.replace(" ", "") for p in texts}
             chosen = [r for r in ranked if r.play.replace(" ", "") in wanted]
             if len(chosen) != len(wanted):
-                raise ValueError(f"not all of the plays {list(plays)!r} are legal with {dice}")
+                raise ValueError(f"not all of the plays {list(texts)!r} are legal with {dice}")
         else:
             best = ranked[0].equity
             chosen = [r for r in ranked[:max(1, max_plays)] if r.equity >= best - threshold]
@@ -523,13 +532,12 @@ def _rollout_standard(engine: Engine, pos: Position, settings: RolloutSettings, 
         cubes = np.ones(len(chosen), np.float64)
         owners = np.full(len(chosen), owner0, np.int64)
     trunc = 0 if truncate is None else int(truncate)
-    W = engine.nets.kernel_args()
+    W, use_db, P = engine.rollout_args()
     chunks_out: list[NDArray[np.float64]] = []
     plies_out: list[NDArray[np.int64]] = []
     cf_out: list[NDArray[np.float64]] = []
     done = 0
     stopped = False
-    P = engine.nets.prune_args() if engine.use_prune else None
     lp = bool(luck_prune and variance_reduction and P is not None)
     executor: ProcessPoolExecutor | None = None
     firsts = list(range(0, trials, ROUND))
@@ -540,11 +548,11 @@ def _rollout_standard(engine: Engine, pos: Position, settings: RolloutSettings, 
                  owners, dice is not None, mc, lp) for j in range(0, n, CHUNK)]
 
     queued: dict[int, list[Future[tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64]]]]] = {}
-    key = _evaluator_key(W, engine.use_bearoff, P)
+    key = _evaluator_key(W, use_db, P)
     if workers > 1 and trials > CHUNK:
-        executor = _worker_pool(workers, W, engine.use_bearoff, P, key, tasks_of(0)[0])
+        executor = _worker_pool(workers, W, use_db, P, key, tasks_of(0)[0])
     else:
-        _init_worker(W, engine.use_bearoff, P, key)
+        _init_worker(W, use_db, P, key)
     try:
         for rnd, first in enumerate(firsts):
             n = min(ROUND, trials - first)
@@ -693,7 +701,7 @@ def _cubeful(where: Position, probs: Probabilities, state: MatchState, player: i
     return mwc_to_emg(table, state, player, 1.0 - v)
 
 
-def rollout_cube(engine: Engine, pos: Position, state: MatchState, player: int,
+def rollout_cube(engine: Evaluator, pos: Position, state: MatchState, player: int,
                  settings: RolloutSettings = DEFAULT_SETTINGS, *, met: MatchEquityTable | None = None,
                  progress: ProgressFn | None = None) -> CubeDecision:
     """Cube decision of ``player`` on roll in ``pos`` from a rollout before the roll (cubeful:
@@ -704,6 +712,7 @@ def rollout_cube(engine: Engine, pos: Position, state: MatchState, player: int,
     >>> d.action
     'no double, take'
     """
-    r = rollout(engine, pos, replace(settings, cubeful=True), match=state, player=player, met=met, progress=progress)
+    r = rollout_cubeful(engine, pos, replace(settings, cubeful=True), match=state, player=player, met=met,
+                        progress=progress)
     assert r.cube is not None
     return r.cube

@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 
 from analyzer._resources import data_path
 from analyzer.core.position import Position
+from analyzer.eval.net import weights_fingerprint
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, PLAY_FILTER, CachedEvaluations, EvalCache, MoveFilter, RankedPlay
 from analyzer.eval.variants.model import (
@@ -68,6 +69,8 @@ class VariantEngine(CachedEvaluations):
     """
 
     cubeful = False
+    cube = None
+    """No cube to value (:attr:`analyzer.eval.protocol.Evaluator.cube`)."""
     variance_reduction = False
     max_ply = MAX_PLY
 
@@ -96,6 +99,13 @@ class VariantEngine(CachedEvaluations):
     def kernel_args(self) -> tuple[Any, ...]:
         """The net's weights as its kernels take them (:meth:`VariantNet.kernel_args`)."""
         return cast(tuple[Any, ...], self._W)
+
+    def rollout_args(self) -> tuple[Any, ...]:
+        """What the played-out rollout kernel (:func:`analyzer.eval.rollout.rollout`) takes: the
+        variant's kernel code and rule options, the net's weights, the race evaluation's arrays and
+        the net's fingerprint (recorded with the result)."""
+        return (self.code, self.rules.options, self.kernel_args, tuple(self._ctx.args()),
+                weights_fingerprint(self.net.net))
 
     # ----------------------------------------------------------------- raw arrays
     def evaluate_boards(self, boards: NDArray[np.int8], ply: int = 0) -> NDArray[np.float32]:

@@ -1,8 +1,8 @@
 """Rollouts of Dutch backgammon and Mahbusa positions: a position before its roll, or every
 candidate play of a roll, played out to the end by the engine's 0-ply player.
 
-Called through the one entry point :func:`analyzer.eval.rollout.rollout`, which hands a
-:class:`~analyzer.eval.variants.engine.VariantEngine` here.
+Called through the one entry point :func:`analyzer.eval.rollout.rollout`, which hands an engine
+without a cube (``cubeful`` false: :class:`~analyzer.eval.variants.engine.VariantEngine`) here.
 
 The variants have no cube, so a rollout is cubeless and its equity is expected points of one
 game (single 1, mars or mother win 2, the Mahbusa double-mother draw 0), for the side on roll in
@@ -22,7 +22,7 @@ out (a game longer than ``max_plies`` plies is dropped and counted).
 >>> from analyzer.eval.trials import RolloutSettings
 >>> from analyzer.eval.variants.engine import engine_for
 >>> quick = RolloutSettings(trials=36, workers=1, max_plays=2)
->>> r = _rollout_variant(engine_for("dutch"), Position.start("dutch"), quick, dice=(6, 5))
+>>> r = rollout_cubeless(engine_for("dutch"), Position.start("dutch"), quick, dice=(6, 5))
 >>> [c.play is not None for c in r.candidates], r.trials
 ([True, True], 36)
 >>> abs(r.best.probabilities.win + r.best.probabilities.lose - 1.0) < 1e-9
@@ -42,10 +42,10 @@ from numpy.typing import NDArray
 
 from analyzer.core.ids import encode_key
 from analyzer.core.position import Position
-from analyzer.eval.net import weights_fingerprint
 from analyzer.eval.probabilities import Probabilities
+from analyzer.eval.protocol import Evaluator
 from analyzer.eval.trials import Z95, ProgressFn, RolloutSettings, pool_context, trial_dice
-from analyzer.eval.variants.engine import SWAP, VariantEngine
+from analyzer.eval.variants.engine import SWAP
 from analyzer.eval.variants.play import MAX_PLIES, POINTS_OF, rollout_kernel
 from analyzer.rules import find_variant
 from analyzer.rules.kernel import Workspace
@@ -80,6 +80,16 @@ class VariantRolloutCandidate:
     diff_se: float
     games: int
     dropped: int
+
+    @property
+    def value(self) -> float:
+        """The value a review ranks it by: its mean points (the variants have no cube)."""
+        return self.equity
+
+    @property
+    def paired_se(self) -> tuple[float, ...]:
+        """No paired standard errors against each other candidate (``diff_se`` is against the best)."""
+        return ()
 
     def as_dict(self) -> dict[str, Any]:
         """Plain values for JSON."""
@@ -172,11 +182,12 @@ def _stats(outs: NDArray[np.int64]) -> tuple[Probabilities, tuple[float, float, 
     return probs, cast(tuple[float, float, float, float], ses), float(v.mean()), se, pts, n
 
 
-def _rollout_variant(engine: VariantEngine, pos: Position, settings: RolloutSettings, *,
+def rollout_cubeless(engine: Evaluator, pos: Position, settings: RolloutSettings, *,
                      dice: tuple[int, int] | None = None,
                      plays: Sequence[str] | Sequence[tuple[str, Position]] | None = None,
                      progress: ProgressFn | None = None) -> VariantRolloutResult:
-    """Roll ``pos`` (a Dutch or Mahbusa position, its side on roll) out with ``engine``'s net:
+    """Roll ``pos`` (a Dutch or Mahbusa position, its side on roll) out with the net of ``engine``
+    (an engine without a cube: its ``rollout_args`` are the played-out kernel's arguments):
     before the roll without ``dice``; with ``dice``, the plays the 0-ply pass ranks best (at most
     ``settings.max_plays``, within ``settings.threshold`` points of the best) after that roll, or
     exactly the ``plays`` given: their texts, or (text, resulting position seen from the mover),
@@ -192,7 +203,7 @@ def _rollout_variant(engine: VariantEngine, pos: Position, settings: RolloutSett
 
     >>> from analyzer.eval.variants.engine import engine_for
     >>> s = RolloutSettings(trials=72, seed=3, workers=1)
-    >>> r = _rollout_variant(engine_for("mahbusa"), Position.start("mahbusa"), s)
+    >>> r = rollout_cubeless(engine_for("mahbusa"), Position.start("mahbusa"), s)
     >>> r.best.play is None and r.best.games == 72 and r.dice is None
     True
     >>> r.as_dict()["cube"] is None
@@ -239,9 +250,9 @@ def _rollout_variant(engine: VariantEngine, pos: Position, settings: RolloutSett
     flipped = dice is not None  # after a play the opponent is on roll: the trials start from its side
     starts = [r.flip() for r in results] if flipped else results
     boards = np.stack([np.frombuffer(s.board, np.int8).copy() for s in starts])
-    job = {"starts": boards, "code": engine.code, "opts": rules.options, "W": engine.kernel_args,
-           "ctx": tuple(engine.race_context.args()), "seed": seed, "base": (seed * 1_000_003) % (2**31),
-           "max_plies": max_plies}
+    code, options, weights, ctx, net = engine.rollout_args()
+    job = {"starts": boards, "code": code, "opts": options, "W": weights, "ctx": ctx, "seed": seed,
+           "base": (seed * 1_000_003) % (2**31), "max_plies": max_plies}
     _init_job(job)
     outs = [np.zeros(0, np.int64) for _ in starts]
     played = 0
@@ -282,7 +293,7 @@ def _rollout_variant(engine: VariantEngine, pos: Position, settings: RolloutSett
                                              eq, se, (eq - Z95 * se, eq + Z95 * se), diff, dse, n,
                                              int(len(pts) - n)))
     return VariantRolloutResult(engine.variant, pos, dice, tuple(cands), played, trials, stopped, seed, target_se,
-                                weights_fingerprint(engine.net.net))
+                                net)
 
 
 def _named(plays: Sequence[str] | Sequence[tuple[str, Position]], legal: Sequence[Any],
