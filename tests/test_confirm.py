@@ -265,16 +265,16 @@ def test_a_settled_double_leaves_the_later_rounds_to_the_take(engine, monkeypatc
     plays the same dice), so the take's value and error are the same, for half the games."""
     import analyzer.analysis.confirm as confirm_module
     from analyzer.core.ids import parse_position_spec
-    from analyzer.eval.rollout import RolloutSettings, rollout
+    from analyzer.eval.rollout import RolloutSettings, rollout, rollout_cubeful
 
     spec = parse_position_spec("XGID=aFBD-B-----------bcccAb-a-:1:1:1:00:2:4:0:7:10")  # the sample's g3 #31
     calls: list[tuple[int, bool]] = []
 
     def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
         calls.append((args[2].trials, args[2].take_only))
-        return rollout(*args, **kwargs)
+        return rollout_cubeful(*args, **kwargs)
 
-    monkeypatch.setattr(confirm_module, "rollout", spy)  # the name the confirmation calls
+    monkeypatch.setattr(confirm_module, "rollout_cubeful", spy)  # the name the cube confirmation calls
     settings = ConfirmSettings(trials=36, max_trials=144, workers=1)
 
     def confirm():  # type: ignore[no-untyped-def]
