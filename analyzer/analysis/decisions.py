@@ -29,10 +29,9 @@ found among the legal plays by the position it produces, never by its text.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar, cast
+from typing import Protocol, TypeVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -238,17 +237,18 @@ def points_of(probs: Probabilities) -> float:
 
 
 def _outcome_probabilities(out: Outcome) -> Probabilities:
-    """The chances of the position's mover once the game is over (a draw: no win, no loss when
-    :class:`Probabilities` knows draws, else an even split; either way worth 0)."""
+    """The chances of the position's mover once the game is over (a draw: no win, no loss; worth 0)."""
     if out.points == 0:
-        if "draw" in {f.name for f in dataclasses.fields(Probabilities)}:
-            drawn: Any = Probabilities
-            return cast(Probabilities, drawn(0.0, 0.0, 0.0, 0.0, 0.0, draw=1.0))
-        return Probabilities(0.5, 0.0, 0.0, 0.0, 0.0)
+        return Probabilities(0.0, 0.0, 0.0, 0.0, 0.0, draw=1.0)
     big = 1.0 if out.points >= 2 else 0.0
     if out.winner == 0:
         return Probabilities(1.0, big, 0.0, 0.0, 0.0)
     return Probabilities(0.0, 0.0, 0.0, big, 0.0)
+
+
+def _terminal(out: Outcome) -> tuple[float, Probabilities]:
+    """The exact points of the mover of a finished game and his chances there."""
+    return float(out.points if out.winner == 0 else -out.points), _outcome_probabilities(out)
 
 
 def terminal_value(rules: Variant, result: Position) -> float | None:
@@ -258,16 +258,12 @@ def terminal_value(rules: Variant, result: Position) -> float | None:
     True
     """
     out = rules.outcome(result)
-    if out is None:
-        return None
-    return float(out.points if out.winner == 0 else -out.points)
+    return None if out is None else _terminal(out)[0]
 
 
 def _points_value(rules: Variant, result: Position, probs: Probabilities) -> tuple[float, Probabilities]:
     out = rules.outcome(result)
-    if out is None:
-        return points_of(probs), probs
-    return float(out.points if out.winner == 0 else -out.points), _outcome_probabilities(out)
+    return (points_of(probs), probs) if out is None else _terminal(out)
 
 
 def _points_after(engine: Evaluator, rules: Variant, result: Position, ply: int) -> tuple[float, Probabilities]:
@@ -275,7 +271,7 @@ def _points_after(engine: Evaluator, rules: Variant, result: Position, ply: int)
     evaluation flipped, or the exact points when the game is over."""
     out = rules.outcome(result)
     if out is not None:
-        return _points_value(rules, result, _outcome_probabilities(out))
+        return _terminal(out)
     probs = engine.evaluate(result.flip(), ply).flip()
     return points_of(probs), probs
 

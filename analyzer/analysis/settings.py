@@ -147,10 +147,8 @@ class ReviewSettings:
             if self.rollout is not None and self.rollout.truncate is not None and not engine.variance_reduction:
                 raise SettingsError(f"must be unset for {engine.variant} (its rollouts play every game out)",
                                     setting="rollout.truncate")
-            if (self.confirm is not None and self.confirm.method == "ply" and engine.cubeful
-                    and self.confirm.ply > engine.max_ply):
-                raise SettingsError(f"must be 0..{engine.max_ply} for {engine.variant} "
-                                    "(the deepest search of its engine)", setting="confirm.ply")
+            if self.confirm is not None and self.confirm.method == "ply" and engine.cubeful:
+                engine.check_ply(self.confirm.ply, "confirm.ply")
 
     def for_engines(self, engines: tuple[EngineCapabilities, ...]) -> ReviewSettings:
         """These settings for a review by ``engines``: the same value when it was made for them all,

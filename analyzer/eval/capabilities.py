@@ -42,8 +42,8 @@ class EngineCapabilities:
         """
         return cls(engine.variant, bool(engine.cubeful), bool(engine.variance_reduction), int(engine.max_ply))
 
-    def check_ply(self, ply: int) -> None:
-        """Raise :class:`SettingsError` unless ``0 <= ply <= max_ply``.
+    def check_ply(self, ply: int, setting: str = "ply") -> None:
+        """Raise :class:`SettingsError` (naming ``setting``) unless ``0 <= ply <= max_ply``.
 
         >>> engine_capabilities("standard").check_ply(3)
         >>> engine_capabilities("mahbusa").check_ply(3)
@@ -53,7 +53,7 @@ class EngineCapabilities:
         """
         if not 0 <= ply <= self.max_ply:
             raise SettingsError(f"must be 0..{self.max_ply} for {self.variant} (the deepest search of its engine)",
-                                setting="ply")
+                                setting=setting)
 
 
 def engine_capabilities(variant: str) -> EngineCapabilities:
