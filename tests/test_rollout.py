@@ -12,6 +12,7 @@ import pytest
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
 from analyzer.eval import rollout as R
+from analyzer.eval import trials as T
 from analyzer.eval._rollout_kernel import match_cube
 from analyzer.eval.cube import analyze_cube, cube_tables
 from analyzer.eval.engine import Engine
@@ -81,24 +82,22 @@ def test_same_seed_same_result_bit_for_bit_with_one_or_two_workers(engine: Engin
 
 def test_worker_processes_are_kept_between_rollouts_and_stopped(engine: Engine,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    import analyzer.eval.trials as trials
-
-    monkeypatch.setattr(trials, "usable_cores", lambda: 4)  # 3 workers below: not cut to the cores of a 2-core machine
+    monkeypatch.setattr(T, "usable_cores", lambda: 4)  # 3 workers below: not cut to the cores of a 2-core machine
     R.close_pool()
     kw = {"trials": 72, "truncate": 2, "seed": 5, "cubeful": False}
     a = _rollout_kw(engine, START, workers=2, **kw)
-    pool = R._POOL["executor"]
+    pool = T._POOL["executor"]
     b = _rollout_kw(engine, START, workers=2, **kw)  # the same workers, their caches full: the same numbers
-    assert R._POOL["executor"] is pool and _numbers(a) == _numbers(b) == _numbers(_rollout_kw(engine, START, workers=1,
+    assert T._POOL["executor"] is pool and _numbers(a) == _numbers(b) == _numbers(_rollout_kw(engine, START, workers=1,
                                                                                              **kw))
     stop = _rollout_kw(engine, START, workers=2, trials=720, truncate=1, target_se=1.0, min_trials=36)
-    assert stop.stopped_early and R._POOL["executor"] is pool  # the queued round cancelled, the workers kept
+    assert stop.stopped_early and T._POOL["executor"] is pool  # the queued round cancelled, the workers kept
     assert _numbers(_rollout_kw(engine, START, workers=2, **kw)) == _numbers(a)
     procs = list(pool._processes.values())
     _rollout_kw(engine, START, workers=3, **kw)  # another pool for another number of workers
-    assert R._POOL["executor"] is not pool and not any(p.is_alive() for p in procs)
+    assert T._POOL["executor"] is not pool and not any(p.is_alive() for p in procs)
     R.close_pool()
-    assert R._POOL == {}
+    assert T._POOL == {}
 
 
 def _kernel_loads() -> int:
@@ -116,7 +115,7 @@ def test_workers_inherit_the_kernel_compiled_before_they_start(engine: Engine) -
     R.close_pool()
     _rollout_kw(engine, START, workers=2, trials=72, truncate=1, seed=5, cubeful=False)
     here = _kernel_loads()
-    seen = R._POOL["executor"].submit(_kernel_loads).result()
+    seen = T._POOL["executor"].submit(_kernel_loads).result()
     R.close_pool()
     assert here >= 1 and seen == here
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ from analyzer.cli import app
 from analyzer.core.ids import encode_key, encode_position_id
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
-from analyzer.eval.rollout import RolloutSettings, rollout
+from analyzer.eval.rollout import RolloutSettings, close_pool, rollout
 from analyzer.eval.variants.engine import engine_for
 from analyzer.eval.variants.play import net_rollout
 
@@ -80,6 +81,37 @@ def test_workers_give_the_same_trials_and_a_target_se_stops_early():
     stopped = rollout(eng, pos, RolloutSettings(trials=1296, seed=1, target_se=1.0, workers=1))
     assert stopped.stopped_early and stopped.trials == 324 and stopped.trials_requested == 1296
     assert stopped.best.equity_se < 1.0
+
+
+def _children() -> set[int]:
+    return {p.pid for p in multiprocessing.active_children()}
+
+
+def test_rollouts_of_a_variant_keep_their_workers_and_their_numbers():
+    # a review's confirmation rolls many positions out in turn: the worker processes (and the kernel they
+    # loaded) serve them all, another engine gets new ones, and the numbers are those of one process
+    close_pool()
+    assert not _children()
+    eng = engine_for("mahbusa")
+    pos = Position.from_notation(PINNED, "mahbusa")
+    first = rollout(eng, pos, RolloutSettings(trials=72, seed=1, workers=2), dice=(5, 1))
+    workers = _children()
+    assert len(workers) == 2
+    again = rollout(eng, pos, RolloutSettings(trials=144, seed=2, workers=2), dice=(6, 5))
+    before = rollout(eng, pos, RolloutSettings(trials=72, seed=3, workers=2))
+    assert _children() == workers
+    dutch = engine_for("dutch")
+    start = Position.from_notation(RACE, "dutch")
+    other = rollout(dutch, start, RolloutSettings(trials=72, seed=1, workers=2), dice=(6, 2))
+    assert _children().isdisjoint(workers) and len(_children()) == 2
+    close_pool()
+    assert not _children()
+    for got, (e, p, s, dice) in [(first, (eng, pos, RolloutSettings(trials=72, seed=1, workers=1), (5, 1))),
+                                 (again, (eng, pos, RolloutSettings(trials=144, seed=2, workers=1), (6, 5))),
+                                 (before, (eng, pos, RolloutSettings(trials=72, seed=3, workers=1), None)),
+                                 (other, (dutch, start, RolloutSettings(trials=72, seed=1, workers=1), (6, 2)))]:
+        alone = rollout(e, p, s, dice=dice)
+        assert [c.as_dict() for c in got.candidates] == [c.as_dict() for c in alone.candidates]
 
 
 def test_more_than_1296_trials_are_new_games():

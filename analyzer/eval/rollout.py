@@ -46,13 +46,8 @@ after ``truncate`` plies (then the 0-ply evaluation). See :mod:`analyzer.eval._r
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import math
-import multiprocessing.util as mp_util
-import os
-import threading
-import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
@@ -76,7 +71,7 @@ from analyzer.eval.engine import Engine, bearoff_arrays
 from analyzer.eval.met import MatchEquityTable, met_by_name, mwc_to_emg
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import Evaluator
-from analyzer.eval.trials import Z95, ProgressFn, RolloutSettings, pool_context, trial_dice
+from analyzer.eval.trials import Z95, ProgressFn, RolloutSettings, close_pool, pool_context, trial_dice, worker_pool
 from analyzer.eval.variants.engine import VariantEngine
 from analyzer.eval.variants.rollout import VariantRolloutResult, rollout_cubeless
 from analyzer.rules.kernel import Workspace
@@ -209,10 +204,9 @@ class RolloutResult:
 
 
 # ------------------------------------------------------------------------------ workers
-# Each process's evaluator, move buffers and evaluation cache; and the worker processes kept from one
-# rollout to the next (``_POOL``: executor, its evaluator's key, the process that started it).
+# Each process's evaluator, move buffers and evaluation cache (the worker processes, kept from one
+# rollout to the next, are :func:`analyzer.eval.trials.worker_pool`'s).
 _STATE: dict[str, Any] = {}
-_POOL: dict[str, Any] = {}
 
 
 def _evaluator_key(W: tuple[NDArray[np.float32], ...], use_db: bool,
@@ -263,53 +257,14 @@ def _compile_for_workers(task: _Task, W: tuple[NDArray[np.float32], ...], use_db
     run.compile(tuple(cast(Any, typeof)(a) for a in args))
 
 
-def _watch_parent(parent: int) -> None:
-    """A worker's watch: end it once the process that started it is gone (killed, so that it could
-    not stop its workers), instead of waiting for tasks forever."""
-    while os.getppid() == parent:
-        time.sleep(1.0)
-    os._exit(0)
-
-
-def _init_pool_worker(W: tuple[NDArray[np.float32], ...], use_db: bool, P: tuple[NDArray[np.float32], ...] | None,
-                      key: str, parent: int) -> None:
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
-    _init_worker(W, use_db, P, key)
-
-
 def _worker_pool(workers: int, W: tuple[NDArray[np.float32], ...], use_db: bool,
                  P: tuple[NDArray[np.float32], ...] | None, key: str, task: _Task) -> ProcessPoolExecutor:
-    """The rollout worker processes for this evaluator: those of the last rollout when it had the
-    same evaluator and number of workers (starting processes costs about 80 ms a rollout), else
-    new ones (the old ones stopped), started once the kernel is compiled here for ``task``'s types
-    (:func:`_compile_for_workers`). A forked child never uses its parent's pool."""
-    if _POOL.get("pid") == os.getpid() and _POOL.get("key") == (workers, key):
-        return cast(ProcessPoolExecutor, _POOL["executor"])
-    close_pool()
-    _compile_for_workers(task, W, use_db, P)
-    ex = ProcessPoolExecutor(max_workers=workers, mp_context=pool_context(), initializer=_init_pool_worker,
-                             initargs=(W, use_db, P, key, os.getpid()))
-    _POOL.update(executor=ex, key=(workers, key), pid=os.getpid())
-    # a process of multiprocessing (a batch worker) joins its children when it ends, before any
-    # atexit handler: stop the workers first, or it waits for them forever
-    mp_util.Finalize(None, close_pool, exitpriority=100)
-    return ex
-
-
-def close_pool() -> None:
-    """Stop the worker processes kept between rollouts (if any; they also stop when the process
-    exits). A later rollout with workers starts new ones.
-
-    >>> close_pool(); _POOL
-    {}
-    """
-    ex, pid = _POOL.get("executor"), _POOL.get("pid")
-    _POOL.clear()
-    if ex is not None and pid == os.getpid():
-        ex.shutdown(wait=True, cancel_futures=True)
-
-
-atexit.register(close_pool)
+    """The rollout worker processes for this evaluator (:func:`~analyzer.eval.trials.worker_pool`):
+    those of the last rollout when it had the same evaluator and number of workers (starting
+    processes costs about 80 ms a rollout), else new ones, started once the kernel is compiled here
+    for ``task``'s types (:func:`_compile_for_workers`)."""
+    return worker_pool(workers, ("standard", key), _init_worker, (W, use_db, P, key),
+                       prepare=lambda: _compile_for_workers(task, W, use_db, P))
 
 
 _Task = tuple[NDArray[np.int8], int, int, int, int, int, bool, bool, NDArray[np.float64], NDArray[np.int64], bool,

@@ -2,8 +2,9 @@
 
 :class:`RolloutSettings` is how a rollout is asked for (:func:`analyzer.eval.rollout.rollout`, for
 any engine); :func:`trial_dice` gives the quasi-random first two rolls and the generator seed of
-every trial, the same for the standard and the variant rollouts; :func:`pool_context` the process
-pool they spread their trials over.
+every trial, the same for the standard and the variant rollouts; :func:`worker_pool` the worker
+processes they spread their trials over, kept from one rollout to the next while the rollouts ask
+for the same evaluator (:func:`close_pool` stops them), in the context of :func:`pool_context`.
 
 >>> s = RolloutSettings(trials=72, truncate=7)
 >>> s.trials, s.truncate, s.cubeful, s.variance_reduction
@@ -16,17 +17,23 @@ ValueError: trials must be >= 1
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing as mp
+import multiprocessing.util as mp_util
 import os
 import sys
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Hashable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Z95", "ProgressFn", "RolloutSettings", "pool_context", "trial_dice", "usable_cores"]
+__all__ = ["Z95", "ProgressFn", "RolloutSettings", "close_pool", "pool_context", "trial_dice", "usable_cores",
+           "worker_pool"]
 
 Z95 = 1.959963984540054
 """The two-sided 95% quantile of the normal distribution (the rollouts' confidence intervals)."""
@@ -145,3 +152,67 @@ def pool_context() -> Any:
     if sys.platform.startswith("linux"):
         return mp.get_context("fork")
     return mp.get_context("spawn")
+
+
+# ------------------------------------------------------------------------------ workers
+# The worker processes kept from one rollout to the next: executor, its key (workers, evaluator), the
+# process that started it. One pool at a time, whatever the engine: standard and variant rollouts share it.
+_POOL: dict[str, Any] = {}
+
+
+def _watch_parent(parent: int) -> None:
+    """A worker's watch: end it once the process that started it is gone (killed, so that it could
+    not stop its workers), instead of waiting for tasks forever."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
+
+
+def _start_worker(parent: int, initializer: Callable[..., None], initargs: tuple[Any, ...]) -> None:
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    initializer(*initargs)
+
+
+def worker_pool(workers: int, key: Hashable, initializer: Callable[..., None], initargs: tuple[Any, ...],
+                prepare: Callable[[], None] | None = None) -> ProcessPoolExecutor:
+    """The rollout worker processes for ``key`` (what the workers hold: the evaluator, by a digest of
+    its arrays): those of the last rollout when it asked for the same key and number of ``workers``
+    (starting processes and loading the kernels in each costs a rollout more than its few games), else
+    new ones (the old ones stopped), each set up by ``initializer(*initargs)``, started once
+    ``prepare()`` has run here (a kernel compiled before the fork is inherited by every worker).
+    A forked child never uses its parent's pool.
+
+    >>> def setup() -> None: ...
+    >>> a = worker_pool(1, "doc", setup, ())
+    >>> worker_pool(1, "doc", setup, ()) is a, worker_pool(1, "other", setup, ()) is a
+    (True, False)
+    >>> close_pool()
+    """
+    if _POOL.get("pid") == os.getpid() and _POOL.get("key") == (workers, key):
+        return cast(ProcessPoolExecutor, _POOL["executor"])
+    close_pool()
+    if prepare is not None:
+        prepare()
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=pool_context(), initializer=_start_worker,
+                             initargs=(os.getpid(), initializer, initargs))
+    _POOL.update(executor=ex, key=(workers, key), pid=os.getpid())
+    # a process of multiprocessing (a batch worker) joins its children when it ends, before any
+    # atexit handler: stop the workers first, or it waits for them forever
+    mp_util.Finalize(None, close_pool, exitpriority=100)
+    return ex
+
+
+def close_pool() -> None:
+    """Stop the worker processes kept between rollouts (if any; they also stop when the process
+    exits). A later rollout with workers starts new ones.
+
+    >>> close_pool(); _POOL
+    {}
+    """
+    ex, pid = _POOL.get("executor"), _POOL.get("pid")
+    _POOL.clear()
+    if ex is not None and pid == os.getpid():
+        ex.shutdown(wait=True, cancel_futures=True)
+
+
+atexit.register(close_pool)

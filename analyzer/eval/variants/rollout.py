@@ -31,6 +31,7 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -44,7 +45,7 @@ from analyzer.core.ids import encode_key
 from analyzer.core.position import Position
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import Evaluator
-from analyzer.eval.trials import Z95, ProgressFn, RolloutSettings, pool_context, trial_dice
+from analyzer.eval.trials import Z95, ProgressFn, RolloutSettings, close_pool, trial_dice, worker_pool
 from analyzer.eval.variants.engine import SWAP
 from analyzer.eval.variants.play import MAX_PLIES, POINTS_OF, rollout_kernel
 from analyzer.rules import find_variant
@@ -135,28 +136,74 @@ class VariantRolloutResult:
 
 
 # ------------------------------------------------------------------------------ trials
+# This process's engine arrays and move buffers (a worker keeps them while the rollouts ask for the
+# same engine: its key, a digest of the arrays).
 _JOB: dict[str, Any] = {}
+_Task = tuple[NDArray[np.int8], int, int, int, int, int]
+"""Trials ``lo .. hi - 1`` of one start: (board, seed, base seed of the kernel, max_plies, lo, hi)."""
 
 
-def _init_job(job: dict[str, Any]) -> None:
+def _engine_key(args: tuple[Any, ...]) -> str:
+    """A digest of the kernel's engine arguments (code, rule options, weights, race context): workers
+    set up for one engine never serve another (the weights may have changed in place). The race
+    context's bear-off databases (17 MB, read-only, the shipped ones or stand-ins when off) count by
+    their shapes and whether they are used, as in the standard rollouts' key; its race net by its weights.
+
+    >>> from analyzer.eval.variants.engine import engine_for
+    >>> d, m = engine_for("dutch").rollout_args()[:4], engine_for("mahbusa").rollout_args()[:4]
+    >>> _engine_key(d) == _engine_key(engine_for("dutch").rollout_args()[:4]), _engine_key(d) == _engine_key(m)
+    (True, False)
+    """
+    code, opts, weights, (race, use_db, *databases) = args
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{code} {opts} {use_db} {[a.shape for a in databases]}".encode())
+    for a in (*weights, *race):
+        h.update(f"{a.dtype}{a.shape}".encode())
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def _init_job(engine_args: tuple[Any, ...], key: str) -> None:
+    """Set this process up for the kernel arguments ``engine_args`` (code, options, weights, race
+    arrays), unless it is already (the same ``key``)."""
+    if _JOB.get("key") == key:
+        return
+    code, opts, weights, ctx = engine_args
     _JOB.clear()
-    _JOB.update(job, ws=Workspace(8192))
+    _JOB.update(code=code, opts=opts, W=weights, ctx=ctx, ws=Workspace(8192), key=key)
 
 
-def _run(task: tuple[int, int, int]) -> NDArray[np.int64]:
-    """Outcome indices (mover's view of the start, -1 dropped) of trials ``lo .. hi - 1`` of
-    start ``j`` of the current job."""
-    j, lo, hi = task
+def _kernel_args(board: NDArray[np.int8], base: int, t: int, max_plies: int,
+                 one: NDArray[np.int64]) -> tuple[Any, ...]:
+    """The arguments of :func:`~analyzer.eval.variants.play.rollout_kernel` for trial ``t`` of
+    ``board`` (one trial, its outcome into ``one``), with this process's engine arrays."""
     job = _JOB
-    board = job["starts"][j]
+    ws: Workspace = job["ws"]
+    return (board, job["code"], job["opts"], job["W"], *job["ctx"], tuple(ws.args()), base, t, 1, max_plies, one)
+
+
+def _compile_for_workers(board: NDArray[np.int8], max_plies: int) -> None:
+    """Compile (or load from numba's cache) the rollout kernel here, for the argument types the
+    workers give it, before they are forked: each inherits it instead of loading it again."""
+    kernel = cast(Any, rollout_kernel)
+    if not hasattr(kernel, "compile"):  # NUMBA_DISABLE_JIT: a plain function, nothing to compile
+        return
+    from numba import typeof
+
+    args = _kernel_args(board, 0, 0, max_plies, np.zeros(1, np.int64))
+    kernel.compile(tuple(cast(Any, typeof)(a) for a in args))
+
+
+def _run(task: _Task) -> NDArray[np.int64]:
+    """Outcome indices (mover's view of the start, -1 dropped) of trials ``lo .. hi - 1`` of the
+    task's start, with this process's engine."""
+    board, seed, base, max_plies, lo, hi = task
     out = np.full(hi - lo, -1, np.int64)
     one = np.zeros(1, np.int64)
-    ws: Workspace = job["ws"]
-    r1, r2, _ = trial_dice(job["seed"], lo, hi - lo)
+    r1, r2, _ = trial_dice(seed, lo, hi - lo)
     for k in range(hi - lo):
         t = int(r1[k] + 36 * r2[k])  # the kernel's trial index: its first two rolls
-        cast(Any, rollout_kernel)(board, job["code"], job["opts"], job["W"], *job["ctx"], tuple(ws.args()),
-                                  job["base"] + 1296 * ((lo + k) // 1296), t, 1, job["max_plies"], one)
+        cast(Any, rollout_kernel)(*_kernel_args(board, base + 1296 * ((lo + k) // 1296), t, max_plies, one))
         out[k] = one[0]
     return out
 
@@ -195,7 +242,9 @@ def rollout_cubeless(engine: Evaluator, pos: Position, settings: RolloutSettings
 
     ``settings.target_se`` stops, after a multiple of 324 trials, once every candidate's equity
     standard error is below it. ``settings.workers`` > 1 plays the trials in that many processes
-    (same results as one); ``settings.max_plies`` (default :data:`MAX_PLIES`) drops longer games.
+    (same results as one), kept for the next rollout of the same engine (a review's confirmation
+    rolls out many: :func:`~analyzer.eval.trials.worker_pool`); ``settings.max_plies`` (default
+    :data:`MAX_PLIES`) drops longer games.
     ``progress(done, trials)`` is called after each round. The settings of the standard rollouts
     (truncation, variance reduction, the cube) do not apply. Raises :class:`ValueError` for a
     standard position, a finished game, dice that are not a roll, or trials outside
@@ -251,21 +300,24 @@ def rollout_cubeless(engine: Evaluator, pos: Position, settings: RolloutSettings
     starts = [r.flip() for r in results] if flipped else results
     boards = np.stack([np.frombuffer(s.board, np.int8).copy() for s in starts])
     code, options, weights, ctx, net = engine.rollout_args()
-    job = {"starts": boards, "code": code, "opts": options, "W": weights, "ctx": ctx, "seed": seed,
-           "base": (seed * 1_000_003) % (2**31), "max_plies": max_plies}
-    _init_job(job)
+    engine_args = (code, options, weights, ctx)
+    key = _engine_key(engine_args)
+    base = (seed * 1_000_003) % (2**31)
     outs = [np.zeros(0, np.int64) for _ in starts]
     played = 0
     stopped = False
-    parallel = workers > 1 and trials * len(starts) >= 72
-    pool = (ProcessPoolExecutor(max_workers=workers, mp_context=pool_context(), initializer=_init_job,
-                                initargs=(job,)) if parallel else None)
+    _init_job(engine_args, key)  # here: the trials of a lone process, or what the forked workers inherit
+    pool: ProcessPoolExecutor | None = None
+    if workers > 1 and trials * len(starts) >= 72:  # the workers kept from the last rollout of this engine
+        pool = worker_pool(workers, ("variant", key), _init_job, (engine_args, key),
+                           prepare=lambda: _compile_for_workers(boards[0], max_plies))
     try:
         while played < trials:
             step = trials - played if target_se is None else min(_ROUND, trials - played)
-            tasks = _tasks(len(starts), played, played + step, workers if pool is not None else 1)
+            parts = _tasks(len(starts), played, played + step, workers if pool is not None else 1)
+            tasks = [(boards[j], seed, base, max_plies, lo, hi) for j, lo, hi in parts]
             chunks = list(pool.map(_run, tasks)) if pool is not None else [_run(t) for t in tasks]
-            for (j, _, _), res in zip(tasks, chunks, strict=True):
+            for (j, _, _), res in zip(parts, chunks, strict=True):
                 outs[j] = np.concatenate([outs[j], _reference(res, flipped)])
             played += step
             if progress is not None:
@@ -275,10 +327,10 @@ def rollout_cubeless(engine: Evaluator, pos: Position, settings: RolloutSettings
                 if all(s < target_se for s in ses):
                     stopped = True
                     break
-    finally:
-        if pool is not None:
-            pool.shutdown()
-        _JOB.clear()
+    except BaseException:
+        if pool is not None:  # interrupted or a worker lost: the workers go with the tasks queued
+            close_pool()
+        raise
     stats = [_stats(o) for o in outs]
     order = sorted(range(len(stats)), key=lambda j: -stats[j][2] if not math.isnan(stats[j][2]) else math.inf)
     best_pts = stats[order[0]][4]
