@@ -49,8 +49,13 @@ def test_classes() -> None:
     assert F.classify(_b("P 20:1 6:14 | O 24:10 23:4 1:1")) == F.CLASS_CRASHED
 
 
-def test_encoding_is_symmetric_under_flip() -> None:
-    pos = Position.from_notation("P 24:2 13:4 10:1 8:3 6:4 5:1 | O 19:4 17:3 12:4 1:2 3:2")
+@pytest.mark.parametrize("text", [
+    "P 24:2 13:4 10:1 8:3 6:4 5:1 | O 19:4 17:3 12:4 1:2 3:2",
+    "P 5:14 | O 24:2 21:2 20:1 19:2 15:1 12:1 4:1 2:3 1:2 | bar P1 O0",  # on the bar, blots to hit
+    "P 24:2 13:4 8:3 6:5 | O 19:4 17:3 12:4 1:1 3:2 | bar P1 O1",  # both sides on the bar
+])
+def test_encoding_is_symmetric_under_flip(text: str) -> None:
+    pos = Position.from_notation(text)
     x = np.zeros(F.N_CONTACT, np.float32)
     y = np.zeros(F.N_CONTACT, np.float32)
     F.encode_contact(np.frombuffer(pos.board, dtype=np.int8), x)

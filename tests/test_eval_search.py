@@ -62,6 +62,8 @@ def engine() -> Engine:
     "P 24:2 13:4 8:3 6:4 5:2 | O 19:4 17:3 12:4 1:2 3:2",  # contact
     "P 6:3 5:3 4:2 2:1 | O 19:2 20:3 21:3 23:2",  # bear-off race (the databases' values)
     "P 6:1 5:1 | O 19:1 20:1",  # some rolls end the game at depth 1, some at depth 2, some go on
+    # on the bar (a referee position, issue 51): dances, entries that hit, the opponent then on the bar
+    "P 5:14 | O 24:2 21:2 20:1 19:2 15:1 12:1 4:1 2:3 1:2 | bar P1 O0",
 ])
 def test_two_ply_is_the_recursive_definition(engine: Engine, text: str) -> None:
     pos = Position.from_notation(text)
