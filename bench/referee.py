@@ -9,7 +9,8 @@ candidates gnubg rolled out cubeful in their match.
 This bench prints, per class of position (a position counts in every class it belongs to,
 ``tools/gnubg_referee.py position_labels``), our 0-, 1- and 2-ply beside gnubg's against the
 rollout: mean |Δ equity| (cubeless money equity), |Δ win| and |Δ gammon| (the mean of |Δ win
-gammon| and |Δ lose gammon|), in percent for the chances, and the bias (mean signed Δ equity);
+gammon| and |Δ lose gammon|), in percent for the chances, and the bias (mean signed Δ equity), with
+holding, back games and containment also split by the seat of the side holding more checkers back;
 then, for the decisions, how often each picks the rollout's best play, the mean loss of its
 choice valued by the rollout (over the choices the rollout has a value for), how often its cube
 action (double or not, take or pass) is the rollout's, and its mean cube error by the rollout.
@@ -42,6 +43,11 @@ DATA = ROOT / "bench" / "data" / "referee"
 CLASSES = ("race", "bear-off vs contact", "holding / ace-point", "back game", "prime vs prime", "blitz",
            "crashed", "on the bar", "containment", "middle game")
 PLIES = (0, 1, 2)
+SPLIT = ("holding / ace-point", "back game", "containment")
+"""Classes also shown split by the seat of the side holding more checkers back: in back games and
+containment our nets undervalue that side by about 0.1 from either seat, and the class mean hides it
+(docs/benchmarks.md, the referee section)."""
+SEATS = ("back side on roll", "back side off roll")
 
 Probs = Sequence[float]
 """Five chances of the side on roll, gnubg's order: win, win gammon, win backgammon, lose gammon,
@@ -135,6 +141,40 @@ def _key(move: Iterable[Iterable[int]]) -> tuple[tuple[int, int], ...]:
 
 
 # --------------------------------------------------------------------------- positions
+def back_seat(pid: str) -> str | None:
+    """Which side of a Position ID holds more checkers back (on the bar or in the other side's home
+    board): ``"back side on roll"``, ``"back side off roll"``, or ``None`` when both hold as many.
+
+    >>> back_seat("4HPwATDgc/ABMA") is None  # the starting position
+    True
+    """
+    from analyzer.core.ids import decode_position_id
+
+    b = np.frombuffer(decode_position_id(pid).board, np.int8).astype(np.int64)
+    mine = int(b[19:25].clip(min=0).sum() + b[25])
+    theirs = int((-b[1:7]).clip(min=0).sum() + b[0])
+    if mine == theirs:
+        return None
+    return SEATS[0] if mine > theirs else SEATS[1]
+
+
+def class_order() -> list[str]:
+    """The rows of the positions' table: ``all``, then the classes, each of :data:`SPLIT` followed by
+    its two seats.
+
+    >>> class_order()[:4]
+    ['all', 'race', 'bear-off vs contact', 'holding / ace-point']
+    >>> class_order()[4]
+    'holding / ace-point: back side on roll'
+    """
+    out = ["all"]
+    for c in CLASSES:
+        out.append(c)
+        if c in SPLIT:
+            out.extend(f"{c}: {s}" for s in SEATS)
+    return out
+
+
 Evaluator = Callable[[str, int], Probs]
 """Our chances of a Position ID at a ply."""
 
@@ -161,8 +201,9 @@ def our_evaluator(nets: Path | None = None) -> Evaluator:
 
 def position_figures(sel: dict[str, Any], rows: list[dict[str, Any]], ours: Evaluator,
                      plies: Sequence[int] = PLIES) -> dict[str, Any]:
-    """Per class (and ``all``): n, the mean rollout SE of the equity, and for every engine and ply
-    (``ours 0``, ``gnubg 2``, ...) the mean |Δ equity|, |Δ win|, |Δ gammon| and the bias."""
+    """Per class (and ``all``; the classes of :data:`SPLIT` also by :func:`back_seat`, a row each):
+    n, the mean rollout SE of the equity, and for every engine and ply (``ours 0``, ``gnubg 2``, ...)
+    the mean |Δ equity|, |Δ win|, |Δ gammon| and the bias."""
     labels = {p["id"]: p.get("labels") or [p["class"]] for p in sel["positions"]}
     acc: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
     se: dict[str, list[float]] = {}
@@ -172,12 +213,15 @@ def position_figures(sel: dict[str, Any], rows: list[dict[str, Any]], ours: Eval
         ref = r["rollout"]["probs"]
         engines: dict[str, Probs] = {f"ours {k}": ours(r["pid"], k) for k in plies}
         engines.update({f"gnubg {k}": r["gnubg_ply"][k] for k in plies})
-        for c in ["all", *labels.get(r["id"], [r["class"]])]:
+        classes = labels.get(r["id"], [r["class"]])
+        seat = back_seat(r["pid"]) if any(c in SPLIT for c in classes) else None
+        split = [f"{c}: {seat}" for c in classes if seat is not None and c in SPLIT]
+        for c in ["all", *classes, *split]:
             se.setdefault(c, []).append(float(r["rollout"]["equity_se"]))
             for name, p in engines.items():
                 acc.setdefault(c, {}).setdefault(name, []).append(deltas(p, ref))
     out: dict[str, Any] = {}
-    for c in ["all", *CLASSES]:
+    for c in class_order():
         if c not in acc:
             continue
         row: dict[str, Any] = {"n": len(se[c]), "rollout_se": float(np.mean(se[c]))}

@@ -47,8 +47,13 @@ def _ours(rows: list[dict[str, Any]]) -> Callable[[str, int], Sequence[float]]:
 def test_position_figures_by_construction(bench: ModuleType) -> None:
     sel, rows, _ = bench.load(FIXTURE)
     f = bench.position_figures(sel, rows, _ours(rows))
-    assert [c for c in f] == ["all", "race", "holding / ace-point", "blitz", "on the bar"]
+    # the holding position (P 24:4 13:2 6:4 5:2 3:2 2:1 | O 22:2 21:2 20:3 19:2 17:2 12:2 7:2) has its back
+    # checkers on the side on roll: a row of its own besides the class's
+    seat = "holding / ace-point: back side on roll"
+    assert [c for c in f] == ["all", "race", "holding / ace-point", seat, "blitz", "on the bar"]
     assert f["all"]["n"] == 3 and f["blitz"]["n"] == 1 and f["on the bar"]["n"] == 1
+    assert {k: v for k, v in f[seat].items() if k != "paired"} == {  # paired: a NaN SE of one position
+        k: v for k, v in f["holding / ace-point"].items() if k != "paired"}
     assert f["all"]["rollout_se"] == pytest.approx(0.002)
     a = f["all"]
     assert a["ours 0"]["equity"] == pytest.approx(0.04) and a["ours 0"]["bias"] == pytest.approx(-0.04)
@@ -56,6 +61,20 @@ def test_position_figures_by_construction(bench: ModuleType) -> None:
     assert a["gnubg 0"]["win"] == pytest.approx(0.02) and a["gnubg 0"]["bias"] == pytest.approx(0.04)
     assert a["gnubg 1"]["gammon"] == pytest.approx(0.005) and a["gnubg 1"]["equity"] == pytest.approx(0.01)
     assert a["gnubg 2"]["equity"] == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize(("text", "seat"), [
+    ("P 24:2 13:5 8:3 6:5 | O 1:2 12:5 17:3 19:5", None),  # the start: two checkers back each
+    ("P 24:2 23:2 13:3 8:3 6:5 | O 1:2 12:5 17:3 19:5", "back side on roll"),
+    ("P 13:5 8:5 6:5 | O 1:3 2:2 12:5 17:3 19:2", "back side off roll"),
+    ("P 13:5 8:5 6:4 | O 12:5 17:4 19:6 | bar P1 O0", "back side on roll"),  # a checker on the bar is back
+    ("P 24:1 13:5 8:5 6:3 | O 12:5 17:4 19:5 | bar P0 O1", None),
+])
+def test_back_seat(bench: ModuleType, text: str, seat: str | None) -> None:
+    from analyzer.core.ids import encode_position_id
+    from analyzer.core.position import Position
+
+    assert bench.back_seat(encode_position_id(Position.from_notation(text))) == seat
 
 
 def test_decision_figures_by_construction(bench: ModuleType) -> None:
