@@ -408,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
     tg.add_argument("--positions", type=int, required=True, help="build until this many positions in total")
     tg.add_argument("--seed", type=int, default=21)
     _add_overrides(tg, "ply:i noise:f games-per-chunk:i sample-every:i prune:i positions-file:s themes:s trials:i "
-                       "candidates:i margin:f paired:i truncate:i",
+                       "candidates:i margin:f paired:i truncate:i classes:s variance-reduction:i",
                    {"positions-file": "label the positions of this file (corpus-positions) instead of self-play",
                     "candidates": "label, instead of each kept position, the results of the teacher's best N "
                                   "0-ply plays of one seeded roll in it (the choices the net must tell apart)",
@@ -419,7 +419,10 @@ def main(argv: list[str] | None = None) -> int:
                               "dice, with variance reduction (their differences far less noisy)",
                     "truncate": "with --trials: stop each rollout game after this many plies (0: play out)",
                     "themes": "keep only the positions of these themes, self-play or --positions-file (comma "
-                              "separated, analyzer.analysis.themes)"})
+                              "separated, analyzer.analysis.themes)",
+                    "classes": "keep only the positions of these referee classes (bench/referee.py's, comma "
+                               "separated, e.g. 'back game,containment,on the bar'; on the bar from both seats)",
+                    "variance-reduction": "1, with --trials: every rollout variance reduced (cubeless, 0-ply player)"})
     tg.add_argument("--checkpoint-every", type=float, default=300.0, help="seconds between saves")
     tg.add_argument("--log", help="log file (default: stderr)")
     cp = sub.add_parser("corpus-positions",

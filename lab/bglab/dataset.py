@@ -41,6 +41,7 @@ No other program's output is involved: the teacher is one of our own nets.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -50,6 +51,7 @@ from typing import Any, Generic, TypeVar, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from analyzer._version import __version__
 from analyzer.analysis.themes import position_theme
 from analyzer.core.position import Position
 from analyzer.core.variants import has_cube
@@ -104,6 +106,11 @@ class TargetsConfig(BaseTargetsConfig):
     (one seed per decision, :func:`row_seed` of its ``groups`` entry) with variance reduction (each
     roll's luck measured by the pruned 0-ply search): the differences between them, which are what
     the choice loss learns, then carry far less noise than the values themselves.
+
+    ``classes`` (names of the referee's classes, :func:`bglab.classes.class_names`, comma separated)
+    keeps only the positions of those classes, by the referee's own definitions, ``on the bar`` from
+    both seats; with ``variance_reduction``, every rollout label subtracts each roll's luck (the
+    referee's weak classes, issue 51: docs/training.md, "Labels for the weak classes").
     """
 
     prune: int = 1
@@ -113,6 +120,8 @@ class TargetsConfig(BaseTargetsConfig):
     margin: float = 0.16
     paired: int = 0  # 1, with trials and candidates: a decision's candidates on the same dice, variance reduced
     truncate: int = 0  # with trials: rollouts stop after this many plies, the teacher's 0-ply there (0: played out)
+    classes: str = ""  # keep only positions of these referee classes (bglab.classes), comma separated, both seats
+    variance_reduction: int = 0  # 1, with trials: every rollout variance reduced (paired ones always are)
 
 
 @dataclass
@@ -174,6 +183,7 @@ class TargetFileBuilder(Trainer[B], Generic[B, L]):
         self.games = np.zeros(0, np.int64)
         self.groups = np.zeros(0, np.int64)  # each row's decision (candidate builds), else -1
         self.exhausted = False  # set by a source of games that has no more
+        self._teacher_sha256()  # the teacher file as the build reads it
 
     def _rows_of_game(self, g: int) -> NDArray[np.int8] | None:
         """The rows game ``g`` of the build adds (None: none)."""
@@ -211,6 +221,15 @@ class TargetFileBuilder(Trainer[B], Generic[B, L]):
         """The ``groups`` of a file saved before they were stored: none (-1)."""
         return np.full(len(self.boards), -1, np.int64)
 
+    def _teacher_sha256(self) -> str:
+        """The sha256 of the teacher file as this build read it ("" if it cannot be read now)."""
+        if not hasattr(self, "_sha256"):
+            try:
+                self._sha256 = hashlib.sha256(Path(self.cfg.teacher).read_bytes()).hexdigest()
+            except OSError:
+                self._sha256 = ""
+        return self._sha256
+
     def optimisers(self) -> list[Adam]:
         return []
 
@@ -220,7 +239,8 @@ class TargetFileBuilder(Trainer[B], Generic[B, L]):
     def save(self) -> None:
         doc = {"kind": self.kind, "config": asdict(self.cfg), "chunks": self.chunks,
                "positions": self.positions, "elapsed": self.elapsed, "teacher_fingerprint": self.fingerprint,
-               "feature_version": self.feature_version}
+               "feature_version": self.feature_version, "engine_version": __version__,
+               "teacher_sha256": self._teacher_sha256()}
         write_checkpoint(self.path, {"boards": self.boards, "targets": self.targets, "games": self.games,
                                      "groups": self.groups}, doc)
 
@@ -274,6 +294,13 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
         self._engine: Engine | None = None
         self._file: tuple[NDArray[np.int8], NDArray[np.int64]] | None = None
         self._themes = frozenset(s.strip() for s in cfg.themes.split(",")) if cfg.themes else frozenset()
+        self._classes = frozenset(s.strip() for s in cfg.classes.split(",")) if cfg.classes else frozenset()
+        if self._classes:
+            from bglab.classes import class_names
+
+            unknown = sorted(self._classes - set(class_names()))
+            if unknown:
+                raise ValueError(f"unknown classes {unknown}: the referee's are {list(class_names())}")
 
     @classmethod
     def create(cls, path: Path | str, cfg: TargetsConfig) -> TargetBuilder:
@@ -372,6 +399,11 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
         if rows is not None and self._themes:
             keep = [position_theme(Position(r.tobytes())) in self._themes for r in rows]
             rows = rows[np.array(keep, np.bool_)]
+        if rows is not None and self._classes:
+            from bglab.classes import position_classes
+
+            keep = [not self._classes.isdisjoint(position_classes(Position(r.tobytes()))) for r in rows]
+            rows = rows[np.array(keep, np.bool_)]
         return rows
 
     def _teacher_engine(self) -> Engine:
@@ -386,11 +418,13 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
             return engine.evaluate_boards(boards, cfg.ply)
         out = np.zeros((len(boards), NOUT), np.float32)
         paired = bool(cfg.paired)
+        reduced = paired or bool(cfg.variance_reduction)
         shared = groups if paired else None  # a decision's rows take its seed
         for j, b in enumerate(boards):
             key = int(shared[j]) if shared is not None and shared[j] >= 0 else self.positions + j
             settings = RolloutSettings(trials=cfg.trials, seed=row_seed(cfg.seed, key), workers=1, cubeful=False,
-                                       variance_reduction=paired, luck_prune=paired, truncate=cfg.truncate or None)
+                                       variance_reduction=reduced, luck_prune=reduced,
+                                       truncate=cfg.truncate or None)
             out[j] = rollout(engine, Position(b.tobytes()), settings).probabilities.outcomes()
         return out
 

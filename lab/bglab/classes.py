@@ -1,0 +1,124 @@
+"""The referee's classes of a position, for the lab's selections (issue 51: the weak classes).
+
+The referee yardstick (``bench/referee.py``) reports per class of position, the classes of
+``tools/gnubg_referee.py`` (:func:`position_labels`: the themes of ``analyzer/analysis/themes.py``
+applied one by one, and ``on the bar``), and splits back games, containment and holding games by
+the seat of the side holding more checkers back (``bench/referee.py`` :func:`back_seat`). The lab
+selects positions to label by the same definitions, read from those two scripts (neither is a package;
+both import only the product), so that a selection and the yardstick cannot drift apart. Only the
+definitions are used: nothing of GNU Backgammon (its values, the referee set) selects or labels.
+
+A position is seen from its side on roll; ``on the bar`` is counted from both seats here (the side
+on roll on the bar, or its opponent: :func:`position_classes` with ``both_seats``), as the
+investigation asked (docs/benchmarks.md, "Why our search adds little where the nets are worst").
+
+>>> from analyzer.core.position import Position
+>>> position_classes(Position.start())
+('middle game',)
+>>> seat_code(Position.start())
+0
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from analyzer.core.ids import encode_position_id
+from analyzer.core.position import Position
+
+ROOT = Path(__file__).resolve().parents[2]
+WEAK = ("back game", "containment", "on the bar")
+"""The classes where the nets are worst against the referee (docs/benchmarks.md, the referee section)."""
+
+
+@cache
+def _script(rel: str, name: str) -> ModuleType:
+    """The repository script ``rel`` loaded as module ``name`` (once)."""
+    path = ROOT / rel
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise FileNotFoundError(f"{path}: the script that defines the referee's classes is missing")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _referee_tool() -> Any:
+    return _script("tools/gnubg_referee.py", "_bglab_gnubg_referee_classes")
+
+
+def _referee_bench() -> Any:
+    return _script("bench/referee.py", "_bglab_referee_bench")
+
+
+def class_names() -> tuple[str, ...]:
+    """The referee's classes in its order (a bit each in :func:`class_mask`).
+
+    >>> class_names()[:2], len(class_names())
+    (('race', 'bear-off vs contact'), 10)
+    """
+    return tuple(_referee_tool().CLASSES)
+
+
+def position_classes(pos: Position, both_seats: bool = True) -> tuple[str, ...]:
+    """The referee classes of ``pos`` (``tools/gnubg_referee.py position_labels``); with
+    ``both_seats``, ``on the bar`` also when the opponent of the side on roll is on the bar.
+
+    >>> from analyzer.core.position import Position
+    >>> b = np.frombuffer(Position.start().board, np.int8).copy()
+    >>> b[1] += 1; b[0] += 1  # one of the opponent's back checkers on its bar
+    >>> position_classes(Position(b.tobytes())), position_classes(Position(b.tobytes()), both_seats=False)
+    (('on the bar',), ('middle game',))
+    """
+    out = list(_referee_tool().position_labels(pos))
+    if both_seats and "on the bar" not in out and pos.flip().mover_bar > 0:
+        # "middle game" is the class of a position in no other class
+        out = [c for c in class_names() if (c in out or c == "on the bar") and c != "middle game"]
+    return tuple(out)
+
+
+SEAT_CODES = {None: 0, "back side on roll": 1, "back side off roll": -1}
+
+
+def seat_code(pos: Position) -> int:
+    """``bench/referee.py back_seat`` as a number: 1 when the side on roll holds more checkers back
+    (on the bar or in the other side's home board), -1 when its opponent does, 0 when both hold as many."""
+    return SEAT_CODES[_referee_bench().back_seat(encode_position_id(pos))]
+
+
+def class_mask(pos: Position) -> int:
+    """The bits of :func:`position_classes` (both seats), bit ``i`` for ``class_names()[i]``.
+
+    >>> from analyzer.core.position import Position
+    >>> class_mask(Position.start()) == 1 << class_names().index("middle game")
+    True
+    """
+    names = class_names()
+    return sum(1 << names.index(c) for c in position_classes(pos))
+
+
+def describe(boards: NDArray[np.int8]) -> tuple[NDArray[np.int16], NDArray[np.int8]]:
+    """Each board's :func:`class_mask` and :func:`seat_code` (for a label file's rows: weights by
+    class and seat in a fit, counts in a report).
+
+    >>> from analyzer.core.position import Position
+    >>> m, s = describe(np.frombuffer(Position.start().board, np.int8)[None])
+    >>> m.tolist() == [1 << class_names().index("middle game")], s.tolist()
+    (True, [0])
+    """
+    masks = np.zeros(len(boards), np.int16)
+    seats = np.zeros(len(boards), np.int8)
+    for i, b in enumerate(boards):
+        pos = Position(np.asarray(b, np.int8).tobytes())
+        masks[i] = class_mask(pos)
+        seats[i] = seat_code(pos)
+    return masks, seats

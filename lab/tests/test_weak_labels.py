@@ -1,0 +1,93 @@
+"""The weak classes' label build (issue 51): ``bglab targets --classes ... --trials N --variance-reduction 1``
+keeps only the referee's weak classes (on the bar from both seats), labels them by variance-reduced
+rollouts, records what made the labels, and resumes to the same file as an uninterrupted build."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analyzer.core.position import Position
+from analyzer.eval.engine import Engine
+from analyzer.eval.net import NetSet
+from analyzer.eval.rollout import rollout
+from analyzer.eval.trials import RolloutSettings
+from bglab.base import read_checkpoint
+from bglab.classes import WEAK, describe, position_classes, seat_code
+from bglab.dataset import TargetBuilder, TargetsConfig, row_seed
+
+WEAK_CLASSES = ",".join(WEAK)
+
+
+def _boards() -> tuple[np.ndarray, np.ndarray]:
+    """Two games: the start (a middle game) and the start with the side on roll's back checkers run to
+    its mid-point and one of the opponent's back checkers on its bar (the opponent on the bar, holding
+    more checkers back); then that position seen by the side on the bar, and the start."""
+    start = np.frombuffer(Position.start().board, np.int8).copy()
+    opp_bar = start.copy()
+    opp_bar[24] -= 2
+    opp_bar[13] += 2
+    opp_bar[1] += 1
+    opp_bar[0] += 1
+    on_bar = np.frombuffer(Position(opp_bar.tobytes()).flip().board, np.int8).copy()
+    return np.stack([start, opp_bar, on_bar, start]), np.array([0, 0, 1, 1], np.int64)
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> tuple[Path, TargetsConfig]:
+    teacher = tmp_path / "teacher.npz"
+    NetSet.initial(hidden=8, race_hidden=8, seed=3).save(teacher)
+    boards, games = _boards()
+    np.savez_compressed(tmp_path / "pos.npz", boards=boards, games=games)
+    cfg = TargetsConfig(teacher=str(teacher), seed=5, ply=0, games_per_chunk=1, trials=3,
+                        positions_file=str(tmp_path / "pos.npz"), classes=WEAK_CLASSES, variance_reduction=1)
+    return tmp_path, cfg
+
+
+def test_the_weak_classes_from_both_seats(setup: tuple[Path, TargetsConfig]) -> None:
+    d, cfg = setup
+    b = TargetBuilder.create(d / "weak.npz", cfg)
+    b.run(positions=10)
+    boards, _ = _boards()
+    assert b.exhausted
+    assert [bytes(r) for r in b.boards] == [bytes(boards[1]), bytes(boards[2])]  # the starts dropped
+    assert b.games.tolist() == [0, 1]
+    for r in b.boards:
+        assert "on the bar" in position_classes(Position(r.tobytes()))
+    masks, seats = describe(b.boards)
+    # the side on the bar holds more checkers back: off roll in the first row, on roll in the second
+    assert seats.tolist() == [-1, 1] == [seat_code(Position(r.tobytes())) for r in b.boards]
+    assert (masks > 0).all()
+    # the label is our own variance-reduced cubeless rollout of the row, seeded by the row
+    eng = Engine(NetSet.load(cfg.teacher), cache_size=0, prune=True)
+    want = rollout(eng, Position(b.boards[1].tobytes()),
+                   RolloutSettings(trials=3, seed=row_seed(5, 1), workers=1, cubeful=False,
+                                   variance_reduction=True, luck_prune=True)).probabilities.outcomes()
+    np.testing.assert_allclose(b.targets[1], want, atol=1e-6)
+    _, doc = read_checkpoint(d / "weak.npz")
+    assert doc["config"]["trials"] == 3 and doc["config"]["seed"] == 5 and doc["config"]["classes"] == WEAK_CLASSES
+    assert doc["teacher_sha256"] == hashlib.sha256(Path(cfg.teacher).read_bytes()).hexdigest()
+    assert doc["engine_version"] and doc["teacher_fingerprint"] == b.fingerprint
+
+
+def test_a_resumed_build_is_the_uninterrupted_one(setup: tuple[Path, TargetsConfig]) -> None:
+    d, cfg = setup
+    whole = TargetBuilder.create(d / "whole.npz", cfg)
+    whole.run(positions=10)
+    part = TargetBuilder.create(d / "part.npz", cfg)
+    part.run(positions=1)  # stops after the first game's row
+    assert part.positions == 1
+    resumed = TargetBuilder.load(d / "part.npz")
+    resumed.run(positions=10)
+    np.testing.assert_array_equal(resumed.boards, whole.boards)
+    np.testing.assert_array_equal(resumed.targets, whole.targets)
+
+
+def test_an_unknown_class_is_refused(setup: tuple[Path, TargetsConfig]) -> None:
+    d, cfg = setup
+    cfg.classes = "back games"
+    with pytest.raises(ValueError, match="unknown classes"):
+        TargetBuilder.create(d / "bad.npz", cfg)
