@@ -258,6 +258,22 @@ def _cmd_corpus_positions(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_weak_positions(args: argparse.Namespace) -> int:
+    from bglab.classes import weak_positions
+
+    with np.load(args.positions) as z:
+        boards, games = np.array(z["boards"], np.int8), np.array(z["games"], np.int64)
+    classes = tuple(c.strip() for c in args.classes.split(","))
+    out_boards, source, counts = weak_positions(boards, games, classes, args.limit, args.seed)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, boards=out_boards, games=np.arange(len(out_boards), dtype=np.int64),
+                        source_games=source)
+    log.info("%d of %d positions (%s) in %s; the pool by class and seat: %s", len(out_boards), len(boards),
+             ", ".join(classes), out, json.dumps(counts))
+    return 0
+
+
 def _cmd_fit(args: argparse.Namespace) -> int:
     from bglab.dataset import FitConfig, fit, load_targets, load_targets_and_groups
 
@@ -435,6 +451,16 @@ def main(argv: list[str] | None = None) -> int:
     cp.add_argument("--exclude", action="append", default=[],
                     help="leave out the files whose path holds this text (case-insensitive; repeatable)")
     cp.add_argument("--log", help="log file (default: stderr)")
+    wp = sub.add_parser("weak-positions",
+                        help="the positions of a corpus-positions file in the referee's weak classes, a queue "
+                             "balanced by class and seat, for targets --positions-file --classes")
+    wp.add_argument("positions", help="a corpus-positions file (.npz)")
+    wp.add_argument("--out", required=True, help="the positions file to write (.npz, one position a game)")
+    wp.add_argument("--classes", default="back game,containment,on the bar",
+                    help="referee classes, comma separated (a position's stratum: its first of them, and its seat)")
+    wp.add_argument("--limit", type=int, default=20_000, help="at most this many positions")
+    wp.add_argument("--seed", type=int, default=51)
+    wp.add_argument("--log", help="log file (default: stderr)")
     ft = sub.add_parser("fit", help="train the contact and crashed nets for epochs over target files")
     ft.add_argument("--init", required=True, help="starting net set or checkpoint")
     ft.add_argument("--data", nargs="+", required=True, help="target files (python -m bglab targets)")
@@ -490,6 +516,8 @@ def main(argv: list[str] | None = None) -> int:
         return _cmd_targets(args)
     if args.cmd == "corpus-positions":
         return _cmd_corpus_positions(args)
+    if args.cmd == "weak-positions":
+        return _cmd_weak_positions(args)
     if args.cmd == "fit":
         return _cmd_fit(args)
     if args.cmd == "prune":

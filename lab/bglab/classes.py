@@ -122,3 +122,43 @@ def describe(boards: NDArray[np.int8]) -> tuple[NDArray[np.int16], NDArray[np.in
         masks[i] = class_mask(pos)
         seats[i] = seat_code(pos)
     return masks, seats
+
+
+def weak_positions(boards: NDArray[np.int8], games: NDArray[np.int64], classes: tuple[str, ...] = WEAK,
+                   limit: int = 20_000, seed: int = 51
+                   ) -> tuple[NDArray[np.int8], NDArray[np.int64], dict[str, int]]:
+    """The positions of ``boards`` (a :func:`bglab.dataset.corpus_positions` file's rows) in any of
+    ``classes``, each board once, in a seeded queue balanced by class and seat, the first ``limit``:
+    a row's stratum is its first class of ``classes`` and its :func:`seat_code`; the strata take turns
+    (so that a build stopped anywhere holds them alike), each in a seeded random order. Returns the
+    boards, the source game of each (``games``' entry), and the pool's count per stratum. A label build
+    reads them as one game each (``bglab weak-positions`` writes them as a positions file).
+
+    >>> from analyzer.core.position import Position
+    >>> s = np.frombuffer(Position.start().board, np.int8)
+    >>> b = s.copy(); b[1] += 1; b[0] += 1
+    >>> out, src, counts = weak_positions(np.stack([s, b, b]), np.array([0, 1, 2]))
+    >>> len(out), src.tolist(), counts
+    (1, [1], {'on the bar / even': 1})
+    """
+    names = {1: "back side on roll", -1: "back side off roll", 0: "even"}
+    strata: dict[str, list[int]] = {}
+    seen: set[bytes] = set()
+    for i, b in enumerate(boards):
+        key = np.asarray(b, np.int8).tobytes()
+        if key in seen:
+            continue
+        seen.add(key)
+        pos = Position(key)
+        found = [c for c in classes if c in position_classes(pos)]
+        if found:
+            strata.setdefault(f"{found[0]} / {names[seat_code(pos)]}", []).append(i)
+    rng = np.random.default_rng(seed)
+    queues = [list(rng.permutation(strata[k])) for k in sorted(strata)]
+    order: list[int] = []
+    for i in range(max((len(q) for q in queues), default=0)):
+        order += [int(q[i]) for q in queues if i < len(q)]
+    order = order[:limit]
+    idx = np.array(order, np.int64)
+    return (np.asarray(boards, np.int8)[idx].reshape(-1, 64), np.asarray(games, np.int64)[idx],
+            {k: len(strata[k]) for k in sorted(strata)})

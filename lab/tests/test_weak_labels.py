@@ -16,7 +16,7 @@ from analyzer.eval.net import NetSet
 from analyzer.eval.rollout import rollout
 from analyzer.eval.trials import RolloutSettings
 from bglab.base import read_checkpoint
-from bglab.classes import WEAK, describe, position_classes, seat_code
+from bglab.classes import WEAK, describe, position_classes, seat_code, weak_positions
 from bglab.dataset import TargetBuilder, TargetsConfig, row_seed
 
 WEAK_CLASSES = ",".join(WEAK)
@@ -91,3 +91,19 @@ def test_an_unknown_class_is_refused(setup: tuple[Path, TargetsConfig]) -> None:
     cfg.classes = "back games"
     with pytest.raises(ValueError, match="unknown classes"):
         TargetBuilder.create(d / "bad.npz", cfg)
+
+
+def test_the_weak_queue_takes_the_strata_in_turn() -> None:
+    boards, _ = _boards()
+    bar_off, bar_on = boards[1], boards[2]
+    other_off = bar_off.copy()
+    other_off[6] -= 1  # another position of the same stratum
+    other_off[5] += 1
+    pool = np.stack([boards[0], bar_off, other_off, bar_on, bar_on])
+    out, src, counts = weak_positions(pool, np.arange(5, dtype=np.int64), limit=10, seed=7)
+    assert counts == {"on the bar / back side off roll": 2, "on the bar / back side on roll": 1}
+    assert len(out) == 3 and 0 not in src.tolist()  # the start dropped, the repeated board once
+    assert seat_code(Position(out[0].tobytes())) != seat_code(Position(out[1].tobytes()))  # the strata alternate
+    again = weak_positions(pool, np.arange(5, dtype=np.int64), limit=10, seed=7)
+    np.testing.assert_array_equal(again[0], out)
+    assert len(weak_positions(pool, np.arange(5, dtype=np.int64), limit=2, seed=7)[0]) == 2
