@@ -4,7 +4,9 @@ The evaluator's overall figure (mean |0-ply equity - 1,296-trial rollout| over c
 hides where it is weak. This benchmark breaks it down by the position's theme (blitz, prime vs
 prime, back game, ace-point game, containment, holding, bear-off vs contact, crashed, race,
 middle game: :mod:`analyzer.analysis.themes`) and by the game's phase, and flags every theme worse
-than twice the overall contact figure (the evaluator issue's target: none).
+than twice the overall contact figure (the evaluator issue's target: none). Back games, containment,
+holding and ace-point games are also split by the seat of the side holding more checkers back, with the
+bias (mean signed error): the screen of issue 51's weak classes (docs/training.md).
 
 Two sources of positions, each a JSONL file of records ``{"position": gnubg Position ID, "eq0",
 "rollout", "se", "engine", ...}``:
@@ -52,11 +54,17 @@ from analyzer.eval.engine import Engine
 from analyzer.eval.net import weights_fingerprint
 from analyzer.eval.rollout import RolloutSettings, rollout
 from analyzer.formats import expand_inputs
+from bglab.classes import seat_code  # bench/referee.py's back_seat
 from bglab.dataset import contact_positions
 from bglab.records import read_records  # JSON lines (a run) or Parquet (the lab's records)
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_RECORDS = ROOT / "lab" / "consistency" / "standard_consistency.parquet"
+SPLIT_THEMES = ("back game", "containment", "holding", "ace-point game")
+"""Themes also shown split by the seat of the side holding more checkers back (``bench/referee.py``
+``back_seat``): our nets undervalue that side from either seat, and the theme's mean hides it
+(docs/benchmarks.md, the referee section)."""
+SEATS = {1: "back side on roll", -1: "back side off roll"}
 
 
 def corpus_positions(folder: Path, seed: int, theme: str | None = None,
@@ -144,18 +152,22 @@ def _stats(errors: list[float]) -> dict[str, float]:
 
 
 def breakdown(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """Mean |0-ply - rollout| of each engine overall, on contact positions, by theme and by phase.
+    """Mean |0-ply - rollout| of each engine overall, on contact positions, by theme and by phase, and
+    (``seats``) the themes of :data:`SPLIT_THEMES` by the seat of the side holding more checkers back.
 
     Records of one position (same ``position`` and ``index``) by several engines are paired: each
     engine's figures are over the positions it has, and ``paired`` over those every engine has.
     """
     by_engine: dict[str, dict[str, tuple[str, str, float]]] = defaultdict(dict)
+    seat_of: dict[str, int] = {}
     for r in records:
         pos = decode_position_id(r["position"])
         if pos.game_over() is not None:
             continue
         key = f"{r.get('source', 'selfplay')}:{r.get('index')}:{r['position']}"
         by_engine[r["engine"]][key] = (position_theme(pos), game_phase(pos), r["eq0"] - r["rollout"])
+        if key not in seat_of:
+            seat_of[key] = seat_code(pos)
     result: dict[str, Any] = {}
     for engine, rows in sorted(by_engine.items()):
         vals = list(rows.values())
@@ -166,6 +178,10 @@ def breakdown(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
         phased = [(ph, e) for t, ph, e in vals if t != "race"]
         res["phases"] = {p: _stats([e for ph, e in phased if ph == p]) for p in PHASES
                          if any(ph == p for ph, _ in phased)}
+        seated = [(t, seat_of[k], e) for k, (t, _, e) in rows.items() if t in SPLIT_THEMES]
+        res["seats"] = {f"{t}: {name}": _stats([e for tt, st, e in seated if tt == t and st == code])
+                        for t in SPLIT_THEMES for code, name in SEATS.items()
+                        if any(tt == t and st == code for tt, st, _ in seated)}
         result[engine] = res
     return result
 
@@ -191,6 +207,17 @@ def _lines(result: dict[str, Any]) -> list[str]:
                 row += f"{s['n']:8d}{s['mean_abs']:14.4f}{s['se']:8.4f}{s['mean_abs'] / ref:5.1f}{flag}"
             if shown:
                 lines.append(row)
+        lines.append("")
+    seats = [k for k in (f"{t}: {n}" for t in SPLIT_THEMES for n in SEATS.values())
+             if any(k in result[e].get("seats", {}) for e in engines)]
+    if seats:
+        lines.append(f"{'':38s}" + "".join(f"{e + ' n':>8s}{e + ' |err|':>14s}{'bias':>9s}" for e in engines))
+        for k in seats:
+            row = f"{k:38s}"
+            for e in engines:
+                st = result[e].get("seats", {}).get(k)
+                row += f"{'':31s}" if st is None else f"{st['n']:8d}{st['mean_abs']:14.4f}{st['bias']:+9.4f}"
+            lines.append(row)
         lines.append("")
     for e in engines:
         a, c = result[e]["all"], result[e]["contact"]

@@ -76,3 +76,20 @@ def test_a_themed_corpus_sample_takes_that_theme_from_the_first_files_only(
     assert {g.rsplit(":", 1)[0] for g in games} <= first
     plain = {label.rsplit(":", 1)[0] for label, _ in bs.corpus_positions(folder, 7, files=12)}
     assert set(games) <= plain  # every game with a crashed position is in the plain sample too
+
+
+def test_the_back_checker_themes_are_split_by_seat(bench_script: Callable[[str], ModuleType]) -> None:
+    from analyzer.core.ids import encode_position_id
+    from bglab.classes import seat_code
+
+    bs = bench_script("blind_spots")
+    back = Position.from_notation("P 24:2 22:2 20:2 13:4 8:3 6:2 | O 23:2 21:3 19:3 18:3 17:2 12:2")
+    theme = position_theme(back)
+    assert theme in bs.SPLIT_THEMES and seat_code(back) == 1
+    recs = [{"engine": "ours", "index": 0, "position": encode_position_id(back), "eq0": -0.4, "rollout": -0.1},
+            {"engine": "ours", "index": 1, "position": encode_position_id(back.flip()), "eq0": 0.5, "rollout": 0.3}]
+    seats = bs.breakdown(recs)["ours"]["seats"]
+    assert seats[f"{theme}: back side on roll"]["bias"] == pytest.approx(-0.3)
+    flipped = f"{position_theme(back.flip())}: back side off roll"
+    assert seats[flipped]["bias"] == pytest.approx(0.2) and seats[flipped]["n"] == 1
+    assert any(line.startswith(f"{theme}: back side on roll") for line in bs._lines(bs.breakdown(recs)))
