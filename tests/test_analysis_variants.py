@@ -325,7 +325,7 @@ def test_variant_without_evaluator(monkeypatch: pytest.MonkeyPatch) -> None:
     text = '; [Variation "Dutch"]\n\n 3 point match\n\n Game 1\n a : 0      b : 0\n  1) 42: bar/21 bar/23\n'
     [m] = read_match_text(text)
 
-    def missing(variant: str) -> Any:
+    def missing(variant: str, workers: int = 1) -> Any:
         raise NoEvaluatorError(f"no evaluator for {variant}: not installed")
 
     monkeypatch.setattr(V, "load_variant_engine", missing)
@@ -351,7 +351,7 @@ def _run_cli(tmp_path: Path, variant: str, *extra: str) -> tuple[Any, Path]:
 def test_cli_analyze_with_a_stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import analyzer.analysis.analyze as A
 
-    monkeypatch.setattr(A, "load_variant_engine", StandIn)
+    monkeypatch.setattr(A, "load_variant_engine", lambda variant, workers=1: StandIn(variant))
     res, out = _run_cli(tmp_path, "mahbusa", "--no-html")
     assert res.exit_code == 0, res.output
     for name in ("decisions.parquet", "decisions.csv", "summary.json"):
@@ -405,7 +405,7 @@ def test_cli_variant_without_evaluator_exits_2(tmp_path: Path, monkeypatch: pyte
     import analyzer.analysis.analyze as A
     from analyzer.cli import app
 
-    def missing(variant: str) -> Any:
+    def missing(variant: str, workers: int = 1) -> Any:
         raise NoEvaluatorError(f"no evaluator for {variant}: not installed")
 
     monkeypatch.setattr(A, "load_variant_engine", missing)
@@ -540,7 +540,7 @@ def test_a_variant_match_loads_no_standard_engine(tmp_path: Path, monkeypatch: p
         raise AssertionError("the standard engine was loaded for a variant match")
 
     monkeypatch.setattr(E.Engine, "__init__", refuse)
-    monkeypatch.setattr(A, "load_variant_engine", StandIn)
+    monkeypatch.setattr(A, "load_variant_engine", lambda variant, workers=1: StandIn(variant))
     res, out = _run_cli(tmp_path, "dutch", "--no-html")
     assert res.exit_code == 0, res.output
     meta = json.loads((out / "summary.json").read_text(encoding="utf-8"))["metadata"]

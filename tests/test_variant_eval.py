@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import random
 
 import numpy as np
@@ -9,6 +10,8 @@ import pytest
 
 from analyzer.core import layout as L
 from analyzer.core.position import Position
+from analyzer.eval import trials as T
+from analyzer.eval.rollout import RolloutSettings, close_pool, rollout
 from analyzer.eval.variants import features as V
 from analyzer.eval.variants.engine import VariantEngine
 from analyzer.eval.variants.model import POINTS, VariantNet, to_probabilities
@@ -248,6 +251,33 @@ def test_two_ply_and_ranking_at_one_ply(engines: dict[str, VariantEngine]) -> No
     assert plays[0].ply == 1
     deep = [r.equity for r in plays if r.ply == 1]
     assert deep == sorted(deep, reverse=True)
+
+
+def test_a_search_shared_by_workers_gives_one_process_numbers_and_keeps_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a review's first pass shares each batch of its 1- and 2-ply evaluations between two processes,
+    # the very ones its confirmation rollouts use next: the numbers stay those of one process
+    import analyzer.eval.variants.engine as E
+
+    monkeypatch.setattr(E, "usable_cores", lambda: 2)  # two workers even on one core
+    monkeypatch.setattr(T, "usable_cores", lambda: 2)
+    close_pool()
+    variant = "mahbusa"
+    net = VariantNet.initial(variant, hidden=16, seed=5)
+    one, two = VariantEngine(variant, net), VariantEngine(variant, net, workers=2)
+    assert two.workers == 2
+    boards = np.stack([np.frombuffer(p.board, np.int8) for p in _random_positions(variant, 5, seed=3)])
+    for ply, some in ((1, boards), (2, boards[:2])):
+        want = one.evaluate_boards(some, ply)
+        assert two.evaluate_boards(some, ply).tobytes() == want.tobytes()
+    workers = {p.pid for p in multiprocessing.active_children()}
+    assert len(workers) == 2
+    assert two.evaluate_boards(boards[:1], 2).tobytes() == want[:1].tobytes()  # one board: here
+    pos = Position.from_notation("P 1:2 2:1 5:2 | O 24:2 23:1 20:2 | off P10 O10", variant)  # a race: short games
+    r = rollout(two, pos, RolloutSettings(trials=72, seed=1, workers=2, max_plays=2), dice=(4, 3))
+    assert {p.pid for p in multiprocessing.active_children()} == workers  # the rollout's workers too
+    alone = rollout(one, pos, RolloutSettings(trials=72, seed=1, workers=1, max_plays=2), dice=(4, 3))
+    assert [c.as_dict() for c in r.candidates] == [c.as_dict() for c in alone.candidates]
+    close_pool()
 
 
 def test_engine_rejects_other_variants(engines: dict[str, VariantEngine]) -> None:

@@ -109,7 +109,7 @@ from analyzer.eval.engine import Engine
 from analyzer.eval.met import MatchEquityTable, met_by_name, mwc, outcome_mwc
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
-from analyzer.eval.rollout import rollout, rollout_cube
+from analyzer.eval.rollout import RolloutSettings, rollout, rollout_cube
 from analyzer.formats.records import MatchRecord
 
 __all__ = ["EQUITY_BASIS", "AnalysisSummary", "ConfirmSettings", "MatchAnalysis", "NoEvaluatorError",
@@ -662,6 +662,21 @@ class _Jobs:
 
 
 # ---------------------------------------------------------------------- the analysis
+def _search_workers(settings: ReviewSettings) -> int:
+    """The processes that share a cubeless engine's search at 1 and 2 ply in a review (the standard
+    engine's own threads do it for its): those of the confirmation, else of the rollouts, else the
+    review's ``workers``, else two (the rollouts' default).
+
+    >>> _search_workers(ReviewSettings(confirm=ConfirmSettings(workers=3))), _search_workers(ReviewSettings(workers=1))
+    (3, 1)
+    """
+    if settings.confirm is not None:
+        return settings.confirm.workers
+    if settings.rollout is not None:
+        return settings.rollout.workers
+    return settings.workers if settings.workers is not None else RolloutSettings().workers
+
+
 def analyze_match(record: MatchRecord, settings: ReviewSettings | None = None, *, engine: Evaluator | None = None,
                   variant_engines: Mapping[str, Evaluator] | None = None, progress: Progress | None = None,
                   ply: int | None = None, thresholds: Thresholds | None = None, met: MatchEquityTable | None = None,
@@ -707,7 +722,7 @@ def analyze_match(record: MatchRecord, settings: ReviewSettings | None = None, *
     engines: dict[str, Evaluator] = dict(variant_engines or {})
     for g in good:
         if not has_cube(g.variant) and g.variant not in engines:
-            engines[g.variant] = load_variant_engine(g.variant)
+            engines[g.variant] = load_variant_engine(g.variant, _search_workers(settings))
     if engine is None and any(g.variant not in engines for g in good):
         engine = Engine()
     std = cast(Evaluator, engine)  # None only when every game has a variant engine, and then never used

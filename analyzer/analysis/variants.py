@@ -66,16 +66,17 @@ VARIANT_MAX_PLY = 2
 deeper review of a variant game is refused (:class:`~analyzer.analysis.settings.ReviewSettings`)."""
 
 
-def load_variant_engine(variant: str) -> Evaluator:
+def load_variant_engine(variant: str, workers: int = 1) -> Evaluator:
     """The shared variant engine of ``variant`` over its shipped nets
-    (``analyzer.eval.variants.engine.engine_for``).
+    (``analyzer.eval.variants.engine.engine_for``), its searches at 1 and 2 ply shared by ``workers``
+    processes.
 
     Raises :class:`NoEvaluatorError` when the engine or its nets are missing.
     """
     if variant not in CUBELESS_VARIANTS:
         raise NoEvaluatorError(f"no evaluator for {variant}")
     try:
-        return engine_for(variant)
+        return engine_for(variant, workers)
     except (FileNotFoundError, OSError) as e:
         raise NoEvaluatorError(f"no evaluator for {variant}: its nets are missing ({e})") from None
     except (AttributeError, TypeError, ValueError, KeyError) as e:

@@ -11,7 +11,8 @@ bear-off databases with the variant's scoring (see :mod:`analyzer.eval.variants.
 * :meth:`VariantEngine.rank_plays` -- every legal play of a roll, best first, as
   :class:`~analyzer.eval.engine.RankedPlay` (0-ply pass over all plays, then the move filter's
   survivors at the requested ply), one per distinct result of :meth:`Variant.legal_plays`;
-* :meth:`VariantEngine.evaluate_boards` -- raw ``(n, 5)`` outcome vectors of many boards.
+* :meth:`VariantEngine.evaluate_boards` -- raw ``(n, 5)`` outcome vectors of many boards (at 1 or 2
+  ply shared by the engine's ``workers`` processes, the same numbers as one).
 
 >>> from analyzer.core.position import Position
 >>> eng = engine_for("mahbusa")
@@ -36,6 +37,8 @@ from analyzer.core.position import Position
 from analyzer.eval.net import weights_fingerprint
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import ANALYSIS_FILTER, PLAY_FILTER, CachedEvaluations, EvalCache, MoveFilter, RankedPlay
+from analyzer.eval.trials import close_pool, usable_cores
+from analyzer.eval.variants import workers as vw
 from analyzer.eval.variants.model import (
     NMAX,
     POINTS,
@@ -75,7 +78,7 @@ class VariantEngine(CachedEvaluations):
     max_ply = MAX_PLY
 
     def __init__(self, variant: str, net: VariantNet | None = None, *, net_path: Path | str | None = None,
-                 use_bearoff: bool = True, cache_size: int = 200_000) -> None:
+                 use_bearoff: bool = True, cache_size: int = 200_000, workers: int = 1) -> None:
         self.code = variant_code(variant)
         self.variant = variant_code_name(self.code)
         if net is None:
@@ -89,6 +92,9 @@ class VariantEngine(CachedEvaluations):
         self._ws1 = Workspace(8192)
         self._ws2 = Workspace(8192)
         self._cache = EvalCache(NMAX, cache_size)
+        self.workers = max(1, min(int(workers), usable_cores()))
+        """Processes that share a batch of boards evaluated at 1 or 2 ply (:meth:`evaluate_boards`)."""
+        self._key: str | None = None
 
     @property
     def race_context(self) -> RaceContext:
@@ -114,6 +120,8 @@ class VariantEngine(CachedEvaluations):
         if not 0 <= ply <= MAX_PLY:
             raise ValueError(f"ply must be 0..{MAX_PLY}")
         boards = np.ascontiguousarray(boards, dtype=np.int8)
+        if self.workers > 1 and ply > 0 and boards.shape[0] > 1:
+            return self._evaluate_in_workers(boards, ply)
         out = np.zeros((boards.shape[0], NMAX), np.float32)
         while True:
             r = cast(Any, eval_many)(boards, ply, self.code, self.rules.options, self._W, *self._ctx.args(),
@@ -122,6 +130,28 @@ class VariantEngine(CachedEvaluations):
                 return out
             self._ws1.resize(self._ws1.capacity * 4)
             self._ws2.resize(self._ws2.capacity * 4)
+
+    def _evaluate_in_workers(self, boards: NDArray[np.int8], ply: int) -> NDArray[np.float32]:
+        """:meth:`evaluate_boards` of several boards at ``ply`` > 0 shared by ``workers`` processes
+        (:mod:`analyzer.eval.variants.workers`, the rollouts' own): each board is evaluated alone by
+        the same kernel, so the numbers are those of one process."""
+        n = boards.shape[0]
+        parts = min(self.workers, n)
+        # board i to part i % parts: a ranking's plays come ordered and neighbours cost alike
+        order = [np.arange(t, n, parts) for t in range(parts)]
+        args = (self.code, self.rules.options, self._W, tuple(self._ctx.args()))
+        if self._key is None:  # the arrays of an engine stay (a net trained further is a new engine)
+            self._key = vw.engine_key(args)
+        pool = vw.pool(self.workers, args, self._key)
+        try:
+            got = list(pool.map(vw.evaluate, [(np.ascontiguousarray(boards[o]), ply) for o in order]))
+        except BaseException:  # interrupted or a worker lost: the workers go with their tasks
+            close_pool()
+            raise
+        out = np.zeros((n, NMAX), np.float32)
+        for o, part in zip(order, got, strict=True):
+            out[o] = part
+        return out
 
     def _cached(self, boards: NDArray[np.int8], ply: int) -> NDArray[np.float32]:
         return self._cache.lookup(boards, ply, self.evaluate_boards)
@@ -190,19 +220,23 @@ class VariantEngine(CachedEvaluations):
             raise ValueError(f"the {self.variant} evaluator was given a {pos.variant} position")
 
 
-_ENGINES: dict[str, VariantEngine] = {}
+_ENGINES: dict[tuple[str, int], VariantEngine] = {}
 
 
-def engine_for(variant: str) -> VariantEngine:
-    """The shared engine of a variant (``dutch``, ``mahbusa``/``plakoto``) over its shipped net.
+def engine_for(variant: str, workers: int = 1) -> VariantEngine:
+    """The shared engine of a variant (``dutch``, ``mahbusa``/``plakoto``) over its shipped net,
+    its searches at 1 and 2 ply shared by ``workers`` processes (cut to the usable cores).
 
     >>> engine_for("plakoto") is engine_for("mahbusa")
     True
+    >>> engine_for("mahbusa", workers=2).workers == min(2, usable_cores())
+    True
     """
     name = variant_code_name(variant_code(variant))
-    if name not in _ENGINES:
-        _ENGINES[name] = VariantEngine(name)
-    return _ENGINES[name]
+    key = (name, max(1, min(int(workers), usable_cores())))
+    if key not in _ENGINES:
+        _ENGINES[key] = VariantEngine(name, workers=key[1])
+    return _ENGINES[key]
 
 
 def probabilities_of(p: NDArray[np.float32] | list[float]) -> Probabilities:

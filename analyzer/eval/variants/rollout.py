@@ -31,7 +31,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -45,7 +44,8 @@ from analyzer.core.ids import encode_key
 from analyzer.core.position import Position
 from analyzer.eval.probabilities import Probabilities
 from analyzer.eval.protocol import Evaluator
-from analyzer.eval.trials import Z95, ProgressFn, RolloutSettings, close_pool, trial_dice, worker_pool
+from analyzer.eval.trials import Z95, ProgressFn, RolloutSettings, close_pool, trial_dice
+from analyzer.eval.variants import workers as vw
 from analyzer.eval.variants.engine import SWAP
 from analyzer.eval.variants.play import MAX_PLIES, POINTS_OF, rollout_kernel
 from analyzer.rules import find_variant
@@ -136,48 +136,16 @@ class VariantRolloutResult:
 
 
 # ------------------------------------------------------------------------------ trials
-# This process's engine arrays and move buffers (a worker keeps them while the rollouts ask for the
-# same engine: its key, a digest of the arrays).
-_JOB: dict[str, Any] = {}
+# The trials run with this process's engine arrays and buffers (:mod:`analyzer.eval.variants.workers`).
 _Task = tuple[NDArray[np.int8], int, int, int, int, int]
 """Trials ``lo .. hi - 1`` of one start: (board, seed, base seed of the kernel, max_plies, lo, hi)."""
-
-
-def _engine_key(args: tuple[Any, ...]) -> str:
-    """A digest of the kernel's engine arguments (code, rule options, weights, race context): workers
-    set up for one engine never serve another (the weights may have changed in place). The race
-    context's bear-off databases (17 MB, read-only, the shipped ones or stand-ins when off) count by
-    their shapes and whether they are used, as in the standard rollouts' key; its race net by its weights.
-
-    >>> from analyzer.eval.variants.engine import engine_for
-    >>> d, m = engine_for("dutch").rollout_args()[:4], engine_for("mahbusa").rollout_args()[:4]
-    >>> _engine_key(d) == _engine_key(engine_for("dutch").rollout_args()[:4]), _engine_key(d) == _engine_key(m)
-    (True, False)
-    """
-    code, opts, weights, (race, use_db, *databases) = args
-    h = hashlib.blake2b(digest_size=16)
-    h.update(f"{code} {opts} {use_db} {[a.shape for a in databases]}".encode())
-    for a in (*weights, *race):
-        h.update(f"{a.dtype}{a.shape}".encode())
-        h.update(np.ascontiguousarray(a).tobytes())
-    return h.hexdigest()
-
-
-def _init_job(engine_args: tuple[Any, ...], key: str) -> None:
-    """Set this process up for the kernel arguments ``engine_args`` (code, options, weights, race
-    arrays), unless it is already (the same ``key``)."""
-    if _JOB.get("key") == key:
-        return
-    code, opts, weights, ctx = engine_args
-    _JOB.clear()
-    _JOB.update(code=code, opts=opts, W=weights, ctx=ctx, ws=Workspace(8192), key=key)
 
 
 def _kernel_args(board: NDArray[np.int8], base: int, t: int, max_plies: int,
                  one: NDArray[np.int64]) -> tuple[Any, ...]:
     """The arguments of :func:`~analyzer.eval.variants.play.rollout_kernel` for trial ``t`` of
     ``board`` (one trial, its outcome into ``one``), with this process's engine arrays."""
-    job = _JOB
+    job = vw.STATE
     ws: Workspace = job["ws"]
     return (board, job["code"], job["opts"], job["W"], *job["ctx"], tuple(ws.args()), base, t, 1, max_plies, one)
 
@@ -301,16 +269,15 @@ def rollout_cubeless(engine: Evaluator, pos: Position, settings: RolloutSettings
     boards = np.stack([np.frombuffer(s.board, np.int8).copy() for s in starts])
     code, options, weights, ctx, net = engine.rollout_args()
     engine_args = (code, options, weights, ctx)
-    key = _engine_key(engine_args)
+    key = vw.engine_key(engine_args)
     base = (seed * 1_000_003) % (2**31)
     outs = [np.zeros(0, np.int64) for _ in starts]
     played = 0
     stopped = False
-    _init_job(engine_args, key)  # here: the trials of a lone process, or what the forked workers inherit
+    vw.init_worker(engine_args, key)  # here: the trials of a lone process, or what the forked workers inherit
     pool: ProcessPoolExecutor | None = None
     if workers > 1 and trials * len(starts) >= 72:  # the workers kept from the last rollout of this engine
-        pool = worker_pool(workers, ("variant", key), _init_job, (engine_args, key),
-                           prepare=lambda: _compile_for_workers(boards[0], max_plies))
+        pool = vw.pool(workers, engine_args, key, prepare=lambda: _compile_for_workers(boards[0], max_plies))
     try:
         while played < trials:
             step = trials - played if target_se is None else min(_ROUND, trials - played)
