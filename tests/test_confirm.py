@@ -27,7 +27,7 @@ from analyzer.analysis.confirm import (
 from analyzer.analysis.decisions import analyze_checker
 from analyzer.analysis.thresholds import XG
 from analyzer.cli import app
-from analyzer.cli.analyze import CONFIRM_CUBE_DOUBT, CONFIRM_FUTILITY, CONFIRM_LIMIT
+from analyzer.cli.analyze import CONFIRM_CUBE_DOUBT, CONFIRM_CUBE_FUTILITY, CONFIRM_FUTILITY, CONFIRM_LIMIT
 from analyzer.core.match import MatchState
 from analyzer.core.position import Position
 from analyzer.eval.engine import Engine
@@ -117,6 +117,20 @@ def test_a_play_that_was_the_best_settles_on_its_signed_loss():
     futile = Confirmer(ConfirmSettings(), XG, 0, None)
     assert futile._enough(0.081, 0.02, 288) and not c._enough(0.081, 0.02, 288)  # on the blunder line
     assert not futile._enough(0.081, 0.03, 144)  # but not before half the games are played
+
+
+def test_the_cube_decisions_have_their_own_futility():
+    """The shipped sample's game 3 move 14 at 288 games (its double's loss -0.0004 +- 0.025): the
+    last 288 games would settle its class with a chance of about 0.21. With ``cube_futility`` 0.5 a
+    cube decision stops there, and a checker play with the same figures plays on (``futility``)."""
+    chance = settle_chance(-0.0004, 0.025, 288, 576, XG, tolerance=0.01, low_tolerance=0.015)
+    assert ConfirmSettings().futility < chance < 0.5
+    c = Confirmer(ConfirmSettings(cube_futility=0.5), XG, 0, None)
+    assert c._enough(-0.0004, 0.025, 288, cube=True) and not c._enough(-0.0004, 0.025, 288)
+    assert not c._enough(-0.0004, 0.035, 144, cube=True)  # not before half the games are played
+    default = Confirmer(ConfirmSettings(), XG, 0, None)
+    assert not default._enough(-0.0004, 0.025, 288, cube=True)
+    assert not Confirmer(ConfirmSettings(cube_futility=None), XG, 0, None)._enough(-0.0004, 0.025, 288, cube=True)
 
 
 def test_a_cube_decision_settles_on_the_actions_played():
@@ -485,6 +499,12 @@ def test_cli_confirm_options(tmp_path):
                               "--format", "json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["metadata"]["confirm"]["futility"] is None
+    assert summary["metadata"]["confirm"]["cube_futility"] == ConfirmSettings().cube_futility == CONFIRM_CUBE_FUTILITY
+    res = runner.invoke(app, ["analyze", str(path), "--ply", "0", "--confirm-trials", "36", "--confirm-limit", "1",
+                              "--confirm-cube-futility", "0", "--out", str(tmp_path / "nocubefut"), "--no-html",
+                              "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["metadata"]["confirm"]["cube_futility"] is None
     res = runner.invoke(app, ["analyze", str(path), "--confirm-futility", "2", "--out", str(tmp_path / "bad")])
     assert res.exit_code == 2 and "--confirm-futility" in res.output
     assert summary["metadata"]["confirm"]["blunders"] is True

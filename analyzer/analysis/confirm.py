@@ -34,7 +34,8 @@ rollouts are seeded by its game and move).
   made the first pass wrong; measured on the shipped sample's worst double, game 3 move 14, the
   wrong double costs 0.186 truncated at 7 plies and 0.081 played out), in rounds as above until
   the error class of each action played is settled (the doubler's and, after a double, the
-  taker's) or futile (once the doubler's is settled and the taker's is not, the later rounds play
+  taker's) or futile (``cube_futility``; once the doubler's is settled and the taker's is not, the later
+  rounds play
   the Double/take games alone: the take is measured against the fixed Double/pass); the cube
   games' means replace the model's No double and Double/take;
 * Dutch and Mahbusa plays (no cube): cubeless rollouts played to the end by the variant net.
@@ -84,7 +85,8 @@ from analyzer.eval.protocol import ANALYSIS_FILTER, Evaluator, MoveFilter
 from analyzer.eval.rollout import RolloutCandidate, RolloutSettings, played_cube, rollout, rollout_cubeful
 from analyzer.eval.variants.rollout import VariantRolloutCandidate
 
-__all__ = ["CUBE_DOUBT", "FUTILITY", "LIMIT", "METHODS", "RANK_TRIALS_FACTOR", "SPREAD", "ConfirmSettings", "Confirmed",
+__all__ = ["CUBE_DOUBT", "CUBE_FUTILITY", "FUTILITY", "LIMIT", "METHODS", "RANK_TRIALS_FACTOR", "SPREAD",
+           "ConfirmSettings", "Confirmed",
            "Confirmer", "cube_signed", "doubt", "rank_floor", "rank_undecided", "settle_chance", "settled",
            "take_signed"]
 
@@ -125,6 +127,13 @@ FUTILITY = 0.2
 (:func:`settle_chance`, were its true loss the one measured so far: it lies too near a class
 boundary for the games left to tell) is not played on once half of ``max_trials`` are played: the
 games would not change what it shows."""
+CUBE_FUTILITY = FUTILITY
+""":data:`FUTILITY` for the cube decisions (``ConfirmSettings.cube_futility``). 0.5 was measured (a double or
+its take stops at half of ``max_trials`` when the games left would more likely than not leave its class
+unsettled): the shipped sample's cube games 1,584 -> 1,008 and its confirmation pass 65 -> 48 CPU-s, but
+the proper action of a close cube decision is then decided on the noise of 288 games, and the 22-match
+yardstick's close cube actions agreed with gnubg's less often (docs/benchmarks.md, "Where the default
+review's time goes"): the default stays with the checker plays'."""
 
 _Pairs = dict[tuple[Position, Position], float]
 _Round = tuple[int, list[tuple[Position, float, float, Probabilities]], _Pairs | None]
@@ -152,6 +161,8 @@ class ConfirmSettings:
     cube_doubt: float | None = CUBE_DOUBT
     blunders: bool = True
     futility: float | None = FUTILITY
+    cube_futility: float | None = CUBE_FUTILITY
+    """:attr:`futility` for the cube decisions (:data:`CUBE_FUTILITY`)."""
     rank_max_trials: int | None = None
     """The most games to settle a rank (:data:`RANK_TRIALS_FACTOR`; ``None``: that many times
     ``max_trials``): :attr:`rank_cap`."""
@@ -172,7 +183,7 @@ class ConfirmSettings:
                 raise SettingsError("must be at least 1 ply", setting=f"confirm.{name}")
         if self.limit is not None and self.limit < 0:
             raise SettingsError("must not be negative", setting="confirm.limit")
-        for name in ("cube_doubt", "futility"):
+        for name in ("cube_doubt", "futility", "cube_futility"):
             if getattr(self, name) is not None and not 0.0 <= getattr(self, name) <= 1.0:
                 raise SettingsError("is a chance: 0 to 1", setting=f"confirm.{name}")
         for name in ("tolerance", "low_tolerance", "margin"):
@@ -190,7 +201,7 @@ class ConfirmSettings:
                 "variance_reduction": self.method == "rollout", "playing_ply": 0, "limit": self.limit,
                 "tolerance": self.tolerance, "low_tolerance": self.low_tolerance, "cube_doubt": self.cube_doubt,
                 "blunders": self.blunders,
-                "futility": self.futility, "rank_max_trials": self.rank_cap}
+                "futility": self.futility, "cube_futility": self.cube_futility, "rank_max_trials": self.rank_cap}
 
     @property
     def rank_cap(self) -> int:
@@ -485,19 +496,21 @@ class Confirmer:
     def _seed(self, game: int, move: int) -> int:
         return self.seed * _SEED_STEP + game * 1000 + move
 
-    def _enough(self, signed_loss: float, se: float, done: int) -> bool:
+    def _enough(self, signed_loss: float, se: float, done: int, *, cube: bool = False) -> bool:
         """Whether a rolled-out signed loss needs no more games: its error class is settled, or
-        ``max_trials`` are played, or (``futility``), half of them played, the games left would most
-        likely not settle it. Not sooner: at 144 games a cube decision's loss is known to about
-        ±0.06, and a futile class needs a value a reader can still trust."""
+        ``max_trials`` are played, or (``futility``; ``cube_futility`` for a cube decision, ``cube``),
+        half of them played, the games left would most likely not settle it. Not sooner: at 144
+        games a cube decision's loss is known to about ±0.06, and a futile class needs a value a
+        reader can still trust."""
         s = self.settings
         if done >= s.max_trials or settled(signed_loss, se, self.thresholds, tolerance=s.tolerance,
                                            low_tolerance=s.low_tolerance):
             return True
-        if s.futility is None or 2 * done < s.max_trials:  # half the games first
+        futility = s.cube_futility if cube else s.futility
+        if futility is None or 2 * done < s.max_trials:  # half the games first
             return False
         return settle_chance(signed_loss, se, done, s.max_trials, self.thresholds, tolerance=s.tolerance,
-                             low_tolerance=s.low_tolerance) < s.futility
+                             low_tolerance=s.low_tolerance) < futility
 
     # ------------------------------------------------------------------ checker plays
     def checker(self, engine: Evaluator, position: Position, dice: tuple[int, int], state: MatchState,
@@ -625,7 +638,7 @@ class Confirmer:
         (so the take's is what is open; it is measured on the Double/take games alone, against the
         fixed Double/pass)."""
         return played is not None and played[0] and played[1] is not None and \
-            self._enough(cube_signed(cd, True), se, done)
+            self._enough(cube_signed(cd, True), se, done, cube=True)
 
     def _cube_enough(self, cd: CubeDecision, se: float, take_se: float | None, done: int,
                      played: tuple[bool, bool | None] | None, *, doubler_settled: bool = False) -> bool:
@@ -638,9 +651,9 @@ class Confirmer:
             s = self.settings
             return done >= s.max_trials or settled(_cube_gap(cd), se, self.thresholds, tolerance=s.tolerance)
         doubled, took = played
-        if not doubler_settled and not self._enough(cube_signed(cd, doubled), se, done):
+        if not doubler_settled and not self._enough(cube_signed(cd, doubled), se, done, cube=True):
             return False
-        return took is None or take_se is None or self._enough(take_signed(cd, took), take_se, done)
+        return took is None or take_se is None or self._enough(take_signed(cd, took), take_se, done, cube=True)
 
     def _decision(self, position: Position, state: MatchState, player: int, p: Probabilities) -> CubeDecision:
         gp = Probabilities.of(p, clamp=True)

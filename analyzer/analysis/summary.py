@@ -196,6 +196,7 @@ class ConfirmRecord(_Record):
     cube_doubt: float | None = None
     blunders: bool | None = None
     futility: float | None = None
+    cube_futility: float | None = None
     rank_max_trials: int | None = None
     missing: frozenset[str] = frozenset()
 

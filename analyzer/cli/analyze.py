@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from analyzer.analysis.analyze import ConfirmSettings, MatchAnalysis, NoEvaluatorError, analyze_match
-from analyzer.analysis.confirm import CUBE_DOUBT, FUTILITY, LIMIT
+from analyzer.analysis.confirm import CUBE_DOUBT, CUBE_FUTILITY, FUTILITY, LIMIT
 from analyzer.analysis.decisions import hint
 from analyzer.analysis.settings import ReviewSettings, RolloutReview, record_engines
 from analyzer.analysis.sgf_export import write_analysis_sgf
@@ -48,6 +48,7 @@ from analyzer.render.terminal import (
 from analyzer.rules.listing import parse_dice_text
 
 CONFIRM_LIMIT, CONFIRM_CUBE_DOUBT, CONFIRM_FUTILITY = LIMIT, CUBE_DOUBT, FUTILITY
+CONFIRM_CUBE_FUTILITY = CUBE_FUTILITY
 """The confirmation pass's defaults the options show (:class:`~analyzer.analysis.confirm.ConfirmSettings`')."""
 
 _OPTIONS = {"rollout.trials": "--trials", "rollout.truncate": "--truncate", "confirm.trials": "--confirm-trials",
@@ -134,6 +135,10 @@ def analyze(
         "--confirm-futility", help="Stop rolling a decision out when the games left up to --confirm-trials would "
                                    "settle its error class with a chance below this (its loss lies on a class "
                                    "line); 0: play on to --confirm-trials.")] = CONFIRM_FUTILITY,
+    confirm_cube_futility: Annotated[float, typer.Option(
+        "--confirm-cube-futility", help="--confirm-futility for the cube decisions (doubles and their takes, "
+                                        "played out with cube play); 0: play on to --confirm-trials.")]
+    = CONFIRM_CUBE_FUTILITY,
     sgf: Annotated[Path | None, typer.Option(
         "--sgf", help="Also write the match with this analysis as gnubg SGF (gnubg's analysis properties).")]
     = None,
@@ -153,9 +158,9 @@ def analyze(
     --confirm-cube-doubt doubtful and every first-pass blunder: rollouts with variance
     reduction, in rounds until the error class of the action played is settled at 95% (or the
     loss is known to within 0.01, or 0.015 below the blunder line), or the games left would most likely not settle it
-    (--confirm-futility), or --confirm-trials games are played; the rows say how each decision was valued (method,
-    trials, loss_se) and the summary how many were confirmed and how many were left past the
-    limit.
+    (--confirm-futility; --confirm-cube-futility for the cube decisions), or --confirm-trials games are played; the
+    rows say how each decision was valued (method, trials, loss_se) and the summary how many were confirmed and how
+    many were left past the limit.
     """
     try:
         settings = ReviewSettings(
@@ -165,7 +170,8 @@ def analyze(
                                     trials=min(ConfirmSettings().trials, confirm_trials), max_trials=confirm_trials,
                                     limit=confirm_limit or None,
                                     cube_doubt=None if confirm_cube_doubt >= 1.0 else confirm_cube_doubt,
-                                    blunders=confirm_blunders, futility=confirm_futility or None)
+                                    blunders=confirm_blunders, futility=confirm_futility or None,
+                                    cube_futility=confirm_cube_futility or None)
             if confirm and not rollout else None)
     except SettingsError as e:
         settings_error(e, _OPTIONS)
