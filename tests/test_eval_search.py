@@ -89,9 +89,9 @@ def test_one_ply_serial_and_threaded_paths_agree(engine: Engine) -> None:
 @pytest.mark.parametrize("ply", [1, 2, 3])
 @pytest.mark.parametrize("count", [1, 2, 5])
 def test_deep_threaded_paths_are_the_serial_search_to_the_bit(engine: Engine, ply: int, count: int) -> None:
-    """Boards at 2-ply and deeper are shared among threads by (board, roll), one board's rolls too
-    (``eval_rolls_parallel``); at 1-ply the boards are dealt out in turn. Either way each value is
-    the one-thread search's exactly, game-ending plays and finished positions included."""
+    """Boards at 1-ply and deeper are shared among threads by (board, roll), one board's rolls too
+    (``eval_rolls_parallel``, the one threaded kernel of deep evaluations). Each value is the
+    one-thread search's exactly, game-ending plays and finished positions included."""
     if ply == 3 and count > 1:
         pytest.skip("one 3-ply board is enough")
     texts = ["P 24:2 13:4 8:3 6:4 5:2 | O 19:4 17:3 12:4 1:2 3:2", "P 6:1 5:1 | O 19:1 20:1",

@@ -742,12 +742,13 @@ class Engine(CachedEvaluations):
             raise ValueError(f"ply must be 0..{MAX_PLY}")
         boards = np.ascontiguousarray(boards, dtype=np.int8)
         out = np.zeros((boards.shape[0], NOUT), np.float32)
-        work = boards.shape[0] * (1 if ply == 0 else 500 * 21 ** (ply - 1))
-        if self.threads > 1 and ply >= 2:  # every (board, roll) a task: one board's search is shared too
+        if self.threads > 1 and ply >= 1:  # every (board, roll) a task: one board's search is shared too
+            # one compiled kernel for every deep evaluation on threads: a first run compiles it alone
+            # (each entry point links and optimises its callees again: about 13 CPU-s each)
             if self._pws is None:
                 self._pws = _LevelWorkspace(threads=self.threads)
             r = cast(Any, eval_rolls_parallel)(boards, ply, self.evaluator_args(), self._pws.arrays, out)
-        elif self.threads > 1 and boards.shape[0] > 1 and work >= 4000:  # one board: one thread would work
+        elif self.threads > 1 and boards.shape[0] >= 4000:  # a large 0-ply batch
             if self._pws is None:
                 self._pws = _LevelWorkspace(threads=self.threads)
             # board i to thread i % threads (each thread takes a contiguous part): a ranking's plays come
