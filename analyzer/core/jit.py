@@ -32,6 +32,14 @@ called with a literal constant once more for each constant it gets.
 (True, 'int64')
 """
 
+as_bool = cast(Callable[[Any], bool], np.bool_)
+"""``np.bool_``, typed for mypy as a function returning ``bool``: ``callee(as_bool(False))`` passes a
+plain bool where ``callee(False)`` would pass a literal (one more compiled version of ``callee``).
+
+>>> bool(as_bool(False)), type(as_bool(True)).__name__
+(False, 'bool')
+"""
+
 
 def njit(func: F) -> F:
     """Compile ``func`` with numba (nopython, cached); the decorated value keeps ``func``'s type."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from analyzer.core.jit import njit
+from analyzer.core.jit import as_int64, njit
 from analyzer.core.layout import MOVER_BAR, OPP_BAR
 from analyzer.eval import jitcache
 from analyzer.eval._cube_kernel import cash_chain, janowski
@@ -125,4 +125,4 @@ def after_values(raw: Arr, boards: Arr, idx: Arr, vx: Arr, mayx: Arr, owner: int
         probabilities_after(raw[i], p)
         x = life_of(boards[i], life)
         cash_chain(p, vx, mayx, mine, theirs)
-        out[k] = janowski(p, x, vx, mine, theirs, 0, owner, singles, crawford)
+        out[k] = janowski(p, x, vx, mine, theirs, as_int64(0), owner, singles, crawford)

@@ -45,7 +45,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from analyzer.core.jit import njit
+from analyzer.core.jit import as_bool, as_int64, njit
 from analyzer.core.layout import NSLOTS
 from analyzer.eval import features as F
 from analyzer.eval import jitcache
@@ -179,10 +179,10 @@ def cash_chain(p: Arr, vx: Arr, mayx: Arr, mine: Arr, theirs: Arr) -> None:
         if j == top:
             continue
         if mayx[0, j]:  # the opponent takes 2c and owns it: his live line at level j + 1
-            k = _line(p, vx, j + 1, False, theirs[j + 1], np.nan, pp, pv)
+            k = _line(p, vx, j + 1, as_bool(False), theirs[j + 1], np.nan, pp, pv)
             mine[j] = _solve(pp, pv, k, vx[j, 0])
         if mayx[1, j]:
-            k = _line(p, vx, j + 1, False, np.nan, mine[j + 1], pp, pv)
+            k = _line(p, vx, j + 1, as_bool(False), np.nan, mine[j + 1], pp, pv)
             theirs[j] = _solve(pp, pv, k, vx[j, 3])
 
 
@@ -194,7 +194,7 @@ def janowski(p: Arr, x: float, vx: Arr, mine: Arr, theirs: Arr, s: int, owner: i
     :func:`cash_chain`. ``singles``: gammons count single (Jacoby, centred cube). In the Crawford
     game the cube is dead: the expected result."""
     if crawford:
-        lose, win = _ends(p, vx, s, False)
+        lose, win = _ends(p, vx, s, as_bool(False))
         return float(p[0] * win + (1.0 - p[0]) * lose)
     th = theirs[s] if owner != 1 else np.nan
     mi = mine[s] if owner != 2 else np.nan
@@ -222,7 +222,7 @@ def cube_values(o: Arr, x: float, vx: Arr, mayx: Arr, s: int, owner: int, single
     theirs = np.empty(n, np.float64)
     cash_chain(p, vx, mayx, mine, theirs)
     out[0] = janowski(p, x, vx, mine, theirs, s, owner, singles, crawford)
-    out[1] = janowski(p, x, vx, mine, theirs, s + 1, 2, False, crawford) if s + 1 < n else np.nan
+    out[1] = janowski(p, x, vx, mine, theirs, s + 1, as_int64(2), as_bool(False), crawford) if s + 1 < n else np.nan
     out[2] = vx[s, 0]
 
 
@@ -327,7 +327,7 @@ def build_tree_parallel(root: Arr, ply: int, ev: tuple, wss: tuple,  # type: ign
         nxt = off + size
         for t in prange(nt):
             evt = (W, use_db, dist, first, win2, P, use_prune)
-            ws = level(wss, t)
+            ws = level(wss, as_int64(t))
             sc = new_scratch(W)
             bestp = np.zeros(NOUT, np.float32)
             for j in range(t, 21 * size, nt):

@@ -249,7 +249,7 @@ def eval_plied(b: np.ndarray, ply: int, ev: EvalArgs, ws: GenBuffers, sc: Scratc
     for i in range(NSLOTS):
         boards[0, i] = b[i]
     k = 0
-    wk = level(ws, 0)  # the buffers of depth k
+    wk = level(ws, as_int64(0))  # the buffers of depth k
     while True:
         r = nxt[k]
         if r == NROLLS:  # depth k done: its value, seen from its mover
@@ -327,7 +327,7 @@ def eval_many_parallel(boards: np.ndarray, ply: int, ev: EvalArgs, ws: GenBuffer
     W, use_db, dist, first, win2, P, use_prune = ev
     for t in prange(nt):
         evt = (W, use_db, dist, first, win2, P, use_prune)
-        status[t] = _eval_range(boards, t * step, min(n, t * step + step), ply, evt, level(ws, t), out)
+        status[t] = _eval_range(boards, t * step, min(n, t * step + step), ply, evt, level(ws, as_int64(t)), out)
     for t in range(nt):
         if status[t] < 0:
             return -1
@@ -349,8 +349,8 @@ def eval_rolls_parallel(boards: np.ndarray, ply: int, ev: EvalArgs, ws: GenBuffe
     W, use_db, dist, first, win2, P, use_prune = ev
     for t in prange(nt):
         evt = (W, use_db, dist, first, win2, P, use_prune)
-        wt = level(ws, t)
-        w0 = level(wt, 0)
+        wt = level(ws, as_int64(t))
+        w0 = level(wt, as_int64(0))
         sc = new_scratch(W)
         bestp = np.zeros(NOUT, np.float32)
         sub = np.zeros(NOUT, np.float32)
@@ -568,8 +568,10 @@ def _rank0(b0: np.ndarray, d1: int, d2: int, opts: int, ws: GenBuffers, W: NetAr
     roll) through the table, and :func:`_rank_kernel`. Returns ``(n, block, p, eq, order, tied, ok,
     grow)``: ``eq`` (2 x n) holds :func:`_rank_kernel`'s ``eq0`` and ``eqs``; ``grow``: the table
     should grow; ``n`` is -1 when the move generation buffers are too small."""
-    n = generate(b0, d1, d2, VAR_STANDARD, opts, ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8],
-                 ws[9], ws[10], ws[11])
+    # the variant as an int64, as the play matcher and the luck pass give it from Python: one compiled
+    # move generator for all three (a literal 0 here compiled a copy of it and its callees)
+    n = generate(b0, d1, d2, as_int64(VAR_STANDARD), opts, ws[0], ws[1], ws[2], ws[3], ws[4], ws[5], ws[6], ws[7],
+                 ws[8], ws[9], ws[10], ws[11])
     m = max(n, 0)
     blk = np.empty((m, LISTING_WIDTH), np.int8)
     phash, results = ws[1], ws[11]
