@@ -399,6 +399,25 @@ class _Rows:
         return self.put(row, at)
 
 
+def _luck(engine: Evaluator, d: Decision, met: MatchEquityTable | None,
+          opening: str | None) -> tuple[float, float | None]:
+    """The luck of a decision's roll (:mod:`analyzer.analysis.luck`) and, at a match score, in MWC: for an
+    engine with a cube, cubeful at the score (the opening roll against the opponent's rolls); for one
+    without, in points of the game (its first roll as the variant's opening ``opening`` says:
+    :func:`~analyzer.analysis.variants.opening_kind`), with no MWC."""
+    assert d.dice is not None
+    first = d.move == 1
+    if not engine.cubeful:
+        values = variant_roll_values(engine, d.position)
+        opp_values = (variant_roll_values(engine, d.position.flip())
+                      if first and opening == "die-off" and d.position.flip() != d.position else None)
+        return variant_luck(values, d.dice, opening=opening if first else None, opponent=opp_values), None
+    values = roll_values(engine, d.position, d.state, d.side, met)
+    opp_values = roll_values(engine, d.position.flip(), d.state, 1 - d.side, met) if first else None
+    luck = luck_of(values, d.dice, opening=first, opponent=opp_values)
+    return luck, mwc_luck(luck, d.state, d.side, met)
+
+
 def _cube_probabilities(engine: Evaluator, games: list[GameReplay], ply: int) -> dict[Position, Probabilities]:
     """Cubeless probabilities at ``ply`` of every position where a player on roll could double,
     evaluated in one batch (the engine spreads a batch over its threads)."""
@@ -764,37 +783,20 @@ def analyze_match(record: MatchRecord, settings: ReviewSettings | None = None, *
         return got if got is not None else std.evaluate(pos, ply)
 
     jobs = _Jobs(rows, thresholds, std, deep_filter)
+    checker_ply = ply if rolls is None else 0  # rollouts: from the 0-ply ranking
     for index, g in enumerate(games):
         if g.error is not None:
             continue
         game_engine = engine_of(g)
-        if not game_engine.cubeful:  # checker plays only, valued in points of the game
-            kind = opening_kind(g.variant, index, _previous_points(record, games, index))
-            checker_ply = ply if rollout is None else 0  # rollouts: from the 0-ply ranking
-            for d in g.decisions:
-                if d.kind == "move" and d.dice is not None:
-                    assert d.result is not None
-                    values = variant_roll_values(game_engine, d.position)
-                    first = d.move == 1
-                    opp_values = (variant_roll_values(game_engine, d.position.flip())
-                                  if first and kind == "die-off" and d.position.flip() != d.position else None)
-                    luck = variant_luck(values, d.dice, opening=kind if first else None, opponent=opp_values)
-                    ca = analyze_checker(game_engine, d.position, d.dice, d.result, d.state, d.side, ply=checker_ply,
-                                         met=None, move_filter=move_filter, deep_filter=deep_filter)
-                    if rolls is not None:
-                        ca = rolls.checker(game_engine, d, ca)
-                    at = rows.checker(d, ca, luck, None, points_ply=checker_ply)
-                    if confirmer is not None and wants_checker(ca, confirmer.settings):
-                        jobs.checker(confirmer, game_engine, d, ca, luck, None, at, points_ply=checker_ply)
-                done += 1
-                if progress is not None:
-                    progress(done, total)
-            continue
+        cubeful = game_engine.cubeful  # without a cube: checker plays only, valued in points of the game
+        game_met = match_met if cubeful else None
+        points_ply = None if cubeful else checker_ply
+        opening = None if cubeful else opening_kind(g.variant, index, _previous_points(record, games, index))
         pending: CubeDecision | None = None
         doubled = False
         for d in g.decisions:
             if d.kind == "move" and d.dice is not None:
-                if d.move > 1 and not doubled and cube_available(d.state, d.side):
+                if cubeful and d.move > 1 and not doubled and cube_available(d.state, d.side):
                     cd = cube_of(d)
                     if cd.available:
                         score = score_cube(cd, False, close_cut=thresholds.close_cube)
@@ -803,20 +805,16 @@ def analyze_match(record: MatchRecord, settings: ReviewSettings | None = None, *
                             jobs.cube(confirmer, d, cd, score.loss, at)
                 doubled = False
                 assert d.result is not None
-                values = roll_values(std, d.position, d.state, d.side, match_met)
-                opening = d.move == 1
-                opp_values = (roll_values(std, d.position.flip(), d.state, 1 - d.side, match_met)
-                              if opening else None)
-                luck = luck_of(values, d.dice, opening=opening, opponent=opp_values)
-                luck_mwc = mwc_luck(luck, d.state, d.side, match_met)
-                ca = analyze_checker(std, d.position, d.dice, d.result, d.state, d.side,
-                                     ply=0 if rolls is not None else ply, met=match_met,
-                                     move_filter=move_filter, deep_filter=deep_filter)
+                luck, luck_mwc = _luck(game_engine, d, game_met, opening)
+                ca = analyze_checker(game_engine, d.position, d.dice, d.result, d.state, d.side, ply=checker_ply,
+                                     met=game_met, move_filter=move_filter, deep_filter=deep_filter)
                 if rolls is not None:
-                    ca = rolls.checker(std, d, ca)
-                at = rows.checker(d, ca, luck, luck_mwc)
+                    ca = rolls.checker(game_engine, d, ca)
+                at = rows.checker(d, ca, luck, luck_mwc, points_ply=points_ply)
                 if confirmer is not None and wants_checker(ca, confirmer.settings):
-                    jobs.checker(confirmer, std, d, ca, luck, luck_mwc, at)
+                    jobs.checker(confirmer, game_engine, d, ca, luck, luck_mwc, at, points_ply=points_ply)
+            elif not cubeful:  # no cube: no double, take or pass to value
+                pass
             elif d.kind == "double" and d.side == d.on_roll:
                 jobs.flush_double()
                 pending = cube_of(d)
