@@ -5,17 +5,16 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from analyzer.analysis.analyze import ConfirmSettings, MatchAnalysis, NoEvaluatorError, analyze_match
+from analyzer.analysis.analyze import ConfirmSettings, NoEvaluatorError
 from analyzer.analysis.confirm import CUBE_DOUBT, CUBE_FUTILITY, FUTILITY, LIMIT
 from analyzer.analysis.decisions import hint
 from analyzer.analysis.settings import ReviewSettings, RolloutReview, record_engines
-from analyzer.analysis.sgf_export import write_analysis_sgf
 from analyzer.analysis.thresholds import load_thresholds
 from analyzer.cli.base import app
 from analyzer.cli.common import (
@@ -28,14 +27,14 @@ from analyzer.cli.common import (
 )
 from analyzer.cli.engines import check_ply, standard_engine, variant_engine
 from analyzer.core.errors import InputError, SettingsError
-from analyzer.core.files import check_inside, refuse_same_file
+from analyzer.core.files import OutputError, refuse_same_file
 from analyzer.core.ids import parse_position_spec
 from analyzer.core.match import MatchState
 from analyzer.eval.cube_search import cube_decision_nply
 from analyzer.eval.met import met_by_name
 from analyzer.formats import read_any
 from analyzer.render.position_text import show_position
-from analyzer.render.tables import default_out_dir, json_text, write_tables
+from analyzer.render.tables import json_text
 from analyzer.render.terminal import (
     analysis_view,
     cube_table,
@@ -45,6 +44,7 @@ from analyzer.render.terminal import (
     variant_hint_table,
     written_text,
 )
+from analyzer.review import review_records
 from analyzer.rules.listing import parse_dice_text
 
 CONFIRM_LIMIT, CONFIRM_CUBE_DOUBT, CONFIRM_FUTILITY = LIMIT, CUBE_DOUBT, FUTILITY
@@ -59,33 +59,6 @@ _OPTIONS = {"rollout.trials": "--trials", "rollout.truncate": "--truncate", "con
 class AnalyzeFormat(StrEnum):
     table = "table"
     json = "json"
-
-
-def _extra_writers(analysis: MatchAnalysis, out_dir: Path, warn: Any) -> list[Path]:
-    """Charts and the HTML report (each chart drawn once, for its files and the report). A renderer that
-    fails is reported and the files already written (the decision tables, the summary) are kept; a file that
-    cannot be written (an ``OSError``: a full disk, a read-only folder) is an error, passed on."""
-    # here, not at the top: matplotlib and jinja2, 0.6-0.7 s of CPU that `position` and `--no-html` spare
-    from analyzer.render.charts import render_charts, write_charts
-    from analyzer.render.html import write_html_report
-
-    written: list[Path] = []
-    svgs: dict[str, str] | None = None
-    try:
-        rendered = render_charts(analysis)
-        written.extend(write_charts(analysis, out_dir, rendered=rendered))
-        svgs = {name: files["svg"].decode("utf-8") for name, files in rendered.items()}
-    except OSError:
-        raise
-    except Exception as e:  # the charts must not lose the tables already written
-        warn(f"warning: the charts failed: {type(e).__name__}: {e}")
-    try:
-        written.append(write_html_report(analysis, out_dir, chart_svgs=svgs, charts=svgs is not None))
-    except OSError:
-        raise
-    except Exception as e:  # nor the report
-        warn(f"warning: the HTML report failed: {type(e).__name__}: {e}")
-    return written
 
 
 @app.command()
@@ -201,60 +174,37 @@ def analyze(
     err = error_console()
     show = err.is_terminal if progress is None else progress
     engine = standard_engine() if any(e.cubeful for e in engines) else None  # variants: not needed
-    problems = 0
-    summaries: list[dict[str, Any]] = []
-    views: list[Any] = []
-    reviewed: list[tuple[Any, list[dict[str, Any]]]] = []
-    for i, record in enumerate(records):
-        for problem in record.errors:
-            problems += 1
-            err.print(f"error: {problem}", markup=False, highlight=False, soft_wrap=True)
-        bar = Progress(TextColumn("analyse"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                       console=err, disable=not show, transient=True)
+    bar = Progress(TextColumn("analyse"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                   console=err, disable=not show, transient=True)
+    task = bar.add_task("analyse", total=None)
+    current = [0]
+
+    def tick(match: int, done: int, total: int) -> None:
+        if match != current[0]:  # the next match: the bar starts again
+            current[0] = match
+            bar.reset(task, total=None)
+        bar.update(task, completed=done, total=total)
+
+    def notice(level: str, message: str) -> None:
+        err.print(f"{level}: {message}", markup=False, highlight=False, soft_wrap=True)
+
+    try:
         with bar:
-            task = bar.add_task("analyse", total=None)
-
-            def tick(done: int, total: int, _task: Any = task, _bar: Any = bar) -> None:
-                _bar.update(_task, completed=done, total=total)
-
-            try:
-                analysis = analyze_match(record, settings, engine=engine, progress=tick)
-            except NoEvaluatorError as e:
-                fail(str(e))
-        for msg in analysis.summary.match.errors:
-            problems += 1
-            err.print(f"error: {msg}", markup=False, highlight=False, soft_wrap=True)
-        target = out if out is not None and len(records) == 1 else (
-            out / default_out_dir(record.source, i).name if out is not None else default_out_dir(record.source, i))
-        try:  # a file that cannot be written: one line naming it, exit 2 (each file is whole or not there)
-            if target is not out:  # a folder named after the file (its stem made safe) inside the output folder
-                check_inside(out if out is not None else Path("reports"), target)
-            written = write_tables(analysis, target)
-            if html:
-                written += _extra_writers(analysis, target,
-                                          lambda m: err.print(m, markup=False, highlight=False, soft_wrap=True))
-        except OSError as e:
-            fail(f"{e.filename or target}: {e.strerror or e}")
-        summaries.append({**analysis.summary.as_dict(), "files": [str(p) for p in written]})
-        views.append((analysis, written))
-        if sgf is not None:  # the rows as dicts only for the SGF writer
-            reviewed.append((record, analysis.decisions.to_dicts()))
-    if sgf is not None:
-        try:
-            write_analysis_sgf(reviewed, sgf, engine=engine, ply=0 if rollout else ply, thresholds=settings.thresholds)
-        except OSError as e:  # the file is left as it was
-            fail(f"{e.filename or sgf}: {e.strerror or 'cannot write the file'}")
-        for item, (_, files) in zip(summaries, views, strict=True):
-            item["files"].append(str(sgf))
-            files.append(sgf)
+            review = review_records(records, settings, out=out, html=html, sgf=sgf, engine=engine, progress=tick,
+                                    notice=notice)
+    except NoEvaluatorError as e:
+        fail(str(e))
+    except OutputError as e:  # one line naming the file or folder; each file is whole or not there
+        fail(f"{e.filename}: {e.strerror}")
+    summaries = [m.summary() for m in review.matches]
     if fmt is AnalyzeFormat.json:
         sys.stdout.write(json_text(summaries[0] if len(summaries) == 1 else summaries))
     else:
         console = Console()
-        for analysis, written in views:
-            print_view(console, analysis_view(analysis, width=console.width))
-            print_view(console, written_text(written, width=console.width))
-    if problems:
+        for m in review.matches:
+            print_view(console, analysis_view(m.analysis, width=console.width))
+            print_view(console, written_text(m.files, width=console.width))
+    if review.problems:
         raise typer.Exit(1)
 
 
