@@ -34,6 +34,7 @@ from analyzer.core.position import Position, flip_boards
 from analyzer.eval.engine import RankedPlay
 from analyzer.eval.heuristic import score_boards
 from analyzer.eval.probabilities import Probabilities
+from analyzer.eval.protocol import EvaluatorInfo
 from analyzer.formats.mat import read_match_text, read_matches
 from analyzer.formats.mat_writer import format_match
 from analyzer.render.charts import equity_unit
@@ -78,6 +79,9 @@ class StandIn:
 
     def clear_cache(self) -> None:
         pass
+
+    def describe(self) -> EvaluatorInfo:
+        return EvaluatorInfo("StandIn")
 
     def rank_plays(self, pos: Position, dice: tuple[int, int], ply: int = 0) -> list[RankedPlay]:
         plays = self.rules.legal_plays(pos, dice)

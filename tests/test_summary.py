@@ -12,6 +12,8 @@ from render_sample import make_summary
 from analyzer.analysis.analyze import analyze_match
 from analyzer.analysis.summary import AnalysisMetadata, AnalysisSummary, EngineInfo, MatchInfo, PlayerStats
 from analyzer.eval.engine import Engine
+from analyzer.eval.protocol import EvaluatorInfo
+from analyzer.eval.variants.engine import engine_for
 from analyzer.formats.mat import read_match_text
 from analyzer.render.tables import summary_json
 
@@ -74,3 +76,16 @@ def test_variant_ply_is_written_with_the_variant_engines_only() -> None:
 def test_a_match_with_its_file_replaced_writes_it_first() -> None:
     m = replace(MatchInfo(players=("a", "b"), length=5), file="x.mat")
     assert list(m.as_dict())[:3] == ["file", "players", "length"]
+
+
+def test_the_metadata_records_what_each_engine_describes() -> None:
+    std, dutch = Engine(), engine_for("dutch")
+    assert std.describe() == EvaluatorInfo("Engine", std.nets.meta.get("version"),
+                                           std.nets.meta.get("feature_version"), True)
+    assert std.describe().nets is not None and Engine(use_bearoff=False).describe().bearoff is False
+    assert dutch.describe() == EvaluatorInfo("VariantEngine", dutch.net.meta.get("version"),
+                                             dutch.net.meta.get("feature_version"), False)
+    [m] = read_match_text(MATCH)
+    info = analyze_match(m, engine=std, ply=0).metadata.engine
+    assert (info.evaluator, info.nets, info.nets_feature_version, info.bearoff) == (
+        "Engine", std.describe().nets, std.describe().feature_version, True)

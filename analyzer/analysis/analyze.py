@@ -205,18 +205,17 @@ class MatchAnalysis:
 
 
 # ---------------------------------------------------------------------- helpers
-def _engine_info(engine: object) -> EngineInfo:
-    """What to record of an evaluator (``None``: no standard engine was needed or loaded).
+def _engine_info(engine: Evaluator | None) -> EngineInfo:
+    """What to record of an evaluator (``None``: no standard engine was needed or loaded), as it
+    describes itself (:meth:`~analyzer.eval.protocol.Evaluator.describe`).
 
     >>> _engine_info(None).evaluator is None
     True
     """
     if engine is None:
         return EngineInfo(ENGINE_NAME, __version__)
-    nets = getattr(engine, "nets", None) or getattr(engine, "net", None)
-    meta: dict[str, Any] = dict(getattr(nets, "meta", None) or {})
-    return EngineInfo(ENGINE_NAME, __version__, type(engine).__name__, meta.get("version"),
-                      meta.get("feature_version"), bool(getattr(engine, "use_bearoff", False)))
+    info = engine.describe()
+    return EngineInfo(ENGINE_NAME, __version__, info.evaluator, info.nets, info.feature_version, info.bearoff)
 
 
 def _dice_text(dice: tuple[int, int] | None) -> str | None:

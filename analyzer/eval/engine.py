@@ -42,6 +42,7 @@ from analyzer.eval.protocol import (
     CachedEvaluations,
     CubeSearch,
     EvalCache,
+    EvaluatorInfo,
     MoveFilter,
     RankedPlay,
 )
@@ -730,6 +731,11 @@ class Engine(CachedEvaluations):
         """The cube is valued by the n-ply cubeful search over this engine's kernels
         (:func:`analyzer.eval.cube_search.cube_decision_nply`): its :meth:`evaluator_args` and threads."""
         return self
+
+    def describe(self) -> EvaluatorInfo:
+        """What a review records of this engine: its nets' version and feature version, and whether it
+        reads the bear-off databases (:attr:`use_bearoff`)."""
+        return EvaluatorInfo.of_nets(type(self).__name__, self.nets.meta, bool(self.use_bearoff))
 
     def rollout_args(self) -> tuple[Any, ...]:
         """What the cubeful rollout kernel (:func:`analyzer.eval.rollout.rollout`) takes: the nets'

@@ -22,7 +22,7 @@ True
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -32,8 +32,8 @@ from numpy.typing import NDArray
 from analyzer.core.position import Position
 from analyzer.eval.probabilities import Probabilities
 
-__all__ = ["ANALYSIS_FILTER", "PLAY_FILTER", "CachedEvaluations", "CubeSearch", "EvalCache", "Evaluator", "Listed",
-           "MoveFilter", "RankedPlay"]
+__all__ = ["ANALYSIS_FILTER", "PLAY_FILTER", "CachedEvaluations", "CubeSearch", "EvalCache", "Evaluator",
+           "EvaluatorInfo", "Listed", "MoveFilter", "RankedPlay"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +48,32 @@ ANALYSIS_FILTER = MoveFilter(16, 0.32)
 """gnubg's analysis filter: up to 16 plays within 0.32 of the best at 0-ply."""
 PLAY_FILTER = MoveFilter(8, 0.16)
 """gnubg's play filter: up to 8 plays within 0.16 of the best at 0-ply."""
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluatorInfo:
+    """What an engine says of itself for the record of a review (``summary.json``'s ``metadata.engine``):
+    its kind (its class's name), its nets' version and their inputs' feature version (``None`` where the
+    nets' metadata does not say), and whether its evaluation looks positions up in the bear-off databases.
+
+    >>> EvaluatorInfo("Engine", "v0.13", 3, True).nets
+    'v0.13'
+    """
+
+    evaluator: str
+    nets: str | Sequence[str] | None = None
+    feature_version: int | None = None
+    bearoff: bool = False
+
+    @classmethod
+    def of_nets(cls, evaluator: str, meta: Mapping[str, Any], bearoff: bool) -> EvaluatorInfo:
+        """The info of an engine named ``evaluator`` over nets with the metadata ``meta`` (their
+        ``version`` and ``feature_version``).
+
+        >>> EvaluatorInfo.of_nets("VariantEngine", {"version": "d1"}, False)
+        EvaluatorInfo(evaluator='VariantEngine', nets='d1', feature_version=None, bearoff=False)
+        """
+        return cls(evaluator, meta.get("version"), meta.get("feature_version"), bearoff)
 
 
 class Listed(Protocol):
@@ -202,7 +228,9 @@ class Evaluator(Protocol):
     * ``max_ply`` -- its deepest search;
     * ``rollout_args`` -- what its rollout kernel takes (the cubeful kernel with variance reduction and
       cube play when ``cubeful``, else the played-out cubeless one; read by
-      :func:`analyzer.eval.rollout.rollout` alone).
+      :func:`analyzer.eval.rollout.rollout` alone);
+    * ``describe`` -- what a review records of it (:class:`EvaluatorInfo`: its kind, its nets' version,
+      the bear-off databases).
     """
 
     @property
@@ -221,6 +249,8 @@ class Evaluator(Protocol):
     def cube(self) -> CubeSearch | None: ...
 
     def rollout_args(self) -> tuple[Any, ...]: ...
+
+    def describe(self) -> EvaluatorInfo: ...
 
     def evaluate(self, pos: Position, ply: int = 0) -> Probabilities: ...
 

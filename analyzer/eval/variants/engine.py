@@ -36,7 +36,15 @@ from analyzer._resources import data_path
 from analyzer.core.position import Position
 from analyzer.eval.net import weights_fingerprint
 from analyzer.eval.probabilities import Probabilities
-from analyzer.eval.protocol import ANALYSIS_FILTER, PLAY_FILTER, CachedEvaluations, EvalCache, MoveFilter, RankedPlay
+from analyzer.eval.protocol import (
+    ANALYSIS_FILTER,
+    PLAY_FILTER,
+    CachedEvaluations,
+    EvalCache,
+    EvaluatorInfo,
+    MoveFilter,
+    RankedPlay,
+)
 from analyzer.eval.trials import close_pool, usable_cores
 from analyzer.eval.variants import workers as vw
 from analyzer.eval.variants.model import (
@@ -105,6 +113,11 @@ class VariantEngine(CachedEvaluations):
     def kernel_args(self) -> tuple[Any, ...]:
         """The net's weights as its kernels take them (:meth:`VariantNet.kernel_args`)."""
         return cast(tuple[Any, ...], self._W)
+
+    def describe(self) -> EvaluatorInfo:
+        """What a review records of this engine: its net's version and feature version; ``bearoff`` false, as
+        reviews have recorded it (the net itself reads no database; its race context may)."""
+        return EvaluatorInfo.of_nets(type(self).__name__, self.net.meta, False)
 
     def rollout_args(self) -> tuple[Any, ...]:
         """What the played-out rollout kernel (:func:`analyzer.eval.rollout.rollout`) takes: the
