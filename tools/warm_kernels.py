@@ -1,6 +1,6 @@
 """Compile (or load from numba's on-disk cache) every evaluator kernel once, and say how long it took.
 
-A fresh checkout compiles the kernels on first use: about 100 s on two cores, paid by whichever
+A fresh checkout compiles the kernels on first use: about 80 s on two cores, paid by whichever
 command or test runs first. CI runs this before the test suite so that the suite's time measures
 the tests; a user can run it after installing, so that the first review does not wait.
 

@@ -80,14 +80,15 @@ def stdout_write(text: str) -> None:
         sys.stdout.write("\n")
 
 
-FIRST_COMPILE_S = 100
+FIRST_COMPILE_S = 80
 """About how long a fresh install's first review compiles the engine on two cores (seconds). The README's
-first command with an empty cache on a quiet machine (2026-12-07, main cd102af, ``NUMBA_CACHE_DIR`` empty)
-took 136 s wall and 168 CPU-seconds, and its notice said "compiled 134 functions in 95 s" (all in the
-command's process, one at a time); the same command cached takes about 40 s. On a machine shared by
-about ten jobs (``python bench/cold_start.py --cold``) the compiling took 126 CPU-seconds.
-Before (issue 52: the rollout workers compiled their own copies of the rollout kernel), the whole first
-command took 193 s on a quiet machine against 77 s cached: 116 s of compiling."""
+first command with an empty cache on a quiet machine (2026-12-07, main 6c2584e, ``python bench/cold_start.py
+--cold``, load 1.4-1.7, two runs) took 117.8 and 120.2 s wall (150 and 156 CPU-seconds), and its notice said
+"compiled 118 functions in 78 s" and "in 75 s" (all in the command's process, one at a time); the same
+command cached takes 35-42 s. Before:
+136 s wall and "134 functions in 95 s" (cd102af: three kernels for deep evaluations, extra versions of
+callees for literal and unsigned arguments), 193 s (2da5431: the rollout workers compiled their own copies
+of the rollout kernel)."""
 
 
 class CompileNotice:
@@ -108,7 +109,7 @@ class CompileNotice:
     ...     notice(name, started)
     >>> notice.finish()
     >>> print("\\n".join(lines))
-    bgreview: compiling the engine once, about 100 s on two cores (later runs load it from the cache)
+    bgreview: compiling the engine once, about 80 s on two cores (later runs load it from the cache)
     bgreview: still compiling: 2 functions done in 20 s (now b)
     bgreview: compiled 3 functions in 5 s; later runs load them from the cache
     """
