@@ -494,17 +494,13 @@ def test_cli_confirm_options(tmp_path):
                               "--format", "json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["metadata"]["confirm"]["cube_doubt"] is None
-    res = runner.invoke(app, ["analyze", str(path), "--ply", "0", "--confirm-trials", "36", "--confirm-limit", "1",
-                              "--confirm-futility", "0", "--out", str(tmp_path / "nofut"), "--no-html",
-                              "--format", "json"])
-    assert res.exit_code == 0, res.output
-    assert json.loads(res.stdout)["metadata"]["confirm"]["futility"] is None
     assert summary["metadata"]["confirm"]["cube_futility"] == ConfirmSettings().cube_futility == CONFIRM_CUBE_FUTILITY
-    res = runner.invoke(app, ["analyze", str(path), "--ply", "0", "--confirm-trials", "36", "--confirm-limit", "1",
-                              "--confirm-cube-futility", "0", "--out", str(tmp_path / "nocubefut"), "--no-html",
-                              "--format", "json"])
-    assert res.exit_code == 0, res.output
-    assert json.loads(res.stdout)["metadata"]["confirm"]["cube_futility"] is None
+    for option, key in (("--confirm-futility", "futility"), ("--confirm-cube-futility", "cube_futility")):
+        # 0 turns the rule off: the summary records no value
+        res = runner.invoke(app, ["analyze", str(path), "--ply", "0", "--confirm-trials", "36", "--confirm-limit", "1",
+                                  option, "0", "--out", str(tmp_path / f"no-{key}"), "--no-html", "--format", "json"])
+        assert res.exit_code == 0, res.output
+        assert json.loads(res.stdout)["metadata"]["confirm"][key] is None
     res = runner.invoke(app, ["analyze", str(path), "--confirm-futility", "2", "--out", str(tmp_path / "bad")])
     assert res.exit_code == 2 and "--confirm-futility" in res.output
     assert summary["metadata"]["confirm"]["blunders"] is True
