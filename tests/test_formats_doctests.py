@@ -9,7 +9,8 @@ import pytest
 
 MODULES = ["analyzer.formats.records", "analyzer.formats.mat", "analyzer.formats.sgf",
            "analyzer.formats.mat_writer", "analyzer.formats.sgf_writer", "analyzer.analysis.replay",
-           "analyzer.analysis.normalise", "analyzer.analysis.identifiers", "analyzer.analysis.play_matcher"]
+           "analyzer.analysis.normalise", "analyzer.analysis.identifiers", "analyzer.analysis.play_matcher",
+           "analyzer.analysis.replay_stream"]
 
 
 @pytest.mark.parametrize("name", MODULES)

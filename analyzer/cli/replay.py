@@ -14,12 +14,19 @@ import typer
 from rich import box
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from analyzer.analysis.identifiers import decision_ids
-from analyzer.analysis.replay import replay_games
+from analyzer.analysis.replay_stream import (
+    DecisionEvent,
+    ErrorEvent,
+    FileDone,
+    FileStarted,
+    GameDone,
+    MatchStarted,
+    replay_files,
+)
 from analyzer.cli.base import app
 from analyzer.cli.common import error_console, fail
 from analyzer.core.errors import InputError, printable
-from analyzer.formats import MATCH_SUFFIXES, expand_inputs, stream_any
+from analyzer.formats import MATCH_SUFFIXES, expand_inputs
 from analyzer.render.terminal import Col, fitted_table
 
 
@@ -41,15 +48,6 @@ class _Tally:
 
 _COLUMNS = ("file", "game", "move", "player", "side", "kind", "dice", "played", "normalised",
             "position_id", "match_id", "xgid", "key", "score")
-
-
-def decision_row(d: Any) -> dict[str, Any]:
-    """The output fields of one decision (see the command's help)."""
-    ids = decision_ids(d)
-    return {"file": d.file, "game": d.game, "move": d.move, "player": d.player, "side": d.side,
-            "kind": d.kind, "dice": f"{d.dice[0]}{d.dice[1]}" if d.dice else "", "played": d.played,
-            "normalised": d.normalised, "position_id": ids.position_id, "match_id": ids.match_id,
-            "xgid": ids.xgid, "key": ids.key, "score": f"{d.state.score[0]}-{d.state.score[1]}"}
 
 
 def _table_line(row: dict[str, Any]) -> str:
@@ -154,54 +152,34 @@ def replay(
 def _run(paths: list[str], fmt: ReplayFormat, bar: Any, tally: _Tally, out: Any, report: Any,
          narrow: bool = False, head: list[str] | None = None,
          unreadable: dict[str, InputError] | None = None) -> None:
+    """Render the events of :func:`replay_files`: the rows, the errors, the tally, the bar."""
     last_file: str | None = None
     with bar:
         task = bar.add_task("replay", total=len(paths), name="")
-        for path in paths:
-            bar.update(task, name=path[-40:])
-            tally.files += 1
-            if unreadable and path in unreadable:  # a folder of the walk that could not be listed
-                report(unreadable[path], path)
-                bar.advance(task)
-                continue
-            try:
-                for match in stream_any(path):  # one game at a time: a huge match stays small
+        for event in replay_files(paths, unreadable):
+            match event:
+                case FileStarted(path):
+                    bar.update(task, name=path[-40:])
+                    tally.files += 1
+                case MatchStarted():
                     tally.matches += 1
-                    told = 0
-                    for g in replay_games(match.header, match.games):
-                        for e in match.errors[told:]:
-                            report(e, path)
-                        told = len(match.errors)
-                        tally.games += 1
-                        if g.error is not None:
-                            tally.failed_games += 1
-                            report(g.error, path)
-                            continue
-                        for d in g.decisions:
-                            tally.decisions += 1
-                            row = decision_row(d)
-                            if head:
-                                out.write(head.pop() + "\n")
-                            if narrow:
-                                out.write("\n".join(narrow_lines(row, last_file)) + "\n")
-                                last_file = row["file"]
-                                continue
-                            text = json.dumps(row) if fmt is ReplayFormat.jsonl else _table_line(row)
-                            out.write(text + "\n")
-                        if g.score_error is not None:
-                            report(g.score_error, path)
-                    for e in match.errors[told:]:
-                        report(e, path)
-            except BrokenPipeError:
-                raise
-            except InputError as e:  # not a regular file, unreadable, an unreadable folder
-                report(e.located(file=path), path)
-            except OSError as e:
-                report(InputError(e.strerror or "cannot read the file", file=path), path)
-            except Exception as e:  # a bug of ours: report it and go on with the other files
-                report(InputError(f"internal error ({type(e).__name__}: {e}), please report it",
-                                  file=path), path)
-            bar.advance(task)
+                case GameDone(failed=failed):
+                    tally.games += 1
+                    tally.failed_games += failed
+                case ErrorEvent(path, error):
+                    report(error, path)
+                case DecisionEvent(row=row):
+                    tally.decisions += 1
+                    if head:
+                        out.write(head.pop() + "\n")
+                    if narrow:
+                        out.write("\n".join(narrow_lines(row, last_file)) + "\n")
+                        last_file = row["file"]
+                        continue
+                    text = json.dumps(row) if fmt is ReplayFormat.jsonl else _table_line(row)
+                    out.write(text + "\n")
+                case FileDone():
+                    bar.advance(task)
 
 
 def _named(files: list[str]) -> str:
