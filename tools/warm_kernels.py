@@ -74,7 +74,10 @@ def main() -> None:
     contact = Position.from_notation("P 24:2 13:4 8:3 6:4 5:2 | O 19:4 17:3 12:4 1:2 3:2")
     eng.evaluate_boards(np.frombuffer(contact.board, np.int8)[None, :], 2)
     Engine(eng.nets, threads=1).evaluate_boards(np.frombuffer(contact.board, np.int8)[None, :], 2)  # batch workers
-    t = step("bear-off convolution, 2-ply ranking, search", t)
+    from analyzer.eval.engine import eval_parallel
+
+    eval_parallel(eng, np.frombuffer(contact.board, np.int8)[None, :], 0)  # 0-ply batches of 4,000 boards or more
+    t = step("bear-off convolution, 2-ply ranking, search, large 0-ply batches", t)
     duel_outcomes("mahbusa", "heuristic", "heuristic", pairs=1, seed=2)
     duel_outcomes("dutch", "heuristic", "random", pairs=1, seed=2)
     t = step("variant duels (benchmarks, play levels)", t)
