@@ -76,7 +76,7 @@ def main() -> None:
     Engine(eng.nets, threads=1).evaluate_boards(np.frombuffer(contact.board, np.int8)[None, :], 2)  # batch workers
     from analyzer.eval.engine import eval_parallel
 
-    eval_parallel(eng, np.frombuffer(contact.board, np.int8)[None, :], 0)  # 0-ply batches of 4,000 boards or more
+    eval_parallel(eng, np.frombuffer(contact.board, np.int8)[None, :].copy(), 0)  # 0-ply batches of 4,000 or more
     t = step("bear-off convolution, 2-ply ranking, search, large 0-ply batches", t)
     duel_outcomes("mahbusa", "heuristic", "heuristic", pairs=1, seed=2)
     duel_outcomes("dutch", "heuristic", "random", pairs=1, seed=2)
