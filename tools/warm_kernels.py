@@ -72,11 +72,13 @@ def main() -> None:
     Engine(eng.nets, two_sided=False, cache_size=0).evaluate(Position.from_notation("P 6:3 1:3 | O 19:3 24:3"))
     ranking(eng, start, (6, 4), 2)  # the 2-ply filtered ranking of the analysis
     contact = Position.from_notation("P 24:2 13:4 8:3 6:4 5:2 | O 19:4 17:3 12:4 1:2 3:2")
-    eng.evaluate_boards(np.frombuffer(contact.board, np.int8)[None, :], 2)
-    Engine(eng.nets, threads=1).evaluate_boards(np.frombuffer(contact.board, np.int8)[None, :], 2)  # batch workers
+    # writable, as the analysis and the rollouts pass them: numba compiles a read-only array as its own type
+    boards = np.frombuffer(contact.board, np.int8)[None, :].copy()
+    eng.evaluate_boards(boards, 2)
+    Engine(eng.nets, threads=1).evaluate_boards(boards, 2)  # batch workers
     from analyzer.eval.engine import eval_parallel
 
-    eval_parallel(eng, np.frombuffer(contact.board, np.int8)[None, :].copy(), 0)  # 0-ply batches of 4,000 or more
+    eval_parallel(eng, boards, 0)  # 0-ply batches of 4,000 boards or more
     t = step("bear-off convolution, 2-ply ranking, search, large 0-ply batches", t)
     duel_outcomes("mahbusa", "heuristic", "heuristic", pairs=1, seed=2)
     duel_outcomes("dutch", "heuristic", "random", pairs=1, seed=2)
