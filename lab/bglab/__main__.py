@@ -284,6 +284,23 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         boards, targets, games, groups = load_targets_and_groups(args.data)
     else:
         boards, targets, games = load_targets(args.data)
+    weighed: dict[str, Any] | None = None
+    if args.weigh:
+        from bglab.classes import parse_weigh, weigh_rows
+
+        try:
+            rules = [parse_weigh(s) for s in args.weigh]
+        except ValueError as e:
+            raise SystemExit(f"--weigh {e}") from None
+        files = set(args.weigh_files or args.data)
+        unknown = sorted(files - set(args.data))
+        if unknown:
+            raise SystemExit(f"--weigh-files {unknown[0]}: not among --data")
+        # load_targets offsets file i's game numbers by i * 10**9
+        eligible = np.isin(games // 10**9, [i for i, p in enumerate(args.data) if p in files])
+        boards, targets, games, groups, counts = weigh_rows(boards, targets, games, groups, rules, eligible)
+        weighed = {"rules": list(args.weigh), "files": sorted(files), "rows": counts}
+        log.info("weighed by class and seat: %s", counts)
     log.info("fit on %d positions of %s (%s)", len(boards), ", ".join(args.data), cfg)
     from bglab.dataset import starting_nets
 
@@ -292,6 +309,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     manifest = dict(start.meta)
     manifest["fit"] = {"init": args.init, "data": list(args.data), "positions": int(len(boards)),
                        "config": vars(cfg), "history": hist}
+    if weighed is not None:
+        manifest["fit"]["weighed"] = weighed
     best.save(args.out, manifest)
     return 0
 
@@ -474,6 +493,11 @@ def main(argv: list[str] | None = None) -> int:
                     "hidden": "widen the contact and crashed nets to this many hidden units (same outputs first)",
                     "choice": "weight of the within-decision loss on the rows of candidate builds (targets "
                               "--candidates): the ranking of a roll's plays, not only each one's equity"})
+    ft.add_argument("--weigh", nargs="+", metavar="CLASS[/SEAT]=TIMES",
+                    help="give each row of a referee class (bglab.classes; SEAT of the back-checker side: on roll, "
+                         "off roll, even) this many times in all (a decision's rows as often as its most weighed)")
+    ft.add_argument("--weigh-files", nargs="+", metavar="FILE",
+                    help="with --weigh: weigh only the rows of these --data files (default: all)")
     ft.add_argument("--log", help="log file (default: stderr)")
     vg = sub.add_parser("variant-targets",
                         help="build (resumably) a file of variant self-play positions and our n-ply targets")

@@ -162,3 +162,103 @@ def weak_positions(boards: NDArray[np.int8], games: NDArray[np.int64], classes: 
     idx = np.array(order, np.int64)
     return (np.asarray(boards, np.int8)[idx].reshape(-1, 64), np.asarray(games, np.int64)[idx],
             {k: len(strata[k]) for k in sorted(strata)})
+
+
+SEAT_NAMES = {"on roll": 1, "off roll": -1, "even": 0}
+"""The seats of a :func:`parse_weigh` rule: the side holding more checkers back is on roll (1), off roll
+(-1), or neither side holds more (0)."""
+
+
+def parse_weigh(spec: str) -> tuple[str, int | None, int]:
+    """A fit's row weight by class and seat, ``CLASS[/SEAT]=TIMES``: the referee class (one of
+    :func:`class_names`), optionally the seat of the back-checker side (``on roll``, ``off roll``,
+    ``even``: :data:`SEAT_NAMES`), and how many times in all a matching row is given (an integer ≥ 1).
+    ValueError for anything else.
+
+    >>> parse_weigh("back game/on roll=3"), parse_weigh("on the bar=2")
+    (('back game', 1, 3), ('on the bar', None, 2))
+    >>> parse_weigh("back games=3")
+    Traceback (most recent call last):
+    ...
+    ValueError: back games=3: unknown class 'back games'
+    """
+    what, sep, n = spec.rpartition("=")
+    cls, _, seat = what.partition("/")
+    cls, seat = cls.strip(), seat.strip()
+    if not sep or not n.strip().isdigit() or int(n) < 1:
+        raise ValueError(f"{spec}: expected CLASS[/SEAT]=TIMES with TIMES a whole number >= 1")
+    if cls not in class_names():
+        raise ValueError(f"{spec}: unknown class {cls!r}")
+    if seat and seat not in SEAT_NAMES:
+        raise ValueError(f"{spec}: unknown seat {seat!r} (one of {', '.join(SEAT_NAMES)})")
+    return cls, SEAT_NAMES[seat] if seat else None, int(n)
+
+
+def row_times(masks: NDArray[np.int16], seats: NDArray[np.int8],
+              rules: list[tuple[str, int | None, int]]) -> NDArray[np.int64]:
+    """How many times each row (its :func:`describe` mask and seat) is given: the largest ``TIMES`` of
+    the :func:`parse_weigh` rules it matches, 1 where none does.
+
+    >>> names = class_names()
+    >>> m = np.array([1 << names.index("back game"), 1 << names.index("back game"), 0], np.int16)
+    >>> row_times(m, np.array([1, -1, 1], np.int8), [("back game", 1, 3), ("back game", None, 2)]).tolist()
+    [3, 2, 1]
+    """
+    names = class_names()
+    out = np.ones(len(masks), np.int64)
+    for cls, seat, n in rules:
+        hit = (masks.astype(np.int64) & (1 << names.index(cls))) != 0
+        if seat is not None:
+            hit &= seats == seat
+        out = np.where(hit, np.maximum(out, n), out)
+    return out
+
+
+def weigh_rows(boards: NDArray[np.int8], targets: NDArray[np.float32], games: NDArray[np.int64],
+               groups: NDArray[np.int64] | None, rules: list[tuple[str, int | None, int]],
+               eligible: NDArray[np.bool_] | None = None
+               ) -> tuple[NDArray[np.int8], NDArray[np.float32], NDArray[np.int64], NDArray[np.int64] | None,
+                          dict[str, int]]:
+    """The rows of a fit (``bglab.dataset.load_targets_and_groups``) with each ``eligible`` row (default:
+    all) given :func:`row_times` times: the copies are appended, keep their game (so a held-out row's
+    copies stay held out) and, for the rows of a decision (``groups`` ≥ 0), form whole decisions of their
+    own (new ids), the decision's rows all given as often as its most weighted row. Each distinct board
+    is classified once. Returns the rows and counts (rows matched per rule, rows added).
+
+    >>> from analyzer.core.position import Position
+    >>> s = np.frombuffer(Position.start().board, np.int8)
+    >>> b = s.copy(); b[1] += 1; b[0] += 1  # the side off roll on the bar
+    >>> boards = np.stack([s, b, b]); t = np.zeros((3, 6), np.float32)
+    >>> out = weigh_rows(boards, t, np.arange(3), np.array([-1, 5, 5]), [("on the bar", None, 3)])
+    >>> out[2].tolist(), out[3].tolist(), out[4]["added"]
+    ([0, 1, 2, 1, 2, 1, 2], [-1, 5, 5, 11, 11, 17, 17], 4)
+    """
+    keep = np.ones(len(boards), np.bool_) if eligible is None else np.asarray(eligible, np.bool_)
+    uniq, inv = np.unique(np.asarray(boards, np.int8)[keep], axis=0, return_inverse=True)
+    masks, seats = describe(uniq)
+    times = np.ones(len(boards), np.int64)
+    times[keep] = row_times(masks, seats, rules)[inv.reshape(-1)]
+    counts: dict[str, int] = {}
+    names = class_names()
+    for cls, seat, n in rules:
+        hit = (masks.astype(np.int64)[inv.reshape(-1)] & (1 << names.index(cls))) != 0
+        if seat is not None:
+            hit &= seats[inv.reshape(-1)] == seat
+        counts[f"{cls}/{seat}={n}"] = int(hit.sum())
+    if groups is not None and (groups >= 0).any():
+        dec = groups >= 0
+        ids, ginv = np.unique(groups[dec], return_inverse=True)
+        most = np.ones(len(ids), np.int64)
+        np.maximum.at(most, ginv, times[dec])
+        times[dec] = most[ginv]
+    extra = [np.flatnonzero(times > k) for k in range(1, int(times.max()))]
+    idx = np.concatenate([np.arange(len(boards))] + extra)
+    new_groups = None
+    if groups is not None:
+        step = int(groups.max()) + 1 if len(groups) else 1
+        copy = np.concatenate([np.zeros(len(boards), np.int64)] + [np.full(len(e), k + 1, np.int64)
+                                                                    for k, e in enumerate(extra)])
+        g = groups[idx]
+        new_groups = np.where(g >= 0, g + copy * step, -1)
+    counts["added"] = int(len(idx) - len(boards))
+    return boards[idx], targets[idx], games[idx], new_groups, counts

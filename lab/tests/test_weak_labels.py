@@ -107,3 +107,49 @@ def test_the_weak_queue_takes_the_strata_in_turn() -> None:
     again = weak_positions(pool, np.arange(5, dtype=np.int64), limit=10, seed=7)
     np.testing.assert_array_equal(again[0], out)
     assert len(weak_positions(pool, np.arange(5, dtype=np.int64), limit=2, seed=7)[0]) == 2
+
+
+def _target_file(path: Path, boards: np.ndarray, games: np.ndarray, groups: np.ndarray) -> None:
+    """A label file as ``bglab targets`` writes it (the arrays a fit reads)."""
+    from bglab.base import write_checkpoint
+
+    t = np.tile(np.array([0.5, 0.2, 0.0, 0.3, 0.0, 0.0], np.float32), (len(boards), 1))
+    write_checkpoint(path, {"boards": boards, "targets": t, "games": games, "groups": groups},
+                     {"kind": "targets", "config": {}})
+
+
+def test_a_fit_weighs_rows_by_class_and_seat(tmp_path: Path) -> None:
+    from bglab.__main__ import main
+    from bglab.classes import weigh_rows
+    from bglab.dataset import load_targets_and_groups
+
+    boards, _ = _boards()  # start, opponent on the bar (seat -1), on the bar (seat 1), start
+    _target_file(tmp_path / "a.npz", boards, np.arange(4, dtype=np.int64), np.array([-1, 0, 0, -1]))
+    _target_file(tmp_path / "b.npz", boards[1:3], np.arange(2, dtype=np.int64), np.array([-1, -1]))
+    files = [str(tmp_path / "a.npz"), str(tmp_path / "b.npz")]
+    b, t, g, grp = load_targets_and_groups(files)
+    # the seat picks: only the row whose back-checker side is on roll matches, but the decision
+    # (rows 1 and 2 of a.npz) is given whole, three times
+    wb, wt, wg, wgrp, counts = weigh_rows(b, t, g, grp, [("on the bar", 1, 3)])
+    assert counts == {"on the bar/1=3": 2, "added": 6}
+    assert [bytes(r) for r in wb[6:]] == [bytes(boards[i]) for i in (1, 2, 2, 1, 2, 2)]
+    assert wg[6:].tolist() == [1, 2, 10**9 + 1] * 2  # copies keep their game (and hold-out)
+    assert wgrp is not None and grp is not None
+    ids = wgrp[[1, 2, 6, 7, 9, 10]].tolist()
+    assert ids[0] == ids[1] and ids[2] == ids[3] and ids[4] == ids[5] and len(set(ids)) == 3
+    assert wgrp[8] == wgrp[11] == -1
+    # the CLI: only the rows of --weigh-files, recorded in the net's manifest
+    NetSet.initial(hidden=8, race_hidden=8, seed=0).save(tmp_path / "init.npz")
+    out = tmp_path / "fit.npz"
+    assert main(["fit", "--init", str(tmp_path / "init.npz"), "--data", *files, "--out", str(out),
+                 "--epochs", "1", "--pick", "1", "--holdout", "2", "--choice", "1",
+                 "--weigh", "on the bar=2", "--weigh-files", files[1]]) == 0
+    fit = NetSet.load(out).meta["fit"]
+    assert fit["weighed"] == {"rules": ["on the bar=2"], "files": [files[1]],
+                              "rows": {"on the bar/None=2": 2, "added": 2}}
+    assert fit["positions"] == 8
+    for bad, msg in ((["back games=2"], "unknown class"), (["back game/on bar=2"], "unknown seat"),
+                     (["back game=0"], "TIMES")):
+        with pytest.raises(SystemExit, match=msg):
+            main(["fit", "--init", str(tmp_path / "init.npz"), "--data", *files, "--out", str(out),
+                  "--weigh", *bad])
