@@ -358,7 +358,7 @@ def _chunk(engine: Engine, pos: Position, state: MatchState, trials: int, seed: 
     mc = R._match_cube(state, 0, None if state.is_money else KXG, True)
     owner = 0 if state.cube_owner is None else (1 if state.cube_owner == 0 else 2)
     starts = np.frombuffer(pos.board, np.int8)[None, :].copy()
-    out, plies, cf = R._run_chunk((starts, 0, seed, 0, trials, truncate, False, cube_play, np.ones(1),
+    out, plies, cf = R._run_chunk((starts, 0, seed, 0, trials, truncate, False, False, cube_play, np.ones(1),
                                    np.array([owner], np.int64), double_first, mc, False))
     return out[:, 0, :], plies[:, 0], cf[:, 0]
 
@@ -469,7 +469,7 @@ def _kernel_trials(engine: Engine, starts: np.ndarray, cubes: np.ndarray, owners
     out = np.zeros((n, starts.shape[0], 6))
     plies = np.zeros((n, starts.shape[0]), np.int64)
     cf = np.zeros((n, starts.shape[0]))
-    rc = K.run_trials(starts, 0, r1, r2, seeds, truncate, True, True, cubes, owners, False, *mc, R._STATE["ev"],
+    rc = K.run_trials(starts, 0, r1, r2, seeds, truncate, False, True, True, cubes, owners, False, *mc, R._STATE["ev"],
                       R._STATE["ws"].args(), K.new_cache(cache_bits), False, out, plies, cf)
     assert rc == 0
     return out, plies, cf
@@ -516,3 +516,38 @@ def test_luck_prune_changes_only_the_luck_and_not_where_nothing_is_pruned(engine
     assert a.cubeful_se is not None and b.cubeful_se is not None
     assert abs(a.cubeful_equity - b.cubeful_equity) < 2 * (a.cubeful_se + b.cubeful_se)
     assert 0.5 * a.equity_se < b.equity_se < 2.0 * a.equity_se
+
+
+# the side on roll's last checker on the opponent's ace point, behind the opponent's home board: one
+# roll of 6 pips or more leaves a race
+LAST_BACK = Position.from_points({24: 1, 6: 5, 5: 5, 4: 4}, {19: 5, 20: 5, 21: 5})
+
+
+def test_race_stop_ends_the_games_where_contact_ends(engine: Engine) -> None:
+    kw = {"trials": 72, "seed": 3, "workers": 1}
+    played = _rollout_kw(engine, LAST_BACK, **kw)
+    stopped = _rollout_kw(engine, LAST_BACK, race_stop=True, **kw)
+    assert stopped.race_stop and not played.race_stop and stopped.as_dict()["race_stop"] is True
+    # played out, a game goes on to the bear-off databases; stopped at the race, until the back checker runs
+    assert stopped.best.mean_plies < 0.7 * played.best.mean_plies
+    # the race net values the race about as the games played on do
+    assert abs(stopped.equity - played.equity) <= 3 * max(stopped.equity_se, played.equity_se, 0.01)
+    # with cube play, the cube games stopped at the race are valued by the cube model there
+    cubes = [_rollout_kw(engine, LAST_BACK, cube_play=True, race_stop=stop, **kw).cube for stop in (False, True)]
+    assert cubes[0] is not None and cubes[1] is not None and abs(cubes[0].nd - cubes[1].nd) <= 0.1
+    assert _rollout_kw(engine, LAST_BACK, race_stop=True, **{**kw, "workers": 2}).as_dict() == stopped.as_dict()
+
+
+def test_race_stop_leaves_a_race_start_alone(engine: Engine) -> None:
+    kw = {"trials": 36, "cube_play": True, "seed": 5, "workers": 1}
+    a = _rollout_kw(engine, RACE_8PCT, **kw).as_dict()
+    b = _rollout_kw(engine, RACE_8PCT, race_stop=True, **kw).as_dict()
+    assert b.pop("race_stop") is True and a.pop("race_stop") is False
+    assert a == b  # a race from the start plays on to the bear-off databases, as without race_stop
+
+
+def test_race_stop_is_for_standard_rollouts() -> None:
+    from analyzer.eval.variants.engine import engine_for
+
+    with pytest.raises(ValueError, match="no truncation"):
+        rollout(engine_for("dutch"), Position.start("dutch"), RolloutSettings(trials=36, race_stop=True, workers=1))

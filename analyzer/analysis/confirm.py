@@ -32,7 +32,10 @@ rollouts are seeded by its game and move).
   on the same dice, both sides turning and taking the cube by the model), played to the end
   (``cube_truncate``: a truncated rollout values its horizon with the very net whose blind spots
   made the first pass wrong; measured on the shipped sample's worst double, game 3 move 14, the
-  wrong double costs 0.186 truncated at 7 plies and 0.081 played out), in rounds as above until
+  wrong double costs 0.186 truncated at 7 plies and 0.081 played out) or, with ``cube_race_stop``
+  (the default), to where the game becomes a race, valued there by the race net and the race's
+  cube model (the race is where the nets err least: on the shipped sample every confirmed cube
+  value moved by less than its standard error, and the pass costs a tenth less), in rounds as above until
   the error class of each action played is settled (the doubler's and, after a double, the
   taker's) or futile (``cube_futility``; once the doubler's is settled and the taker's is not, the later
   rounds play
@@ -166,6 +169,8 @@ class ConfirmSettings:
     rank_max_trials: int | None = None
     """The most games to settle a rank (:data:`RANK_TRIALS_FACTOR`; ``None``: that many times
     ``max_trials``): :attr:`rank_cap`."""
+    cube_race_stop: bool = True
+    """A cube decision's games stop where they become a race (``RolloutSettings.race_stop``)."""
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -201,7 +206,8 @@ class ConfirmSettings:
                 "variance_reduction": self.method == "rollout", "playing_ply": 0, "limit": self.limit,
                 "tolerance": self.tolerance, "low_tolerance": self.low_tolerance, "cube_doubt": self.cube_doubt,
                 "blunders": self.blunders,
-                "futility": self.futility, "cube_futility": self.cube_futility, "rank_max_trials": self.rank_cap}
+                "futility": self.futility, "cube_futility": self.cube_futility, "rank_max_trials": self.rank_cap,
+                "cube_race_stop": self.cube_race_stop and self.method == "rollout"}
 
     @property
     def rank_cap(self) -> int:
@@ -614,7 +620,7 @@ class Confirmer:
         while True:
             settings = RolloutSettings(trials=trials, truncate=s.cube_truncate, seed=self._seed(game, move) + k,
                                        workers=s.workers, cubeful=True, cube_play=True, variance_reduction=True,
-                                       luck_prune=True, take_only=take_only)
+                                       luck_prune=True, take_only=take_only, race_stop=s.cube_race_stop)
             res = rollout_cubeful(engine, position, settings, match=state, player=player, met=self.met)
             if take_only:
                 games.add_take(res)

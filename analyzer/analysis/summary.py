@@ -198,6 +198,7 @@ class ConfirmRecord(_Record):
     futility: float | None = None
     cube_futility: float | None = None
     rank_max_trials: int | None = None
+    cube_race_stop: bool | None = None
     missing: frozenset[str] = frozenset()
 
 

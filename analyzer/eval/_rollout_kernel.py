@@ -8,7 +8,9 @@ bear-off databases used where they apply). The trial stops
 
 * when the game is over (the exact result),
 * on reaching a bear-off database position (its 0-ply value: exact in the two-sided database),
-* after ``truncate`` plies when ``truncate > 0`` (the 0-ply evaluation), or
+* after ``truncate`` plies when ``truncate > 0`` (the 0-ply evaluation),
+* with ``race_stop``, where a game that started with contact becomes a race (the race net's 0-ply
+  evaluation, and the cube model's value there for the cube games), or
 * at :data:`MAX_TRIAL_PLIES` (the 0-ply evaluation; never reached in practice).
 
 With variance reduction each ply's *luck* -- the value after the best play of the roll thrown
@@ -382,13 +384,13 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
 
     (:func:`run_group` with one cube game and a fresh one-slot cache.)
     """
-    return run_group(start, side0, r1, r2, seed, truncate, vr, cube_play, np.array([cube0]),
+    return run_group(start, side0, r1, r2, seed, truncate, False, vr, cube_play, np.array([cube0]),
                      np.array([owner0], np.int64), double_first, match, vt, may, crawford, max_level, ev, ws,
                      new_cache(0), False, out, cf, np.zeros((1, NOUT)), np.zeros(1, np.int64))
 
 
 @njit
-def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int, vr: bool,
+def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int, race_stop: bool, vr: bool,
               cube_play: bool, cubes: Arr, owners: Arr, double_first: bool,
               match: bool, vt: Arr, may: Arr, crawford: bool, max_level: int,
               ev: tuple, ws: tuple, cache: tuple, luck_prune: bool,  # type: ignore[type-arg]
@@ -402,6 +404,9 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     the cubeless result and the plies of its trial played alone (a game that ends by a pass while
     others play on has its trial end there, valued by that board's 0-ply evaluation, as alone).
     ``out`` gets the board's result played to its end (the last game's); the return value its plies.
+
+    ``race_stop``: the trial stops where a start with contact has become a race (a start that is a race
+    already plays on), valued as at a truncation.
 
     ``luck_prune`` (with ``vr``): the luck of a roll is measured with the play that
     :func:`analyzer.eval.engine.best_reply` *with* pruning chooses for each of the 21 rolls (the
@@ -446,9 +451,11 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     mode_thrown = (2 if luck_prune else 3) if vr else 0
     main, early = cache
     n_early = _early_plies(vr)
+    to_race = race_stop and F.classify(board) != F.CLASS_RACE
     while True:
-        over = F.classify(board) == F.CLASS_OVER
-        stop = over or t >= MAX_TRIAL_PLIES or (0 < truncate <= t)
+        cls = F.classify(board)
+        over = cls == F.CLASS_OVER
+        stop = over or t >= MAX_TRIAL_PLIES or (0 < truncate <= t) or (to_race and cls == F.CLASS_RACE)
         if not stop and ev[1] and bearoff_class(board) != 0:
             stop = True
         if stop:
@@ -604,7 +611,7 @@ def _ended_here(here: Arr, side: int, luck: Arr, t: int, g: int, gout: Arr, gn: 
 
 
 @njit
-def run_trials(starts: Arr, side0: int, rolls1: Arr, rolls2: Arr, seeds: Arr, truncate: int, vr: bool,
+def run_trials(starts: Arr, side0: int, rolls1: Arr, rolls2: Arr, seeds: Arr, truncate: int, race_stop: bool, vr: bool,
                cube_play: bool, cubes: Arr, owners: Arr, double_first: bool,
                match: bool, vt: Arr, may: Arr, crawford: bool, max_level: int,
                ev: tuple, ws: tuple, cache: tuple, luck_prune: bool, out: Arr,  # type: ignore[type-arg]
@@ -630,7 +637,7 @@ def run_trials(starts: Arr, side0: int, rolls1: Arr, rolls2: Arr, seeds: Arr, tr
                 continue
             members = np.nonzero(lead == k)[0]
             m = members.shape[0]
-            n = run_group(starts[k], side0, int(rolls1[i]), int(rolls2[i]), int(seeds[i]), truncate, vr,
+            n = run_group(starts[k], side0, int(rolls1[i]), int(rolls2[i]), int(seeds[i]), truncate, race_stop, vr,
                           cube_play, cubes[members].astype(np.float64), owners[members].astype(np.int64),
                           double_first, match, vt, may, crawford, max_level, ev, ws, cache, luck_prune, out[i, k],
                           gcf[:m], gout[:m], gn[:m])

@@ -8,8 +8,10 @@ rolled out by :mod:`analyzer.eval.variants.rollout`.
 A rollout plays ``trials`` games from a position *before the roll* (``dice=None``) or, with
 ``dice``, from the result of each candidate play of that roll (every candidate gets the *same*
 dice sequences, so their differences are measured with far less noise than their values).
-Each play is the best 0-ply play; games stop at the end, at a bear-off database position, or
-after ``truncate`` plies (then the 0-ply evaluation). See :mod:`analyzer.eval._rollout_kernel`.
+Each play is the best 0-ply play; games stop at the end, at a bear-off database position, after
+``truncate`` plies (then the 0-ply evaluation) or, with ``race_stop``, where a game that began with
+contact has become a race (then the race net's 0-ply evaluation and, for cube games, the cube
+model's value there). See :mod:`analyzer.eval._rollout_kernel`.
 
 * **Variance reduction** (on by default): the luck of every roll (the 0-ply value after the best
   play of the roll thrown minus the mean over all 21 rolls) is subtracted from each trial, per
@@ -169,6 +171,8 @@ class RolloutResult:
     cube_diff_se: float | None = None
     """With both cube games: the standard error of Double/take minus No double from the paired trials
     (both games are played on the same dice, so it is far smaller than the two errors together)."""
+    race_stop: bool = False
+    """Whether games that became races stopped there (:class:`~analyzer.eval.trials.RolloutSettings`)."""
 
     @property
     def best(self) -> RolloutCandidate:
@@ -193,7 +197,7 @@ class RolloutResult:
             "position_id": encode_position_id(self.position), "dice": None if self.dice is None else list(self.dice),
             "trials": self.trials, "trials_requested": self.trials_requested,
             "stopped_early": self.stopped_early, "seed": self.seed, "truncate": self.truncate,
-            "variance_reduction": self.variance_reduction, "cubeful": self.cubeful,
+            "race_stop": self.race_stop, "variance_reduction": self.variance_reduction, "cubeful": self.cubeful,
             "candidates": [c.as_dict() for c in self.candidates],
         }
         if self.cube is not None:
@@ -267,8 +271,8 @@ def _worker_pool(workers: int, W: tuple[NDArray[np.float32], ...], use_db: bool,
                        prepare=lambda: _compile_for_workers(task, W, use_db, P))
 
 
-_Task = tuple[NDArray[np.int8], int, int, int, int, int, bool, bool, NDArray[np.float64], NDArray[np.int64], bool,
-              "_MatchCube", bool]
+_Task = tuple[NDArray[np.int8], int, int, int, int, int, bool, bool, bool, NDArray[np.float64], NDArray[np.int64],
+              bool, "_MatchCube", bool]
 _MatchCube = tuple[bool, NDArray[np.float64], NDArray[np.bool_], bool, int]
 """Match cube play for the kernel: (match, value tables, cube access, Crawford game, highest cube level)."""
 
@@ -276,12 +280,14 @@ _MatchCube = tuple[bool, NDArray[np.float64], NDArray[np.bool_], bool, int]
 def _kernel_call(task: _Task, ev: tuple[Any, ...], ws: Workspace, cache: tuple[Any, ...]) -> tuple[Any, ...]:
     """The arguments of :func:`analyzer.eval._rollout_kernel.run_trials` for ``task``, its results'
     arrays (zeros) the last three."""
-    starts, side0, seed, first, count, truncate, vr, cube_play, cubes, owners, double_first, mc, luck_prune = task
+    starts, side0, seed, first, count, truncate, race_stop, vr, cube_play, cubes, owners, double_first, mc, \
+        luck_prune = task
     r1, r2, seeds = trial_dice(seed, first, count)
     out = np.zeros((count, starts.shape[0], 6), np.float64)
     plies = np.zeros((count, starts.shape[0]), np.int64)
     cf = np.zeros((count, starts.shape[0]), np.float64)
-    return (starts, side0, r1, r2, seeds, truncate, vr, cube_play, cubes, owners, double_first, *mc, ev, ws.args(),
+    return (starts, side0, r1, r2, seeds, truncate, race_stop, vr, cube_play, cubes, owners, double_first, *mc, ev,
+            ws.args(),
             cache, luck_prune, out, plies, cf)
 
 
@@ -394,7 +400,7 @@ def rollout(engine: Evaluator, pos: Position, settings: RolloutSettings = DEFAUL
     if not engine.cubeful:
         if settings.cube_play:
             raise ValueError(f"{engine.variant} has no doubling cube: no cube play")
-        if settings.truncate is not None:
+        if settings.truncate is not None or settings.race_stop:
             raise ValueError(f"{engine.variant} rollouts play every game out: no truncation")
         if match is not None or met is not None:
             raise ValueError(f"{engine.variant} has no doubling cube: no match score or MET")
@@ -499,8 +505,8 @@ def rollout_cubeful(engine: Evaluator, pos: Position, settings: RolloutSettings 
 
     def tasks_of(first: int) -> list[_Task]:
         n = min(ROUND, trials - first)
-        return [(starts, side0, seed, first + j, min(CHUNK, n - j), trunc, variance_reduction, cube_play, cubes,
-                 owners, dice is not None, mc, lp) for j in range(0, n, CHUNK)]
+        return [(starts, side0, seed, first + j, min(CHUNK, n - j), trunc, settings.race_stop, variance_reduction,
+                 cube_play, cubes, owners, dice is not None, mc, lp) for j in range(0, n, CHUNK)]
 
     queued: dict[int, list[Future[tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64]]]]] = {}
     key = _evaluator_key(W, use_db, P)
@@ -588,7 +594,7 @@ def rollout_cubeful(engine: Evaluator, pos: Position, settings: RolloutSettings 
     return RolloutResult(pos, dice, tuple(cands), cube, done, trials, stopped, seed, truncate,
                          variance_reduction, cubeful,
                          None if cf_se is None or dice is not None else tuple(float(v) for v in cf_se),
-                         None if dice is not None else cf_diff_se)
+                         None if dice is not None else cf_diff_se, settings.race_stop)
 
 
 def _match_cube(state: MatchState, player: int, table: MatchEquityTable | None, cube_play: bool) -> _MatchCube:

@@ -52,7 +52,9 @@ class RolloutSettings:
       spread over ``workers`` processes (the same result with any number; at most :func:`usable_cores`:
       more are cut to that, fewer than 1 refused);
     * ``truncate``: stop each game after that many plies and take the net's value there (``None``:
-      play to the end or the bear-off databases; standard backgammon only);
+      play to the end or the bear-off databases; standard backgammon only); ``race_stop``: stop a game
+      that began with contact where it becomes a race, valued by the race net (and, in cube games, the
+      cube model) there (standard backgammon only);
     * ``cubeful``: add the cube model's values (engines with a cube); ``cube_play``: play the cube in
       the games (money without Jacoby, beavers or a cube limit, or match play);
     * ``variance_reduction``: subtract each roll's luck (engines that support it); ``luck_prune``:
@@ -77,6 +79,7 @@ class RolloutSettings:
     threshold: float = 0.16
     max_plies: int | None = None
     take_only: bool = False
+    race_stop: bool = False
 
     def __post_init__(self) -> None:
         if self.trials < 1:

@@ -131,7 +131,7 @@ class VariantRolloutResult:
                 "dice": None if self.dice is None else list(self.dice), "trials": self.trials,
                 "trials_requested": self.trials_requested, "stopped_early": self.stopped_early,
                 "seed": self.seed, "target_se": self.target_se, "net": self.net, "cubeless": True,
-                "variance_reduction": False, "truncate": None, "cube": None,
+                "variance_reduction": False, "truncate": None, "race_stop": False, "cube": None,
                 "candidates": [c.as_dict() for c in self.candidates]}
 
 
