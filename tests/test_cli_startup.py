@@ -52,3 +52,16 @@ def test_a_process_loads_the_module_of_its_command_alone() -> None:
             "print(sorted(m for m in sys.modules if m.startswith('analyzer.cli.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['analyzer.cli.base', 'analyzer.cli.common', 'analyzer.cli.moves']"
+
+
+@pytest.mark.parametrize("name", ["analyze", "report", "sample", "play"])
+def test_a_help_text_is_wrapped_at_the_terminal_width_only(name: str) -> None:
+    # at 80 columns a docstring's own line breaks used to leave a short ragged line after each wrapped
+    # one ("(plus charts and" / "report.html when" / "those renderers are installed) ..."): a line of the
+    # description that another line of the same paragraph follows fills most of the width
+    out = CliRunner().invoke(command_app([name, "--help"]), [name, "--help"], prog_name="bgreview",
+                             env={"COLUMNS": "80"}).output
+    text = out.split("╭")[0].splitlines()
+    lines = [line.strip() for line in text[text.index(next(t for t in text if "Usage:" in t)) + 1:]]
+    short = [a for a, b in zip(lines, lines[1:], strict=False) if a and b and len(a) < 60]
+    assert not short, short

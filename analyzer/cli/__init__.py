@@ -44,6 +44,7 @@ def _whole_app() -> typer.Typer:
         importlib.import_module(f"analyzer.cli.{module}")
     order = list(COMMANDS)
     base.app.registered_commands.sort(key=lambda info: order.index(_command_name(info) or ""))
+    base.reflow_help(base.app.registered_commands)
     return base.app
 
 
@@ -100,6 +101,7 @@ def command_app(args: list[str]) -> typer.Typer:
     importlib.import_module(f"analyzer.cli.{module}")
     one = copy.copy(base.app)
     one.registered_commands = [info for info in base.app.registered_commands if _command_name(info) == args[0]]
+    base.reflow_help(one.registered_commands)
     return one
 
 

@@ -5,6 +5,7 @@ errors (:class:`OneLineErrorsGroup`) and ``--version``. :mod:`analyzer.cli` load
 from __future__ import annotations
 
 import contextlib
+import inspect
 from collections.abc import Iterator
 from typing import Any
 
@@ -34,6 +35,29 @@ def usage_line(err: Exception) -> str:
     ctx = getattr(err, "ctx", None)
     where = f" (see '{ctx.command_path} --help')" if ctx is not None and ctx.command.get_help_option(ctx) else ""
     return printable(f"error: {text}{where}")
+
+
+def reflowed(text: str) -> str:
+    r"""A command's help as paragraphs without their source line breaks: the help is drawn in the
+    terminal's width, and a docstring's own breaks would leave a short ragged line after each
+    wrapped one in a narrow terminal (typer keeps a help text's single line breaks). Paragraphs
+    stay apart; one that begins with ``\b`` (click's "do not rewrap") is kept as written.
+
+    >>> reflowed("Analyse a match\nwith luck.\n\nExit codes:\n0 ok.")
+    'Analyse a match with luck.\n\nExit codes: 0 ok.'
+    """
+    paragraphs = text.strip().split("\n\n")
+    return "\n\n".join(p if p.startswith("\b") else " ".join(line.strip() for line in p.splitlines())
+                       for p in paragraphs)
+
+
+def reflow_help(infos: list[Any]) -> None:
+    """Give each registered command (typer's ``CommandInfo``) its help :func:`reflowed`: its own
+    ``help`` or, where it has none, its function's docstring."""
+    for info in infos:
+        text = info.help if info.help is not None else inspect.getdoc(info.callback) if info.callback else None
+        if text:
+            info.help = reflowed(text)
 
 
 @contextlib.contextmanager
