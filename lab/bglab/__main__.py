@@ -235,11 +235,33 @@ def without_heldout(files: Iterable[str], listing: Path = HELDOUT_FILES) -> list
     >>> without_heldout(["c/bglab/galaxy/match1.txt", "c/bglab/galaxy/match11.txt"], f)
     ['c/bglab/galaxy/match11.txt']
     """
+    held = _heldout_names(listing)
+    return [f for f in files if not _is_heldout(f, held)]
+
+
+def only_heldout(files: Iterable[str], listing: Path = HELDOUT_FILES) -> list[str]:
+    """``files`` that are held-out match files named in ``listing`` (the complement of
+    :func:`without_heldout`): the positions of a screen that no net trains on.
+
+    >>> import tempfile
+    >>> f = Path(tempfile.mkdtemp()) / "held.txt"
+    >>> _ = f.write_text("# held out\\nbglab/galaxy/match1.txt\\n")
+    >>> only_heldout(["c/bglab/galaxy/match1.txt", "c/bglab/galaxy/match11.txt"], f)
+    ['c/bglab/galaxy/match1.txt']
+    """
+    held = _heldout_names(listing)
+    return [f for f in files if _is_heldout(f, held)]
+
+
+def _heldout_names(listing: Path) -> list[str]:
     if not listing.exists():
         raise FileNotFoundError(f"{listing}: the list of held-out match files is missing")
-    held = [line.strip() for line in listing.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in listing.read_text(encoding="utf-8").splitlines()
             if line.strip() and not line.startswith("#")]
-    return [f for f in files if not any(f.replace("\\", "/").endswith("/" + h) or f == h for h in held)]
+
+
+def _is_heldout(f: str, held: list[str]) -> bool:
+    return any(f.replace("\\", "/").endswith("/" + h) or f == h for h in held)
 
 
 def _cmd_corpus_positions(args: argparse.Namespace) -> int:
@@ -248,7 +270,8 @@ def _cmd_corpus_positions(args: argparse.Namespace) -> int:
 
     files = [f for f in expand_inputs(list(args.inputs))[args.skip_first:]
              if not any(x.lower() in f.lower() for x in args.exclude)]
-    files = without_heldout(files)  # the referee set's files, always left out
+    # the referee set's files: always left out of training positions; --heldout: only they (a screen)
+    files = only_heldout(files) if args.heldout else without_heldout(files)
     boards, games, bad = corpus_positions(files)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -271,6 +294,41 @@ def _cmd_weak_positions(args: argparse.Namespace) -> int:
                         source_games=source)
     log.info("%d of %d positions (%s) in %s; the pool by class and seat: %s", len(out_boards), len(boards),
              ", ".join(classes), out, json.dumps(counts))
+    return 0
+
+
+def _cmd_screen(args: argparse.Namespace) -> int:
+    from analyzer.eval.engine import Engine
+    from analyzer.eval.net import NetSet
+    from bglab.base import read_checkpoint
+    from bglab.classes import class_names, describe
+    from bglab.learner import outcome_equity
+    from bglab.screen import class_bits, format_screen, screen_table
+
+    arrays, doc = read_checkpoint(args.labels)
+    boards = np.asarray(arrays["boards"], np.int8)
+    labels = outcome_equity(np.asarray(arrays["targets"], np.float32))
+    sources = np.asarray(arrays["games"], np.int64)
+    pos_file = args.sources or doc.get("config", {}).get("positions_file", "")
+    if pos_file and Path(pos_file).exists():
+        with np.load(pos_file) as z:
+            if "source_games" in z.files:  # a weak-positions file: each row's real game
+                sources = np.asarray(z["source_games"], np.int64)[np.asarray(arrays["games"], np.int64)]
+    classes = tuple(c.strip() for c in args.classes.split(","))
+    unknown = [c for c in classes if c not in class_names()]
+    if unknown:
+        raise SystemExit(f"--classes: unknown class {unknown[0]!r}")
+    masks, seats = describe(boards)
+    equities = {}
+    for path in args.nets:
+        engine = Engine(NetSet.load(path), cache_size=0)
+        equities[path] = outcome_equity(engine.evaluate_boards(boards, 0))
+    rows = screen_table(class_bits(masks, classes, class_names()), seats, sources, labels, equities, classes)
+    print(f"{args.labels}: {len(boards)} rows, each net's 0-ply equity minus the row's rollout equity")
+    print(format_screen(rows, list(equities)))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"labels": str(args.labels), "nets": list(equities), "rows": rows},
+                                              indent=1), encoding="utf-8")
     return 0
 
 
@@ -469,6 +527,9 @@ def main(argv: list[str] | None = None) -> int:
                          "the files of bench/data/referee/heldout_files.txt are always left out")
     cp.add_argument("--exclude", action="append", default=[],
                     help="leave out the files whose path holds this text (case-insensitive; repeatable)")
+    cp.add_argument("--heldout", action="store_true",
+                    help="instead, only the held-out files of bench/data/referee/heldout_files.txt (no net trains "
+                         "on them): the positions of a screen")
     cp.add_argument("--log", help="log file (default: stderr)")
     wp = sub.add_parser("weak-positions",
                         help="the positions of a corpus-positions file in the referee's weak classes, a queue "
@@ -480,6 +541,15 @@ def main(argv: list[str] | None = None) -> int:
     wp.add_argument("--limit", type=int, default=20_000, help="at most this many positions")
     wp.add_argument("--seed", type=int, default=51)
     wp.add_argument("--log", help="log file (default: stderr)")
+    sc = sub.add_parser("screen", help="nets' 0-ply against a file of our rollout labels, by referee class and "
+                                       "seat of the back-checker side: bias and mean |error|, paired")
+    sc.add_argument("labels", help="a targets file of rollout labels (e.g. --trials 72 --classes ...)")
+    sc.add_argument("--nets", action="append", required=True,
+                    help="a net set (repeatable; the first is the reference of the paired changes)")
+    sc.add_argument("--classes", default="back game,containment,on the bar", help="referee classes, comma separated")
+    sc.add_argument("--sources", help="the positions file whose source_games group the rows by real game "
+                                      "(default: the build's positions file, when it has them)")
+    sc.add_argument("--json", help="also write the cells to this JSON file")
     ft = sub.add_parser("fit", help="train the contact and crashed nets for epochs over target files")
     ft.add_argument("--init", required=True, help="starting net set or checkpoint")
     ft.add_argument("--data", nargs="+", required=True, help="target files (python -m bglab targets)")
@@ -542,6 +612,8 @@ def main(argv: list[str] | None = None) -> int:
         return _cmd_corpus_positions(args)
     if args.cmd == "weak-positions":
         return _cmd_weak_positions(args)
+    if args.cmd == "screen":
+        return _cmd_screen(args)
     if args.cmd == "fit":
         return _cmd_fit(args)
     if args.cmd == "prune":

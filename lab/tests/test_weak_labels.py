@@ -153,3 +153,76 @@ def test_a_fit_weighs_rows_by_class_and_seat(tmp_path: Path) -> None:
         with pytest.raises(SystemExit, match=msg):
             main(["fit", "--init", str(tmp_path / "init.npz"), "--data", *files, "--out", str(out),
                   "--weigh", *bad])
+
+
+def test_the_screen_by_class_and_seat(setup: tuple[Path, TargetsConfig], capsys: pytest.CaptureFixture[str]) -> None:
+    """``bglab screen``: each net's 0-ply against the file's rollout labels, by class and seat; the paired
+    change's standard error takes a real game's rows as one draw."""
+    import json
+
+    from bglab.__main__ import main
+    from bglab.learner import outcome_equity
+    from bglab.screen import paired_se
+
+    d, cfg = setup
+    weak = weak_positions(*_boards())  # the weak rows, one a source game, as `weak-positions` writes them
+    np.savez_compressed(d / "weak_pos.npz", boards=weak[0], games=np.arange(len(weak[0]), dtype=np.int64),
+                        source_games=weak[1])
+    cfg.positions_file = str(d / "weak_pos.npz")
+    b = TargetBuilder.create(d / "weak.npz", cfg)
+    b.run(positions=10)
+    other = d / "other.npz"
+    NetSet.initial(hidden=8, race_hidden=8, seed=4).save(other)
+    assert main(["screen", str(d / "weak.npz"), "--nets", cfg.teacher, "--nets", str(other),
+                 "--json", str(d / "s.json")]) == 0
+    text = capsys.readouterr().out
+    assert "on the bar: back side on roll" in text and "on the bar: back side off roll" in text
+    rows = {(r["class"], r["seat"]): r for r in json.loads((d / "s.json").read_text())["rows"]}
+    label = outcome_equity(b.targets)
+    err = {k: outcome_equity(Engine(NetSet.load(k), cache_size=0).evaluate_boards(b.boards, 0)) - label
+           for k in (cfg.teacher, str(other))}
+    _, seats = describe(b.boards)
+    for seat, code in (("back side on roll", 1), ("back side off roll", -1)):
+        r = rows[("on the bar", seat)]
+        sel = seats == code
+        assert r["n"] == int(sel.sum()) == 1 and r["games"] == 1
+        assert r["nets"][cfg.teacher]["bias"] == pytest.approx(err[cfg.teacher][sel].mean())
+        assert r["nets"][str(other)]["mean_abs"] == pytest.approx(np.abs(err[str(other)][sel]).mean())
+    both = rows[("on the bar", "all")]
+    assert both["n"] == 2 and rows[("all", "all")]["n"] == 2 and ("back game", "all") not in rows
+    want = np.mean(np.abs(err[str(other)]) - np.abs(err[cfg.teacher]))
+    assert both["nets"][str(other)]["d_abs"] == pytest.approx(want)
+    with pytest.raises(SystemExit, match="unknown class"):
+        main(["screen", str(d / "weak.npz"), "--nets", cfg.teacher, "--classes", "back games"])
+    # the standard error of a paired change: rows of one game drawn together, so two equal games of two rows
+    # each are as uncertain as two rows
+    assert paired_se(np.array([1.0, 1.0, 3.0, 3.0]), np.array([5, 5, 9, 9])) == pytest.approx(
+        paired_se(np.array([1.0, 3.0]), np.array([0, 1])))
+    assert paired_se(np.array([1.0, 1.0, 3.0, 3.0]), np.array([5, 5, 9, 9])) > paired_se(
+        np.array([1.0, 1.0, 3.0, 3.0]), np.arange(4))
+
+
+def test_corpus_positions_of_the_heldout_files_only(tmp_path: Path) -> None:
+    """``corpus-positions --heldout`` reads only the held-out match files (the screen's), the default
+    everything but them."""
+    import shutil
+
+    from analyzer._resources import data_dir
+    from bglab.__main__ import main
+    from bglab.dataset import corpus_positions
+
+    sample = data_dir() / "samples" / "boardlord-llabba-7p.mat"
+    corpus = tmp_path / "corpus" / "bglab" / "galaxy"
+    corpus.mkdir(parents=True)
+    held = corpus / "match1070651.txt"  # named in heldout_files.txt
+    shutil.copy(sample, held)
+    text = sample.read_text(encoding="utf-8")
+    first = corpus / "match1070652.mat"  # not held out: the match's first game only
+    first.write_text(text[:text.index(" Game 2")], encoding="utf-8")
+    for flag, path in ((["--heldout"], held), ([], first)):
+        out = tmp_path / "p.npz"
+        assert main(["corpus-positions", str(tmp_path / "corpus"), "--out", str(out), *flag]) == 0
+        want, _, _ = corpus_positions([str(path)])
+        with np.load(out) as z:
+            np.testing.assert_array_equal(z["boards"], want)
+    assert len(corpus_positions([str(first)])[0]) < len(corpus_positions([str(held)])[0])
