@@ -22,10 +22,13 @@ game per trial. Ours stops every game at a bear-off database position; gnubg's c
 on to the two-sided (exact) database.
 
     .venv/bin/python bench/rollout.py [--trials 1296] [--workers 2] [--vr] [--vr-trials 144]
-        [--position opening middle] [--truncate 0 7 11] [--cubeful] [--luck-prune] [--no-gnubg]
+        [--position opening middle] [--truncate 0 7 11] [--cubeful] [--luck-prune] [--player-ply 0 1] [--no-gnubg]
 
 ``--luck-prune`` adds a variance-reduced run of ours with ``luck_prune`` (the luck of each roll
 from the pruned 0-ply plays, as gnubg's rollouts with its pruning nets), beside the same gnubg run.
+
+``--player-ply 0 1`` times our runs with each player (``RolloutSettings.player_ply``: 0, each roll's
+0-ply best play; 1, the best of a 1-ply search); gnubg runs beside the 0-ply player's only.
 
 ``--variant dutch|mahbusa`` times our variant rollouts instead (cubeless, played out, no variance
 reduction; no other engine plays these games): the opening position, and the two best plays of a
@@ -110,16 +113,18 @@ def _cpu_seconds() -> float:
 
 
 def ours(engine: Engine, pos: Position, trials: int, workers: int, vr: bool, truncate: int,
-         cubeful: bool, luck_prune: bool = False, cold_pool: bool = False) -> tuple[float, float, float, float]:
+         cubeful: bool, luck_prune: bool = False, cold_pool: bool = False,
+         player_ply: int = 0) -> tuple[float, float, float, float]:
     """(games/s, games per CPU second, cubeless or cubeful equity, its standard error) of one timed
-    rollout; ``cold_pool``: its worker processes started inside the timing (not kept from the last one)."""
+    rollout; ``cold_pool``: its worker processes started inside the timing (not kept from the last one);
+    ``player_ply``: the ply of the player in the games."""
     close_pool()  # new workers, empty caches: nothing left from the last run
     if not cold_pool:  # started before the timing, as a review's rollouts find them (kept from the last one)
         rollout(engine, WARM, RolloutSettings(trials=72, workers=workers, cubeful=False, variance_reduction=False))
     t, c0 = time.perf_counter(), _cpu_seconds()
     r = rollout(engine, pos, RolloutSettings(trials=trials, workers=workers, cubeful=cubeful, cube_play=cubeful,
                                              variance_reduction=vr, truncate=truncate or None, seed=1,
-                                             luck_prune=luck_prune))
+                                             luck_prune=luck_prune, player_ply=player_ply))
     dt, cpu = time.perf_counter() - t, _cpu_seconds() - c0
     c = r.best
     if cubeful and c.cubeful_equity is not None and c.cubeful_se is not None:
@@ -175,6 +180,8 @@ def main() -> None:
     ap.add_argument("--cubeful", action="store_true", help="cube play in the rollouts (money, no Jacoby)")
     ap.add_argument("--luck-prune", action="store_true",
                     help="variance-reduced runs twice: exact luck, and luck from the pruned 0-ply plays (luck_prune)")
+    ap.add_argument("--player-ply", nargs="+", type=int, default=[0], choices=(0, 1),
+                    help="our runs with each of these players (0: the 0-ply best play, 1: a 1-ply search)")
     ap.add_argument("--no-gnubg", action="store_true")
     ap.add_argument("--cold-pool", action="store_true",
                     help="start our worker processes inside each timed rollout (not kept from the warm-up's)")
@@ -191,23 +198,23 @@ def main() -> None:
         runs.append((True, a.vr_trials, False))
     if a.luck_prune and (a.vr or a.only_vr):
         runs.append((True, a.vr_trials, True))
-    rows: list[tuple[str, str, str, str, float, float | None, float, float | None]] = []
+    rows: list[tuple[str, str, str, str, int, float, float | None, float, float | None]] = []
     for name in a.position:
         pos = POSITIONS[name]
         for trunc in a.truncate:
             g_vr: tuple[float, float] | None = None
-            for vr, n, lp in runs:
-                gps, gpc, eq, se = ours(engine, pos, n, a.workers, vr, trunc, a.cubeful, lp, a.cold_pool)
+            for (vr, n, lp), pp in ((run, pp) for run in runs for pp in a.player_ply):
+                gps, gpc, eq, se = ours(engine, pos, n, a.workers, vr, trunc, a.cubeful, lp, a.cold_pool, pp)
                 how = "played out" if trunc <= 0 else f"{trunc}-ply truncated"
                 cube = "cubeful" if a.cubeful else "cubeless"
-                what = (f"{n} {'played-out' if trunc <= 0 else f'{trunc}-ply truncated'} 0-ply "
+                what = (f"{n} {'played-out' if trunc <= 0 else f'{trunc}-ply truncated'} {pp}-ply "
                         f"{cube} games of the {name} position, variance reduction "
                         f"{'on' if vr else 'off'}{' (luck_prune)' if lp else ''}")
                 print(f"bgreview: {what}, {a.workers} workers: {gps:.1f} games/s, {gpc:.1f} games per CPU second "
                       f"({cube} equity {eq:+.3f} +- {se:.3f})", flush=True)
                 vr_name = ("luck_prune" if lp else "on") if vr else "off"
-                if a.no_gnubg:
-                    rows.append((name, how, cube, vr_name, gps, None, gpc, None))
+                if a.no_gnubg or pp > 0:
+                    rows.append((name, how, cube, vr_name, pp, gps, None, gpc, None))
                     continue
                 if lp:  # gnubg's variance-reduced run just above
                     g = g_vr
@@ -215,7 +222,7 @@ def main() -> None:
                     g = gnubg(pos, n, a.workers, vr, trunc, a.cubeful)
                     if vr:
                         g_vr = g
-                rows.append((name, how, cube, vr_name, gps, None if g is None else g[0], gpc,
+                rows.append((name, how, cube, vr_name, pp, gps, None if g is None else g[0], gpc,
                              None if g is None else g[1]))
                 if g is None:
                     print("gnubg:    wheel not installed (pip install gnubg) or no result, no comparison", flush=True)
@@ -223,13 +230,13 @@ def main() -> None:
                     print(f"gnubg:    {'the variance-reduced run above' if lp else 'same settings'}, {a.workers} "
                           f"threads: {g[0]:.1f} games/s, {g[1]:.1f} games per CPU second; ratio bgreview/gnubg = "
                           f"{gps / g[0]:.2f} (per CPU second {gpc / g[1]:.2f})", flush=True)
-    print("\n| position | games | cube | variance reduction | bgreview games/s | gnubg games/s | ratio "
-          "| ratio per CPU second |\n|---|---|---|---|---|---|---|---|")
-    for name, how, cube, vr_name, gps, g_gps, gpc, g_gpc in rows:
+    print("\n| position | games | cube | variance reduction | player ply | bgreview games/s | bgreview games per "
+          "CPU second | gnubg games/s | ratio | ratio per CPU second |\n|---|---|---|---|---|---|---|---|---|---|")
+    for name, how, cube, vr_name, pp, gps, g_gps, gpc, g_gpc in rows:
         ratio = "" if g_gps is None else f"{gps / g_gps:.2f}"
         cratio = "" if g_gpc is None else f"{gpc / g_gpc:.2f}"
         gnu = "" if g_gps is None else f"{g_gps:.1f}"
-        print(f"| {name} | {how} | {cube} | {vr_name} | {gps:.1f} | {gnu} | {ratio} | {cratio} |")
+        print(f"| {name} | {how} | {cube} | {vr_name} | {pp} | {gps:.1f} | {gpc:.1f} | {gnu} | {ratio} | {cratio} |")
 
 if __name__ == "__main__":
     main()

@@ -359,7 +359,7 @@ def _chunk(engine: Engine, pos: Position, state: MatchState, trials: int, seed: 
     owner = 0 if state.cube_owner is None else (1 if state.cube_owner == 0 else 2)
     starts = np.frombuffer(pos.board, np.int8)[None, :].copy()
     out, plies, cf = R._run_chunk((starts, 0, seed, 0, trials, truncate, False, False, cube_play, np.ones(1),
-                                   np.array([owner], np.int64), double_first, mc, False))
+                                   np.array([owner], np.int64), double_first, mc, False, (0, 0, 0.0, False)))
     return out[:, 0, :], plies[:, 0], cf[:, 0]
 
 
@@ -470,7 +470,7 @@ def _kernel_trials(engine: Engine, starts: np.ndarray, cubes: np.ndarray, owners
     plies = np.zeros((n, starts.shape[0]), np.int64)
     cf = np.zeros((n, starts.shape[0]))
     rc = K.run_trials(starts, 0, r1, r2, seeds, truncate, False, True, True, cubes, owners, False, *mc, R._STATE["ev"],
-                      R._STATE["ws"].args(), K.new_cache(cache_bits), False, out, plies, cf)
+                      R._STATE["ws"].args(), K.new_cache(cache_bits), False, 0, 0, 0.0, False, out, plies, cf)
     assert rc == 0
     return out, plies, cf
 
@@ -551,3 +551,60 @@ def test_race_stop_is_for_standard_rollouts() -> None:
 
     with pytest.raises(ValueError, match="no truncation"):
         rollout(engine_for("dutch"), Position.start("dutch"), RolloutSettings(trials=36, race_stop=True, workers=1))
+
+
+def _first_plays(engine: Engine, pos: Position, player_ply: int, cache_bits: int = 12
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The first roll of each of 36 trials (each roll once) and the 0-ply distribution (mover's view) after the
+    play the rollout player makes with it: trials cut after one ply, no variance reduction."""
+    from analyzer.eval import _rollout_kernel as K
+    from analyzer.eval.protocol import PLAY_FILTER
+
+    W, use_db, P = engine.rollout_args()
+    R._init_worker(W, use_db, P)
+    r1, r2, seeds = trial_dice(3, 0, 36)
+    out = np.zeros((36, 1, 6))
+    plies = np.zeros((36, 1), np.int64)
+    cf = np.zeros((36, 1))
+    mc = R._match_cube(MatchState(), 0, None, False)
+    rc = K.run_trials(pos.array()[None, :].copy(), 0, r1, r2, seeds, 1, False, False, False, np.ones(1),
+                      np.zeros(1, np.int64), False, *mc, R._STATE["ev"], R._STATE["ws"].args(),
+                      K.new_cache(cache_bits), False, player_ply, PLAY_FILTER.count, PLAY_FILTER.threshold,
+                      P is not None, out, plies, cf)
+    assert rc == 0 and (plies == 1).all()
+    return r1, out[:, 0]
+
+
+def test_a_one_ply_player_plays_what_the_one_ply_ranking_puts_first(engine: Engine) -> None:
+    # every roll of a holding game: the rollout's 1-ply player makes the play rank_plays at 1-ply (gnubg's play
+    # filter) ranks first, the 0-ply player the 0-ply best; here they differ on several rolls
+    r1, at1 = _first_plays(engine, MIDDLE, 1)
+    _, at0 = _first_plays(engine, MIDDLE, 0)
+    for i, r in enumerate(r1.tolist()):
+        dice = (r // 6 + 1, r % 6 + 1)
+        zero = {p.result.board: p for p in engine.rank_plays(MIDDLE, dice, 0)}
+        for ply, got in ((0, at0), (1, at1)):
+            best = engine.best_play(MIDDLE, dice, ply)
+            np.testing.assert_allclose(got[i], zero[best.result.board].probabilities.outcomes(), atol=1e-6)
+    assert sum(not np.array_equal(a, b) for a, b in zip(at0, at1, strict=True)) >= 3
+
+
+def test_player_ply_is_0_or_1_and_standard_only() -> None:
+    from analyzer.eval.variants.engine import engine_for
+
+    with pytest.raises(ValueError, match="player_ply"):
+        RolloutSettings(player_ply=2)
+    with pytest.raises(ValueError, match="no player_ply"):
+        rollout(engine_for("dutch"), Position.start("dutch"), RolloutSettings(trials=36, player_ply=1, workers=1))
+
+
+@pytest.mark.integration
+def test_a_one_ply_player_is_reproducible_and_its_cache_exact(engine: Engine) -> None:
+    # the same seed, the same numbers with one worker or two; an evaluation cache of one slot or many: the same bits
+    kw = {"trials": 72, "truncate": 5, "seed": 8, "player_ply": 1, "luck_prune": True, "cube_play": True}
+    one = _rollout_kw(engine, MIDDLE, workers=1, **kw)
+    assert _rollout_kw(engine, MIDDLE, workers=2, **kw).as_dict() == one.as_dict()
+    assert one.as_dict() != _rollout_kw(engine, MIDDLE, workers=1, **{**kw, "player_ply": 0}).as_dict()
+    for bits in (0, 3):
+        for x, y in zip(_first_plays(engine, MIDDLE, 1, bits), _first_plays(engine, MIDDLE, 1), strict=True):
+            assert np.array_equal(x, y)

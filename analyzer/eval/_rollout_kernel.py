@@ -4,7 +4,9 @@ One *trial* plays a game out from a start board with a given dice sequence: the 
 are chosen by the caller (stratified), the later ones come from numba's Mersenne Twister seeded
 with the trial's own seed, so a trial is a pure function of (start board, rolls, seed, weights).
 Every play is the best 0-ply play of the roll (as in :mod:`analyzer.eval.selfplay`, with the
-bear-off databases used where they apply). The trial stops
+bear-off databases used where they apply), or with a 1-ply player (``player_ply`` 1 in
+:func:`run_group`) the best by a 1-ply search of the 0-ply pass's best few (:func:`player_choice`).
+The trial stops
 
 * when the game is over (the exact result),
 * on reaching a bear-off database position (its 0-ply value: exact in the two-sided database),
@@ -55,7 +57,18 @@ from analyzer.eval import features as F
 from analyzer.eval import jitcache
 from analyzer.eval._cube_kernel import cube_life, cube_values
 from analyzer.eval.bearoff import bearoff_class
-from analyzer.eval.engine import PRUNE_KEEP, _after_play_into, _generate, best_reply, eval0, new_scratch
+from analyzer.eval.engine import (
+    NROLLS,
+    PRUNE_KEEP,
+    ROLL_D1,
+    ROLL_D2,
+    ROLL_WEIGHT,
+    _after_play_into,
+    _generate,
+    best_reply,
+    eval0,
+    new_scratch,
+)
 from analyzer.eval.net import EVAL_INTS, NOUT, equity6, forward_into, swap_outcomes
 from analyzer.rules.kernel import flip_into
 
@@ -358,6 +371,106 @@ def _best_cached(b: Arr, d1: int, d2: int, ev: tuple, ws: tuple, sc: tuple,  # t
 
 
 @njit
+def rank_equity(p: Arr) -> float:
+    """The equity of a mover's-view distribution ``p`` (float32) as
+    :func:`analyzer.eval.engine._rank_kernel` computes the equities a ranking sorts by (its additions
+    in that order), so that a search here and :meth:`analyzer.eval.engine.Engine.rank_plays` order
+    plays alike, ties included.
+
+    >>> round(rank_equity(np.array([0.5, 0.2, 0.0, 0.3, 0.0, 0.0], np.float32)), 6)
+    0.6
+    """
+    c0 = float(p[0]) * 1.0
+    c1 = float(p[1]) * 2.0
+    c2 = float(p[2]) * 3.0
+    c3 = float(p[3]) * -1.0
+    c4 = float(p[4]) * -2.0
+    c5 = float(p[5]) * -3.0
+    return ((c0 + c2) + (c1 + c3)) + (c4 + c5)
+
+
+@njit
+def player_choice(b: Arr, d1: int, d2: int, ev: tuple, ws: tuple, sc: tuple,  # type: ignore[type-arg]
+                  cache: tuple, count: int, threshold: float, prune: bool,  # type: ignore[type-arg]
+                  pick: Arr, bestp: Arr, xp: Arr, hp: Arr, iw: Arr) -> int:
+    """The play of a 1-ply player with (d1, d2) from ``b``: the plays ranked at 0-ply (their values
+    through ``cache``, one part of :func:`new_cache`), the best ``count`` within ``threshold`` of the
+    best (a move filter, :class:`analyzer.eval.protocol.MoveFilter`) valued at 1-ply, as
+    :func:`analyzer.eval.engine.eval_plied` values the position each leads to: the mean over the 21
+    rolls of the opponent's 0-ply best reply (``prune``: chosen as :func:`analyzer.eval.engine.best_reply`
+    with pruning chooses, by the pruning net ``ev[5]``, the best ``PRUNE_KEEP`` evaluated fully; the
+    replies' values through ``cache`` too). The best by 1-ply equity is played, the first of equal
+    ones in the 0-ply order (:meth:`analyzer.eval.engine.Engine.rank_plays` at 1-ply with that filter).
+    Its result (mover's view) goes into ``pick``, its 0-ply distribution into ``bestp``. Returns the
+    number of plays, -1 on buffer overflow. ``ws``'s pool is reused by the replies: ``pick`` is a copy."""
+    n = _generate(b, d1, d2, ws)
+    if n < 0:
+        return -1
+    pool, phash, results = ws[0], ws[1], ws[11]
+    W, use_db, dist, first, win2 = ev[0], ev[1], ev[2], ev[3], ev[4]
+    xc, xr, hid, tmp, pa, pb = sc
+    cb, cv, full, ch = cache
+    eqs = np.empty(n, np.float64)
+    dists = np.empty((n, NOUT), np.float32)
+    for k in range(n):
+        row = int(results[k])
+        eqs[k] = _value_cached(pool[row], phash[row], W, use_db, dist, first, win2, xc, xr, hid, tmp, pa, pb,
+                               cb, cv, full, ch, iw)
+        for i in range(NOUT):
+            dists[k, i] = pb[i]
+    order = np.argsort(-eqs, kind="mergesort")  # stable: equal values keep the generator's order
+    top = eqs[order[0]]
+    m = 0
+    while m < min(count, n) and eqs[order[m]] >= top - threshold:
+        m += 1
+    m = max(m, 1)
+    cands = np.empty((m, NSLOTS), np.int8)
+    cd = np.empty((m, NOUT), np.float32)
+    for j in range(m):
+        k = order[j]
+        for i in range(NSLOTS):
+            cands[j, i] = pool[results[k], i]
+        for i in range(NOUT):
+            cd[j, i] = dists[k, i]
+    bj = 0
+    if m > 1:
+        opp = np.empty(NSLOTS, np.int8)
+        acc = np.zeros(NOUT, np.float64)
+        val = np.zeros(NOUT, np.float32)
+        mover = np.zeros(NOUT, np.float32)
+        rb = np.zeros(NOUT, np.float32)
+        spare = np.zeros(NOUT, np.float32)
+        mode = 1 if prune else 3
+        best = -1e30
+        for j in range(m):
+            if cands[j, 26] >= 15:  # the play ends the game: its exact result
+                e = rank_equity(cd[j])
+            else:
+                flip_into(cands[j], opp)
+                for i in range(NOUT):
+                    acc[i] = 0.0
+                for r in range(NROLLS):
+                    row = _best_cached(opp, ROLL_D1[r], ROLL_D2[r], ev, ws, sc, cache, rb, mode, xp, hp, spare,
+                                       iw)[0]
+                    if row < 0:
+                        return -1
+                    for i in range(NOUT):
+                        acc[i] += ROLL_WEIGHT[r] * rb[i]
+                for i in range(NOUT):
+                    val[i] = acc[i] / 36.0
+                swap_outcomes(val, mover)
+                e = rank_equity(mover)
+            if e > best:
+                best = e
+                bj = j
+    for i in range(NSLOTS):
+        pick[i] = cands[bj, i]
+    for i in range(NOUT):
+        bestp[i] = cd[bj, i]
+    return n
+
+
+@njit
 def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int, vr: bool,
               cube_play: bool, cube0: float, owner0: int, double_first: bool,
               match: bool, vt: Arr, may: Arr, crawford: bool, max_level: int,
@@ -386,7 +499,7 @@ def run_trial(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     """
     return run_group(start, side0, r1, r2, seed, truncate, False, vr, cube_play, np.array([cube0]),
                      np.array([owner0], np.int64), double_first, match, vt, may, crawford, max_level, ev, ws,
-                     new_cache(0), False, out, cf, np.zeros((1, NOUT)), np.zeros(1, np.int64))
+                     new_cache(0), False, 0, 0, 0.0, False, out, cf, np.zeros((1, NOUT)), np.zeros(1, np.int64))
 
 
 @njit
@@ -394,6 +507,7 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
               cube_play: bool, cubes: Arr, owners: Arr, double_first: bool,
               match: bool, vt: Arr, may: Arr, crawford: bool, max_level: int,
               ev: tuple, ws: tuple, cache: tuple, luck_prune: bool,  # type: ignore[type-arg]
+              player_ply: int, player_count: int, player_threshold: float, player_prune: bool,
               out: Arr, cf: Arr, gout: Arr, gn: Arr) -> int:
     """:func:`run_trial` with ``m`` cube games on the same board (cube ``cubes[g]`` owned by
     ``owners[g]``, points or MWC into ``cf[g]``): the checker play is cubeless, so the games of
@@ -413,7 +527,13 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     pruning net ``ev[5]`` ranks the plays, the best ``PRUNE_KEEP`` are evaluated), as gnubg's
     rollouts do; the plays made are still the fully evaluated best. The luck stays exactly
     unbiased (the roll thrown is valued like the 21 of the mean) and differs only where pruning
-    misses the best play; a ply's luck then costs about a quarter of the net evaluations."""
+    misses the best play; a ply's luck then costs about a quarter of the net evaluations.
+
+    ``player_ply`` 1: every play is the 1-ply player's (:func:`player_choice` with the move filter
+    ``player_count`` plays within ``player_threshold``, the replies pruned when ``player_prune``);
+    0: the 0-ply best. Everything else stays 0-ply: the luck of variance reduction (the 0-ply best
+    plays of the 21 rolls, still unbiased: it does not depend on the play made), the cube decisions,
+    the values at a stop."""
     m = cubes.shape[0]
     np.random.seed(seed)
     board = start.copy()
@@ -447,6 +567,7 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
     hp = np.zeros(ev[5][0].shape[1], np.float32)
     lbest = np.zeros(NOUT, np.float32)  # the roll thrown: the distribution after the play its luck is measured with
     iw = np.empty(EVAL_INTS, np.int64)  # the evaluations' integer work space
+    pick = np.zeros(NSLOTS, np.int8)  # the 1-ply player's play (the pool is reused by its search)
     mode_mean = 1 if luck_prune else 3
     mode_thrown = (2 if luck_prune else 3) if vr else 0
     main, early = cache
@@ -547,10 +668,12 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
                                                                     opp_owner, vt, may, crawford, max_level)
                             else:
                                 cmean[g] += wt * _after_value(pool[r], bestp, tmp, oppv, cv, opp_owner)
-        row, lrow = _best_cached(board, hi, lo, ev, ws, sc, cache_t, bestp,
-                                 mode_thrown if mode_thrown != 0 or t >= n_early else 3, xp, hp, lbest, iw)
-        if row < 0:
-            return -1
+        row, lrow = 0, 0
+        if vr or player_ply == 0:  # the 0-ply best: played, or (variance reduction) the luck's measure
+            row, lrow = _best_cached(board, hi, lo, ev, ws, sc, cache_t, bestp,
+                                     mode_thrown if mode_thrown != 0 or t >= n_early else 3, xp, hp, lbest, iw)
+            if row < 0:
+                return -1
         if vr:
             wt = 1.0 if hi == lo else 2.0
             for i in range(NOUT):
@@ -570,7 +693,13 @@ def run_group(start: Arr, side0: int, r1: int, r2: int, seed: int, truncate: int
                         v = _after_value(pool[lrow], lbest, tmp, oppv, cv, opp_owner)
                         cmean[g] = (cmean[g] + wt * v) / 36.0
                         cluck[g] += cube[g] * (v - cmean[g]) if side == 0 else -cube[g] * (v - cmean[g])
-        chosen = pool[row]
+        if player_ply > 0:  # after the luck: the search reuses the pool that holds the 0-ply plays
+            if player_choice(board, hi, lo, ev, ws, sc, cache_t, player_count, player_threshold, player_prune,
+                             pick, bestp, xp, hp, iw) < 0:
+                return -1
+            chosen = pick
+        else:
+            chosen = pool[row]
         t += 1
         if chosen[26] >= 15:
             for i in range(NOUT):
@@ -614,13 +743,15 @@ def _ended_here(here: Arr, side: int, luck: Arr, t: int, g: int, gout: Arr, gn: 
 def run_trials(starts: Arr, side0: int, rolls1: Arr, rolls2: Arr, seeds: Arr, truncate: int, race_stop: bool, vr: bool,
                cube_play: bool, cubes: Arr, owners: Arr, double_first: bool,
                match: bool, vt: Arr, may: Arr, crawford: bool, max_level: int,
-               ev: tuple, ws: tuple, cache: tuple, luck_prune: bool, out: Arr,  # type: ignore[type-arg]
+               ev: tuple, ws: tuple, cache: tuple, luck_prune: bool,  # type: ignore[type-arg]
+               player_ply: int, player_count: int, player_threshold: float, player_prune: bool, out: Arr,
                plies: Arr, cf: Arr) -> int:
     """:func:`run_trial` for every trial ``i`` (rolls ``rolls1[i]``, ``rolls2[i]``, seed
     ``seeds[i]``) and every start board ``k`` (same dice for all, cube ``cubes[k]`` owned by
     ``owners[k]``): ``out[i, k]`` gets the result, ``plies[i, k]`` the plies played, ``cf[i, k]``
     the cube game's points. Equal start boards are played once (:func:`run_group`); ``cache``:
-    :func:`new_cache`; ``luck_prune``: see :func:`run_group`. Returns -1 on buffer overflow, else 0."""
+    :func:`new_cache`; ``luck_prune`` and the ``player_*`` arguments: see :func:`run_group`. Returns -1
+    on buffer overflow, else 0."""
     k_n = starts.shape[0]
     lead = np.arange(k_n)  # the first start with the same board
     for k in range(k_n):
@@ -639,8 +770,8 @@ def run_trials(starts: Arr, side0: int, rolls1: Arr, rolls2: Arr, seeds: Arr, tr
             m = members.shape[0]
             n = run_group(starts[k], side0, int(rolls1[i]), int(rolls2[i]), int(seeds[i]), truncate, race_stop, vr,
                           cube_play, cubes[members].astype(np.float64), owners[members].astype(np.int64),
-                          double_first, match, vt, may, crawford, max_level, ev, ws, cache, luck_prune, out[i, k],
-                          gcf[:m], gout[:m], gn[:m])
+                          double_first, match, vt, may, crawford, max_level, ev, ws, cache, luck_prune, player_ply,
+                          player_count, player_threshold, player_prune, out[i, k], gcf[:m], gout[:m], gn[:m])
             if n < 0:
                 return -1
             for g in range(members.shape[0]):

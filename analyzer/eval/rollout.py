@@ -8,10 +8,11 @@ rolled out by :mod:`analyzer.eval.variants.rollout`.
 A rollout plays ``trials`` games from a position *before the roll* (``dice=None``) or, with
 ``dice``, from the result of each candidate play of that roll (every candidate gets the *same*
 dice sequences, so their differences are measured with far less noise than their values).
-Each play is the best 0-ply play; games stop at the end, at a bear-off database position, after
-``truncate`` plies (then the 0-ply evaluation) or, with ``race_stop``, where a game that began with
-contact has become a race (then the race net's 0-ply evaluation and, for cube games, the cube
-model's value there). See :mod:`analyzer.eval._rollout_kernel`.
+Each play is the best 0-ply play (with ``player_ply`` 1, the best of a 1-ply search); games stop
+at the end, at a bear-off database position, after ``truncate`` plies (then the 0-ply evaluation)
+or, with ``race_stop``, where a game that began with contact has become a race (then the race net's
+0-ply evaluation and, for cube games, the cube model's value there). See
+:mod:`analyzer.eval._rollout_kernel`.
 
 * **Variance reduction** (on by default): the luck of every roll (the 0-ply value after the best
   play of the roll thrown minus the mean over all 21 rolls) is subtracted from each trial, per
@@ -72,7 +73,7 @@ from analyzer.eval.cube import (
 from analyzer.eval.engine import Engine, bearoff_arrays
 from analyzer.eval.met import MatchEquityTable, met_by_name, mwc_to_emg
 from analyzer.eval.probabilities import Probabilities
-from analyzer.eval.protocol import Evaluator
+from analyzer.eval.protocol import PLAY_FILTER, Evaluator
 from analyzer.eval.trials import Z95, ProgressFn, RolloutSettings, close_pool, pool_context, trial_dice, worker_pool
 from analyzer.eval.variants.engine import VariantEngine
 from analyzer.eval.variants.rollout import VariantRolloutResult, rollout_cubeless
@@ -272,29 +273,31 @@ def _worker_pool(workers: int, W: tuple[NDArray[np.float32], ...], use_db: bool,
 
 
 _Task = tuple[NDArray[np.int8], int, int, int, int, int, bool, bool, bool, NDArray[np.float64], NDArray[np.int64],
-              bool, "_MatchCube", bool]
+              bool, "_MatchCube", bool, "_Player"]
 _MatchCube = tuple[bool, NDArray[np.float64], NDArray[np.bool_], bool, int]
 """Match cube play for the kernel: (match, value tables, cube access, Crawford game, highest cube level)."""
+_Player = tuple[int, int, float, bool]
+"""The player of the games for the kernel: (ply, move filter count, its threshold, replies pruned)."""
 
 
 def _kernel_call(task: _Task, ev: tuple[Any, ...], ws: Workspace, cache: tuple[Any, ...]) -> tuple[Any, ...]:
     """The arguments of :func:`analyzer.eval._rollout_kernel.run_trials` for ``task``, its results'
     arrays (zeros) the last three."""
     starts, side0, seed, first, count, truncate, race_stop, vr, cube_play, cubes, owners, double_first, mc, \
-        luck_prune = task
+        luck_prune, play_by = task
     r1, r2, seeds = trial_dice(seed, first, count)
     out = np.zeros((count, starts.shape[0], 6), np.float64)
     plies = np.zeros((count, starts.shape[0]), np.int64)
     cf = np.zeros((count, starts.shape[0]), np.float64)
     return (starts, side0, r1, r2, seeds, truncate, race_stop, vr, cube_play, cubes, owners, double_first, *mc, ev,
             ws.args(),
-            cache, luck_prune, out, plies, cf)
+            cache, luck_prune, *play_by, out, plies, cf)
 
 
 def _run_chunk(task: _Task) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64]]:
     ws: Workspace = _STATE["ws"]
     args = list(_kernel_call(task, _STATE["ev"], ws, _STATE["cache"]))
-    at = len(args) - 6  # where ws.args() goes
+    at = len(args) - 10  # where ws.args() goes (then the cache, luck_prune, the player's four, three results)
     while True:
         rc = cast(Any, K.run_trials)(*args)
         if rc >= 0:
@@ -402,6 +405,8 @@ def rollout(engine: Evaluator, pos: Position, settings: RolloutSettings = DEFAUL
             raise ValueError(f"{engine.variant} has no doubling cube: no cube play")
         if settings.truncate is not None or settings.race_stop:
             raise ValueError(f"{engine.variant} rollouts play every game out: no truncation")
+        if settings.player_ply:
+            raise ValueError(f"{engine.variant} rollouts play at 0-ply: no player_ply")
         if match is not None or met is not None:
             raise ValueError(f"{engine.variant} has no doubling cube: no match score or MET")
         return rollout_cubeless(engine, pos, settings, dice=dice, plays=plays, progress=progress)
@@ -500,13 +505,15 @@ def rollout_cubeful(engine: Evaluator, pos: Position, settings: RolloutSettings 
     done = 0
     stopped = False
     lp = bool(luck_prune and variance_reduction and P is not None)
+    # the 1-ply player: gnubg's play filter; the replies pruned as the engine's own search prunes them
+    play_by: _Player = (int(settings.player_ply), PLAY_FILTER.count, float(PLAY_FILTER.threshold), P is not None)
     executor: ProcessPoolExecutor | None = None
     firsts = list(range(0, trials, ROUND))
 
     def tasks_of(first: int) -> list[_Task]:
         n = min(ROUND, trials - first)
         return [(starts, side0, seed, first + j, min(CHUNK, n - j), trunc, settings.race_stop, variance_reduction,
-                 cube_play, cubes, owners, dice is not None, mc, lp) for j in range(0, n, CHUNK)]
+                 cube_play, cubes, owners, dice is not None, mc, lp, play_by) for j in range(0, n, CHUNK)]
 
     queued: dict[int, list[Future[tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.float64]]]]] = {}
     key = _evaluator_key(W, use_db, P)

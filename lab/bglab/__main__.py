@@ -501,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
     tg.add_argument("--positions", type=int, required=True, help="build until this many positions in total")
     tg.add_argument("--seed", type=int, default=21)
     _add_overrides(tg, "ply:i noise:f games-per-chunk:i sample-every:i prune:i positions-file:s themes:s trials:i "
-                       "candidates:i margin:f paired:i truncate:i classes:s variance-reduction:i",
+                       "candidates:i margin:f paired:i truncate:i classes:s variance-reduction:i player-ply:i",
                    {"positions-file": "label the positions of this file (corpus-positions) instead of self-play",
                     "candidates": "label, instead of each kept position, the results of the teacher's best N "
                                   "0-ply plays of one seeded roll in it (the choices the net must tell apart)",
@@ -515,7 +515,10 @@ def main(argv: list[str] | None = None) -> int:
                               "separated, analyzer.analysis.themes)",
                     "classes": "keep only the positions of these referee classes (bench/referee.py's, comma "
                                "separated, e.g. 'back game,containment,on the bar'; on the bar from both seats)",
-                    "variance-reduction": "1, with --trials: every rollout variance reduced (cubeless, 0-ply player)"})
+                    "variance-reduction": "1, with --trials: every rollout variance reduced (cubeless; the luck "
+                                          "measured at 0-ply)",
+                    "player-ply": "with --trials: the rollouts' player, 0 (the teacher's 0-ply best play, the "
+                                  "default) or 1 (the best of a 1-ply search of the 0-ply pass's best 8 within 0.16)"})
     tg.add_argument("--checkpoint-every", type=float, default=300.0, help="seconds between saves")
     tg.add_argument("--log", help="log file (default: stderr)")
     cp = sub.add_parser("corpus-positions",

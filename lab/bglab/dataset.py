@@ -111,6 +111,9 @@ class TargetsConfig(BaseTargetsConfig):
     keeps only the positions of those classes, by the referee's own definitions, ``on the bar`` from
     both seats; with ``variance_reduction``, every rollout label subtracts each roll's luck (the
     referee's weak classes, issue 51: docs/training.md, "Labels for the weak classes").
+    ``player_ply`` 1 (with ``trials``) plays every rollout game by a 1-ply search instead of the
+    teacher's 0-ply best play (:class:`analyzer.eval.trials.RolloutSettings`); the luck of variance
+    reduction and the values at a truncation stay 0-ply.
     """
 
     prune: int = 1
@@ -122,6 +125,7 @@ class TargetsConfig(BaseTargetsConfig):
     truncate: int = 0  # with trials: rollouts stop after this many plies, the teacher's 0-ply there (0: played out)
     classes: str = ""  # keep only positions of these referee classes (bglab.classes), comma separated, both seats
     variance_reduction: int = 0  # 1, with trials: every rollout variance reduced (paired ones always are)
+    player_ply: int = 0  # with trials: the rollouts' player, 0-ply or a 1-ply search (RolloutSettings.player_ply)
 
 
 @dataclass
@@ -301,6 +305,8 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
             unknown = sorted(self._classes - set(class_names()))
             if unknown:
                 raise ValueError(f"unknown classes {unknown}: the referee's are {list(class_names())}")
+        if cfg.player_ply not in (0, 1) or (cfg.player_ply and cfg.trials <= 0):
+            raise ValueError(f"player_ply {cfg.player_ply}: 0 or 1, and 1 only with rollout labels (trials)")
 
     @classmethod
     def create(cls, path: Path | str, cfg: TargetsConfig) -> TargetBuilder:
@@ -424,7 +430,7 @@ class TargetBuilder(TargetFileBuilder[TargetsConfig, StandardLearner]):
             key = int(shared[j]) if shared is not None and shared[j] >= 0 else self.positions + j
             settings = RolloutSettings(trials=cfg.trials, seed=row_seed(cfg.seed, key), workers=1, cubeful=False,
                                        variance_reduction=reduced, luck_prune=reduced,
-                                       truncate=cfg.truncate or None)
+                                       truncate=cfg.truncate or None, player_ply=cfg.player_ply)
             out[j] = rollout(engine, Position(b.tobytes()), settings).probabilities.outcomes()
         return out
 

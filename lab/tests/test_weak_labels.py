@@ -226,3 +226,32 @@ def test_corpus_positions_of_the_heldout_files_only(tmp_path: Path) -> None:
         with np.load(out) as z:
             np.testing.assert_array_equal(z["boards"], want)
     assert len(corpus_positions([str(first)])[0]) < len(corpus_positions([str(held)])[0])
+
+
+def test_rollout_labels_by_a_one_ply_player(setup: tuple[Path, TargetsConfig]) -> None:
+    """``targets --player-ply 1``: each label is the rollout played by the 1-ply player, recorded in the file
+    (the games cut after 6 plies: the small random teacher's games last long)."""
+    from bglab.__main__ import main
+
+    d, cfg = setup
+    out = d / "ply1.npz"
+    assert main(["targets", "--teacher", cfg.teacher, "--out", str(out), "--positions", "10", "--ply", "0",
+                 "--trials", "3", "--variance-reduction", "1", "--classes", WEAK_CLASSES, "--positions-file",
+                 cfg.positions_file, "--games-per-chunk", "1", "--seed", "5", "--player-ply", "1",
+                 "--truncate", "6"]) == 0
+    b = TargetBuilder.load(out)
+    _, doc = read_checkpoint(out)
+    assert doc["config"]["player_ply"] == 1 and b.cfg.player_ply == 1
+    eng = Engine(NetSet.load(cfg.teacher), cache_size=0, prune=True)
+    got = {}
+    for ply in (0, 1):
+        got[ply] = [rollout(eng, Position(r.tobytes()),
+                            RolloutSettings(trials=3, seed=row_seed(5, k), workers=1, cubeful=False,
+                                            variance_reduction=True, luck_prune=True, truncate=6,
+                                            player_ply=ply)).probabilities.outcomes() for k, r in enumerate(b.boards)]
+    np.testing.assert_allclose(b.targets, got[1], atol=1e-6)
+    assert not np.allclose(got[0], got[1])  # the 0-ply player's rollouts differ
+    cfg.player_ply = 1
+    cfg.trials = 0
+    with pytest.raises(ValueError, match="player_ply"):
+        TargetBuilder.create(d / "bad.npz", cfg)
