@@ -250,7 +250,7 @@ def test_a_loss_has_the_standard_error_of_its_paired_trials(engine):
 
 @pytest.mark.integration
 def test_a_cube_decision_is_confirmed_by_cube_games_played_out(engine):
-    """The cube games of a rollout with cube play, played out or (the default) to the race, stand for
+    """The cube games of a rollout with cube play, played out (the default) or to the race, stand for
     No double and Double/take."""
     from analyzer.analysis.confirm import _SEED_STEP
     from analyzer.core.ids import parse_position_spec
@@ -259,17 +259,17 @@ def test_a_cube_decision_is_confirmed_by_cube_games_played_out(engine):
     spec = parse_position_spec("XGID=--a--BDBBBA-----ac-d--dbB-:0:0:1:00:4:2:0:7:10")  # the sample's g3 #14
     settings = RolloutSettings(trials=36, truncate=None, cubeful=True, cube_play=True, seed=7 * _SEED_STEP + 3014,
                                variance_reduction=True, luck_prune=True, workers=1)
-    out = ConfirmSettings(trials=36, max_trials=36, cube_race_stop=False)
-    cd, _ = Confirmer(out, XG, 7, None).cube(engine, spec.position, spec.match, spec.on_roll, game=3, move=14)
-    r = rollout(engine, spec.position, settings, match=spec.match, player=spec.on_roll)
-    assert r.cube is not None and (cd.nd, cd.dt) == pytest.approx((r.cube.nd, r.cube.dt))
+    to_race = ConfirmSettings(trials=36, max_trials=36, cube_race_stop=True)
+    assert to_race.as_dict()["cube_race_stop"] is True
+    cd, _ = Confirmer(to_race, XG, 7, None).cube(engine, spec.position, spec.match, spec.on_roll, game=3, move=14)
+    raced = rollout(engine, spec.position, dataclasses.replace(settings, race_stop=True), match=spec.match,
+                    player=spec.on_roll)
+    assert raced.cube is not None and (cd.nd, cd.dt) == pytest.approx((raced.cube.nd, raced.cube.dt))
     one = ConfirmSettings(trials=36, max_trials=36)
-    assert one.cube_race_stop and one.as_dict()["cube_race_stop"] is True
+    assert not one.cube_race_stop and one.as_dict()["cube_race_stop"] is False
     cd, how = Confirmer(one, XG, 7, None).cube(engine, spec.position, spec.match, spec.on_roll, game=3, move=14)
-    r = rollout(engine, spec.position, dataclasses.replace(settings, race_stop=True), match=spec.match,
-                player=spec.on_roll)
-    assert r.race_stop and r.best.mean_plies < rollout(engine, spec.position, settings, match=spec.match,
-                                                         player=spec.on_roll).best.mean_plies
+    r = rollout(engine, spec.position, settings, match=spec.match, player=spec.on_roll)
+    assert raced.best.mean_plies < r.best.mean_plies
     assert r.cube is not None and r.cube_se is not None and len(r.cube_se) == 2
     assert (cd.nd, cd.dt) == pytest.approx((r.cube.nd, r.cube.dt))
     # the double's error is that of Double/take - No double from the paired cube games (Double/take is

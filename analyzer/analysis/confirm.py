@@ -32,10 +32,11 @@ rollouts are seeded by its game and move).
   on the same dice, both sides turning and taking the cube by the model), played to the end
   (``cube_truncate``: a truncated rollout values its horizon with the very net whose blind spots
   made the first pass wrong; measured on the shipped sample's worst double, game 3 move 14, the
-  wrong double costs 0.186 truncated at 7 plies and 0.081 played out) or, with ``cube_race_stop``
-  (the default), to where the game becomes a race, valued there by the race net and the race's
-  cube model (the race is where the nets err least: on the shipped sample every confirmed cube
-  value moved by less than its standard error, and the pass costs a tenth less), in rounds as above until
+  wrong double costs 0.186 truncated at 7 plies and 0.081 played out; ``cube_race_stop``, off by
+  default, stops the games where they become a race, valued there by the race net and the race's
+  cube model: the sample's pass costs a tenth less, but the race net misvalues some races, e.g. a
+  straggler against a side with ten checkers off, 71% to win where the games played out say 64%,
+  which turned a 0.15 redouble blunder into a correct redouble on the review yardstick), in rounds as above until
   the error class of each action played is settled (the doubler's and, after a double, the
   taker's) or futile (``cube_futility``; once the doubler's is settled and the taker's is not, the later
   rounds play
@@ -169,8 +170,9 @@ class ConfirmSettings:
     rank_max_trials: int | None = None
     """The most games to settle a rank (:data:`RANK_TRIALS_FACTOR`; ``None``: that many times
     ``max_trials``): :attr:`rank_cap`."""
-    cube_race_stop: bool = True
-    """A cube decision's games stop where they become a race (``RolloutSettings.race_stop``)."""
+    cube_race_stop: bool = False
+    """A cube decision's games stop where they become a race (``RolloutSettings.race_stop``; measured and
+    not the default: see the module docstring)."""
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
