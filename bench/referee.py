@@ -23,6 +23,9 @@ Usage::
     python bench/referee.py --plies 0 --json out.json
     # issue 51's first question: our own 1,296-trial rollouts of the same positions against gnubg's
     nice -n 19 python bench/referee.py --plies 0 --our-rollouts /work/runs/referee/ours.jsonl --our-limit 20
+    # the same by a 1-ply player (RolloutSettings.player_ply), of back games only, the seats in turn
+    nice -n 19 python bench/referee.py --plies 0 --our-rollouts runs/ours_p1.jsonl --our-limit 20 \
+        --our-trials 144 --our-luck-prune --our-player-ply 1 --our-classes "back game"
 """
 
 from __future__ import annotations
@@ -325,11 +328,13 @@ def decision_figures(sel: dict[str, Any], rows: list[dict[str, Any]], play: Choo
 
 # --------------------------------------------------------------------------- our rollouts against gnubg's
 def our_rollouts(rows: Rows, cache: Path, trials: int, seed: int, limit: int, nets: Path | None = None,
-                 log: Any = None) -> Rows:
-    """Our cubeless rollouts (0-ply player, variance reduction, ``trials``, seeded per position) of
-    the positions gnubg rolled out, appended to ``cache`` (JSON lines, resumable; at most ``limit`` new
-    ones a call, in the order of ``rows``); returns the cached ones of this net, trials and seed.
-    Issue 51's first question: are our own rollouts, the nets' training signal, off where gnubg's are not?"""
+                 log: Any = None, player_ply: int = 0, luck_prune: bool = False) -> Rows:
+    """Our cubeless rollouts (variance reduction, ``trials``, seeded per position; the player of the
+    games at ``player_ply``, the luck from the pruned 0-ply plays with ``luck_prune``) of the positions
+    gnubg rolled out, appended to ``cache`` (JSON lines, resumable; at most ``limit`` new ones a call, in
+    the order of ``rows``); returns the cached ones of this net, trials, seed, player and luck (one cache
+    file a player: a position's last record wins). Issue 51's first question: are our own rollouts, the
+    nets' training signal, off where gnubg's are not? And does a 1-ply player's come closer?"""
     from analyzer.core.ids import decode_position_id
     from analyzer.eval.engine import Engine
     from analyzer.eval.net import weights_fingerprint
@@ -345,7 +350,8 @@ def our_rollouts(rows: Rows, cache: Path, trials: int, seed: int, limit: int, ne
     fp = weights_fingerprint(eng.nets.contact)
 
     def mine(r: dict[str, Any]) -> bool:
-        return bool(r.get("net") == fp and r.get("trials") == trials and r.get("seed") == seed)
+        return bool(r.get("net") == fp and r.get("trials") == trials and r.get("seed") == seed
+                    and r.get("player_ply", 0) == player_ply and bool(r.get("luck_prune", False)) == luck_prune)
 
     have = {r["id"] for r in read_rows(cache) if mine(r)}
     if limit <= 0:
@@ -364,10 +370,12 @@ def our_rollouts(rows: Rows, cache: Path, trials: int, seed: int, limit: int, ne
             n = int(r["id"][1:])
             res = rollout(eng, decode_position_id(r["pid"]),
                           RolloutSettings(trials=trials, cubeful=False, variance_reduction=True,
-                                          seed=seed * 100_003 + n, workers=1))
+                                          seed=seed * 100_003 + n, workers=1, player_ply=player_ply,
+                                          luck_prune=luck_prune))
             c = res.candidates[0]
             p = c.probabilities
             rec = {"id": r["id"], "pid": r["pid"], "net": fp, "trials": trials, "seed": seed,
+                   "player_ply": player_ply, "luck_prune": luck_prune,
                    "probs": [round(x, 6) for x in (p.win, p.win_gammon, p.win_backgammon, p.lose_gammon,
                                                    p.lose_backgammon)],
                    "probs_se": [round(float(x), 6) for x in c.probabilities_se],
@@ -383,10 +391,29 @@ def our_rollouts(rows: Rows, cache: Path, trials: int, seed: int, limit: int, ne
     return [r for r in read_rows(cache) if mine(r)]
 
 
+def seats_in_turn(sel: dict[str, Any], rows: Rows, classes: Sequence[str]) -> Rows:
+    """The rows of positions in any of ``classes``, in their order, the seats of the back-checker side
+    (:func:`back_seat`: on roll, off roll, neither) taking turns.
+
+    >>> sel = {"positions": [{"id": "a", "class": "back game"}, {"id": "b", "class": "race"}]}
+    >>> [r["id"] for r in seats_in_turn(sel, [{"id": "a", "pid": "4HPwATDgc/ABMA"}, {"id": "b"}], ["back game"])]
+    ['a']
+    """
+    labels = {p["id"]: p.get("labels") or [p["class"]] for p in sel["positions"]}
+    queues: dict[str | None, Rows] = {}
+    for r in rows:
+        if any(c in labels.get(r["id"], []) for c in classes):
+            queues.setdefault(back_seat(r["pid"]), []).append(r)
+    out: Rows = []
+    for i in range(max((len(q) for q in queues.values()), default=0)):
+        out += [q[i] for k, q in sorted(queues.items(), key=lambda kv: str(kv[0])) if i < len(q)]
+    return out
+
+
 def rollout_figures(sel: dict[str, Any], rows: Rows, ours: Rows) -> dict[str, Any]:
-    """Per class (and ``all``): our rollouts against gnubg's on the same positions: n, mean |Δ equity|,
-    the bias (mean Δ) and its standard error, |Δ win|, |Δ gammon|, and the noise floor (the mean of
-    the two rollouts' combined equity standard error)."""
+    """Per class (and ``all``; the classes of :data:`SPLIT` also by :func:`back_seat`): our rollouts
+    against gnubg's on the same positions: n, mean |Δ equity|, the bias (mean Δ) and its standard error,
+    |Δ win|, |Δ gammon|, and the noise floor (the mean of the two rollouts' combined equity standard error)."""
     labels = {p["id"]: p.get("labels") or [p["class"]] for p in sel["positions"]}
     ref = {r["id"]: r for r in rows if "rollout" in r}
     acc: dict[str, list[tuple[float, float, float, float]]] = {}
@@ -396,10 +423,13 @@ def rollout_figures(sel: dict[str, Any], rows: Rows, ours: Rows) -> dict[str, An
             continue
         de, dw, dg = deltas(o["probs"], g["rollout"]["probs"])
         floor = float(np.hypot(o["equity_se"], g["rollout"]["equity_se"]))
-        for c in ["all", *labels.get(o["id"], [g["class"]])]:
+        classes = labels.get(o["id"], [g["class"]])
+        seat = back_seat(g["pid"]) if any(c in SPLIT for c in classes) else None
+        split = [f"{c}: {seat}" for c in classes if seat is not None and c in SPLIT]
+        for c in ["all", *classes, *split]:
             acc.setdefault(c, []).append((de, dw, dg, floor))
     out: dict[str, Any] = {}
-    for c in ["all", *CLASSES]:
+    for c in class_order():
         if c not in acc:
             continue
         a = np.array(acc[c])
@@ -471,6 +501,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--our-limit", type=int, default=0, help="with --our-rollouts: roll out this many more first")
     ap.add_argument("--our-trials", type=int, default=1296)
     ap.add_argument("--our-seed", type=int, default=51)
+    ap.add_argument("--our-player-ply", type=int, default=0, choices=(0, 1),
+                    help="with --our-rollouts: the player of our games (0-ply, or a 1-ply search)")
+    ap.add_argument("--our-luck-prune", action="store_true",
+                    help="with --our-rollouts: the luck from the pruned 0-ply plays (as our label builds)")
+    ap.add_argument("--our-classes", help="with --our-rollouts: roll out only positions of these classes (comma "
+                                          "separated), the seats of the back-checker side in turn")
     args = ap.parse_args(argv)
     plies = tuple(int(x) for x in args.plies.split(","))
     t0 = time.time()
@@ -495,8 +531,10 @@ def main(argv: list[str] | None = None) -> int:
             rank[p["id"]] = seen.get(k, 0)
             seen[k] = rank[p["id"]] + 1
         ordered = sorted(positions, key=lambda r: (rank.get(r["id"], 0), r["id"]))
+        if args.our_classes:
+            ordered = seats_in_turn(sel, ordered, [c.strip() for c in args.our_classes.split(",")])
         mine = our_rollouts(ordered, args.our_rollouts, args.our_trials, args.our_seed, args.our_limit, args.nets,
-                            log=sys.stdout)
+                            log=sys.stdout, player_ply=args.our_player_ply, luck_prune=args.our_luck_prune)
         result["our_rollouts"] = rollout_figures(sel, positions, mine)
         print()
         for line in rollout_lines(result["our_rollouts"], args.our_trials):

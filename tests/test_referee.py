@@ -163,6 +163,7 @@ def test_our_rollouts_against_gnubgs(bench: ModuleType) -> None:
              "equity_se": 0.002} for r in rows]  # our stand-in rollouts: 1% more wins everywhere
     f = bench.rollout_figures(sel, rows, ours)
     assert f["all"]["n"] == 3 and f["on the bar"]["n"] == 1
+    assert f["holding / ace-point: back side on roll"]["n"] == f["holding / ace-point"]["n"]  # split by seat
     assert f["all"]["bias"] == pytest.approx(0.02) and f["all"]["win"] == pytest.approx(0.01)
     assert f["all"]["floor"] == pytest.approx(0.002 * 2 ** 0.5)
     assert "on the bar" in "\n".join(bench.rollout_lines(f, 1296))
