@@ -228,6 +228,28 @@ class RaceConfig:
     batch: int = 256
     lr: float = 1e-3
     lr_decay: float = 0.7
+    rollout_targets: str = ""
+    rollout_repeat: int = 1
+
+
+def load_rollout_targets(path: str, repeat: int) -> tuple[NDArray[np.int8], NDArray[np.float32]]:
+    """Race positions with fixed targets (our played-out rollouts, as ``bench/race_rollouts.py --save``
+    writes them: ``boards`` and ``rollout``, the six exclusive outcomes), each ``repeat`` times; only
+    the positions the race net evaluates (bear-off class 0) are kept. ``path`` empty: none.
+
+    >>> b, t = load_rollout_targets("", 3)
+    >>> b.shape, t.shape
+    ((0, 64), (0, 6))
+    """
+    if not path:
+        return np.zeros((0, NSLOTS), np.int8), np.zeros((0, NOUT), np.float32)
+    with np.load(path) as z:
+        boards = np.asarray(z["boards"], np.int8)
+        targets = np.asarray(z["rollout"], np.float32)
+    keep = bearoff_classes(boards) == 0
+    boards, targets = boards[keep], targets[keep]
+    reps = max(1, repeat)
+    return np.repeat(boards, reps, axis=0), np.repeat(targets, reps, axis=0)
 
 
 def build_positions(nets: NetSet, cfg: RaceConfig) -> NDArray[np.int8]:
@@ -337,10 +359,14 @@ class RaceRun:
 
             play_nets = load_nets(self.source)
         boards = build_positions(play_nets, cfg)
+        # fixed targets (our rollouts) after the recipe's positions, whose targets are recomputed
+        fixed_b, fixed_t = load_rollout_targets(cfg.rollout_targets, cfg.rollout_repeat)
+        n_base = len(boards)
+        boards = np.concatenate([boards, fixed_b])
         cls = bearoff_classes(boards)
         x = race_inputs(boards)
-        log.info("positions %d (db %d, home %d, outside %d) in %.0f s", len(boards), int((cls == 2).sum()),
-                 int((cls == 1).sum()), int((cls == 0).sum()), time.time() - t0)
+        log.info("positions %d (db %d, home %d, outside %d, rollout targets %d) in %.0f s", len(boards),
+                 int((cls == 2).sum()), int((cls == 1).sum()), int((cls == 0).sum()), len(fixed_b), time.time() - t0)
         hx, hy = all_db_pairs()
         hsel = np.flatnonzero(is_holdout(hx, hy))
         hsel = np.random.default_rng(cfg.seed + 1).choice(hsel, size=min(holdout, len(hsel)), replace=False)
@@ -348,7 +374,7 @@ class RaceRun:
         ht = compute_targets(self.nets, hb, 0)
         while self.iterations < iterations:
             t1 = time.time()
-            t = compute_targets(self.nets, boards, cfg.target_ply)
+            t = np.concatenate([compute_targets(self.nets, boards[:n_base], cfg.target_ply), fixed_t])
             t2 = time.time()
             rng = np.random.default_rng([cfg.seed, self.iterations])
             losses = train_net(self.nets.race, x, t, cfg.epochs, cfg.batch, cfg.lr, cfg.lr_decay, rng)
