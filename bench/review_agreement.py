@@ -146,7 +146,9 @@ CONFIGS: dict[str, Config] = {
     # 0.015 everywhere instead of below the blunder line only (stop 43's first try; docs/benchmarks.md)
     "confirm-tol15": Config("confirm-tol15", 2, _confirm(tolerance=0.015, low_tolerance=None)),
     # a cube decision stops at half its games when the rest would more likely than not leave its class open
+    # (the default from 8 Dec), and with the checker plays' futility (the default before)
     "confirm-cube-futility-0.5": Config("confirm-cube-futility-0.5", 2, _confirm(cube_futility=0.5)),
+    "confirm-cube-futility-0.2": Config("confirm-cube-futility-0.2", 2, _confirm(cube_futility=0.2)),
     # the cube decisions' games stopped where they become a race (measured, not the default: docs/benchmarks.md)
     "confirm-cube-race-stop": Config("confirm-cube-race-stop", 2, _confirm(cube_race_stop=True)),
 }

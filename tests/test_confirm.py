@@ -121,15 +121,15 @@ def test_a_play_that_was_the_best_settles_on_its_signed_loss():
 
 def test_the_cube_decisions_have_their_own_futility():
     """The shipped sample's game 3 move 14 at 288 games (its double's loss -0.0004 +- 0.025): the
-    last 288 games would settle its class with a chance of about 0.21. With ``cube_futility`` 0.5 a
-    cube decision stops there, and a checker play with the same figures plays on (``futility``)."""
+    last 288 games would settle its class with a chance of about 0.21. With ``cube_futility`` 0.5 (the
+    default) a cube decision stops there, and a checker play with the same figures plays on (``futility``)."""
     chance = settle_chance(-0.0004, 0.025, 288, 576, XG, tolerance=0.01, low_tolerance=0.015)
-    assert ConfirmSettings().futility < chance < 0.5
-    c = Confirmer(ConfirmSettings(cube_futility=0.5), XG, 0, None)
+    assert ConfirmSettings().futility < chance < 0.5 == ConfirmSettings().cube_futility
+    c = Confirmer(ConfirmSettings(), XG, 0, None)
     assert c._enough(-0.0004, 0.025, 288, cube=True) and not c._enough(-0.0004, 0.025, 288)
     assert not c._enough(-0.0004, 0.035, 144, cube=True)  # not before half the games are played
-    default = Confirmer(ConfirmSettings(), XG, 0, None)
-    assert not default._enough(-0.0004, 0.025, 288, cube=True)
+    as_checkers = Confirmer(ConfirmSettings(cube_futility=0.2), XG, 0, None)
+    assert not as_checkers._enough(-0.0004, 0.025, 288, cube=True)
     assert not Confirmer(ConfirmSettings(cube_futility=None), XG, 0, None)._enough(-0.0004, 0.025, 288, cube=True)
 
 
