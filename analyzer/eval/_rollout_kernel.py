@@ -68,6 +68,7 @@ from analyzer.eval.engine import (
     best_reply,
     eval0,
     new_scratch,
+    rank_equity,
 )
 from analyzer.eval.net import EVAL_INTS, NOUT, equity6, forward_into, swap_outcomes
 from analyzer.rules.kernel import flip_into
@@ -368,25 +369,6 @@ def _best_cached(b: Arr, d1: int, d2: int, ev: tuple, ws: tuple, sc: tuple,  # t
             for i in range(NOUT):
                 lbest[i] = dists[k, i]
     return best_row, lrow
-
-
-@njit
-def rank_equity(p: Arr) -> float:
-    """The equity of a mover's-view distribution ``p`` (float32) as
-    :func:`analyzer.eval.engine._rank_kernel` computes the equities a ranking sorts by (its additions
-    in that order), so that a search here and :meth:`analyzer.eval.engine.Engine.rank_plays` order
-    plays alike, ties included.
-
-    >>> round(rank_equity(np.array([0.5, 0.2, 0.0, 0.3, 0.0, 0.0], np.float32)), 6)
-    0.6
-    """
-    c0 = float(p[0]) * 1.0
-    c1 = float(p[1]) * 2.0
-    c2 = float(p[2]) * 3.0
-    c3 = float(p[3]) * -1.0
-    c4 = float(p[4]) * -2.0
-    c5 = float(p[5]) * -3.0
-    return ((c0 + c2) + (c1 + c3)) + (c4 + c5)
 
 
 @njit

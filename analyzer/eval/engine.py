@@ -861,6 +861,26 @@ _EQUITY_WEIGHTS = np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0])
 
 
 @njit(cache=True)
+def rank_equity(p: np.ndarray) -> float:
+    """The equity a ranking sorts plays by, of a mover's-view distribution ``p`` (float32): ``p @
+    _EQUITY_WEIGHTS`` as numpy's product adds it up (for the layout the ranking always gave it), the
+    products exact, then ((0 + 2) + (1 + 3)) + (4 + 5). :func:`_rank_kernel` and the rollouts' 1-ply
+    player (:func:`analyzer.eval._rollout_kernel.player_choice`) both call it, so that they order plays
+    alike, ties included.
+
+    >>> round(rank_equity(np.array([0.5, 0.2, 0.0, 0.3, 0.0, 0.0], np.float32)), 6)
+    0.6
+    """
+    c0 = float(p[0]) * _EQUITY_WEIGHTS[0]
+    c1 = float(p[1]) * _EQUITY_WEIGHTS[1]
+    c2 = float(p[2]) * _EQUITY_WEIGHTS[2]
+    c3 = float(p[3]) * _EQUITY_WEIGHTS[3]
+    c4 = float(p[4]) * _EQUITY_WEIGHTS[4]
+    c5 = float(p[5]) * _EQUITY_WEIGHTS[5]
+    return float(((c0 + c2) + (c1 + c3)) + (c4 + c5))
+
+
+@njit(cache=True)
 def _rank_kernel(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool, bool]:
     n = raw.shape[0]
     p = np.empty((n, NOUT), np.float32)
@@ -872,15 +892,7 @@ def _rank_kernel(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
         for k in range(3):  # back to the mover's side
             p[r, k] = raw[r, k + 3]
             p[r, k + 3] = raw[r, k]
-        # p @ _EQUITY_WEIGHTS as numpy's product adds it up (for the layout the ranking always gave it):
-        # the products exact, then ((0 + 2) + (1 + 3)) + (4 + 5)
-        c0 = float(p[r, 0]) * _EQUITY_WEIGHTS[0]
-        c1 = float(p[r, 1]) * _EQUITY_WEIGHTS[1]
-        c2 = float(p[r, 2]) * _EQUITY_WEIGHTS[2]
-        c3 = float(p[r, 3]) * _EQUITY_WEIGHTS[3]
-        c4 = float(p[r, 4]) * _EQUITY_WEIGHTS[4]
-        c5 = float(p[r, 5]) * _EQUITY_WEIGHTS[5]
-        eq0[r] = ((c0 + c2) + (c1 + c3)) + (c4 + c5)
+        eq0[r] = rank_equity(p[r])
         # Probabilities.from_outcomes(p[r]).equity: max(0.0, x) keeps 0.0 unless x > 0.0 (NaN too),
         # the sum in order, then its equity's arithmetic in its order
         s = 0.0
